@@ -1,0 +1,31 @@
+#pragma once
+// The Executor interface: the scheduler runs invocations through it, so it
+// can be tested with a fake that never spawns.
+
+#include <refbench/process/invocation.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace refbench::process {
+
+// How peak RSS is measured and the floor below which a reading means nothing
+// (SPEC §3.4): readings within k_rss_censor_margin of `floor_bytes` are censored.
+struct RssProbe {
+  std::string method;
+  std::int64_t floor_bytes = 0;
+};
+
+inline constexpr std::int64_t k_rss_censor_margin = 64 * 1024;
+
+class Executor {
+public:
+  virtual ~Executor() = default;
+  // Runs `invocation` to completion and reports how it ended and what it
+  // cost; throws InterruptedError when refbench is interrupted meanwhile.
+  virtual Outcome run(const Invocation& invocation) = 0;
+  // The RSS method and floor of this executor.
+  virtual RssProbe rss_probe() const = 0;
+};
+
+} // namespace refbench::process

@@ -1,0 +1,36 @@
+#pragma once
+// An Executor that never spawns: outcomes come from a script function, time
+// advances by each outcome's wall. The scheduler and statistics tests use it.
+
+#include <refbench/process/executor.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace refbench::process {
+
+class FakeExecutor final : public Executor {
+public:
+  // `script(invocation, index)` produces the outcome of the `index`-th call.
+  using Script = std::function<Outcome(const Invocation&, std::size_t)>;
+  explicit FakeExecutor(Script script, RssProbe probe = {"fake", 1 << 20});
+
+  Outcome run(const Invocation& invocation) override;
+  RssProbe rss_probe() const override { return m_probe; }
+
+  // Every invocation received, in order.
+  const std::vector<Invocation>& calls() const { return m_calls; }
+  // Simulated seconds elapsed: the sum of the walls returned so far plus
+  // `overhead_seconds` per call.
+  double now() const { return m_now; }
+  void set_overhead(double overhead_seconds) { m_overhead = overhead_seconds; }
+
+private:
+  Script m_script;
+  RssProbe m_probe;
+  std::vector<Invocation> m_calls;
+  double m_now = 0;
+  double m_overhead = 0;
+};
+
+} // namespace refbench::process

@@ -1,0 +1,59 @@
+#pragma once
+// What to run and what came of it: the vocabulary shared by every executor.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace refbench::process {
+
+// One whole-process invocation. `argv[0]` is looked up in the PATH of `env`
+// when it has no '/'. `env` entries are "NAME=value"; it is the child's
+// entire environment.
+struct Invocation {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string cwd;                      // empty: the caller's directory
+  std::chrono::nanoseconds timeout{0};  // 0: no timeout
+  std::string stdout_path;              // empty: /dev/null; else truncated and written
+};
+
+enum class Termination {
+  exited,        // ran to exit(); see exit_code
+  signaled,      // killed by a signal it did not ask for; see signal
+  timed_out,     // exceeded the timeout; the group got SIGTERM, then SIGKILL
+  spawn_failed,  // could not be started; see spawn_errno
+  cancelled,     // stopped because refbench was interrupted
+};
+
+struct Outcome {
+  Termination termination = Termination::exited;
+  int exit_code = 0;
+  int signal = 0;
+  int spawn_errno = 0;
+  double wall_seconds = 0;    // CLOCK_MONOTONIC, spawn..reap
+  double user_seconds = 0;    // wait4 rusage (covers waited-for descendants)
+  double sys_seconds = 0;
+  std::int64_t peak_rss_bytes = 0;  // wait4 ru_maxrss, as spawned by the launcher
+  // The spawner's own peak RSS, which every reading includes (exec carries
+  // it into the child): readings near it are censored. 0 when unknown.
+  std::int64_t rss_floor_bytes = 0;
+  std::string stderr_tail;          // at most the last k_stderr_tail_bytes
+};
+
+inline constexpr std::size_t k_stderr_tail_bytes = 64 * 1024;
+
+// True when the invocation exited with code 0.
+inline bool succeeded(const Outcome& outcome) {
+  return outcome.termination == Termination::exited && outcome.exit_code == 0;
+}
+
+// One phrase for what happened, e.g. "exited with code 3", "was killed by
+// SIGSEGV", "timed out after 10s", "could not be started: No such file or directory".
+std::string describe(const Outcome& outcome, std::chrono::nanoseconds timeout);
+
+// The last `max_lines` lines of `text` (for error messages), without a trailing newline.
+std::string last_lines(const std::string& text, std::size_t max_lines);
+
+} // namespace refbench::process

@@ -1,0 +1,50 @@
+#pragma once
+// The real Executor. Invocations are spawned by a tiny long-lived launcher
+// process (this binary re-executed in a hidden mode at start-up), so that
+// refbench's own growing memory never enters a child's peak RSS (SPEC §3.4).
+
+#include <refbench/process/executor.hpp>
+#include <refbench/util/fd.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+
+namespace refbench::process {
+
+// argv[1] that puts the binary into launcher mode.
+inline constexpr std::string_view k_launcher_argument = "__launcher";
+// The descriptor on which the launcher finds its socket.
+inline constexpr int k_launcher_fd = 3;
+
+class Launcher final : public Executor {
+public:
+  // Starts `self_exe` (normally /proc/self/exe) in launcher mode and waits
+  // for its hello with the measured RSS floor; throws std::system_error or
+  // MeasurementError when it cannot be started.
+  static std::unique_ptr<Launcher> start(const std::string& self_exe = "/proc/self/exe");
+  ~Launcher() override;
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  // Runs `invocation` in the launcher. When SIGINT/SIGTERM arrive meanwhile,
+  // the child's group is killed and InterruptedError is thrown.
+  Outcome run(const Invocation& invocation) override;
+  RssProbe rss_probe() const override { return m_probe; }
+
+private:
+  Launcher(util::Fd socket, pid_t pid, RssProbe probe);
+  util::Fd m_socket;
+  pid_t m_pid;
+  RssProbe m_probe;
+};
+
+// The launcher mode's main: reports its RSS floor, then serves invocations
+// on `socket_fd` until EOF. Returns the process exit status.
+int launcher_main(int socket_fd);
+
+// Peak RSS (VmHWM) of the calling process in bytes, or 0 when unreadable.
+std::int64_t own_peak_rss_bytes();
+
+} // namespace refbench::process

@@ -1,0 +1,30 @@
+#pragma once
+// The one place that starts processes: posix_spawn without a shell, stdin
+// /dev/null, its own process group, signals reset, stderr tail kept,
+// timeout → SIGTERM then SIGKILL to the group (SPEC §3.4).
+
+#include <refbench/process/invocation.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace refbench::process {
+
+// Grace period between SIGTERM and SIGKILL on timeout.
+inline constexpr std::chrono::seconds k_kill_grace{5};
+
+// Runs `invocation` to completion and returns its outcome. When `cancel_fd`
+// (≥ 0) becomes readable, the group is killed and the outcome is
+// `cancelled`. After the leader exits, members left in its group are killed.
+// Throws std::system_error only when the machine refuses pipes or pidfds.
+Outcome run_process(const Invocation& invocation, int cancel_fd = -1);
+
+// The executable `name` would run: `name` itself when it contains '/', else
+// the first executable regular file in the ':'-separated `path`.
+std::optional<std::string> find_executable(std::string_view name, std::string_view path);
+
+// The value of `name` in a "NAME=value" list, if present.
+std::optional<std::string_view> env_value(const std::vector<std::string>& env, std::string_view name);
+
+} // namespace refbench::process

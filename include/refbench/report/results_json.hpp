@@ -1,0 +1,38 @@
+#pragma once
+// results.json (SPEC §5): everything about a run, every sample included.
+
+#include <refbench/report/median_table.hpp>
+#include <refbench/runner/record.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace refbench::report {
+
+// What the record does not know: how the run was asked for.
+struct RunContext {
+  std::string command;                  // "compare" or "run"
+  std::string reproduce;                // the command line that reproduces the run, seed included
+  std::string baseline_label;           // the baseline command or ref
+  std::string candidate_label;
+  runner::RoundSettings settings;
+  std::vector<runner::Metric> metrics;  // shown metrics
+  std::vector<runner::Metric> gated;    // metrics that can fail the run
+  nlohmann::json environment;           // machine facts
+};
+
+// The overall verdict word of SPEC §5 for `record`.
+std::string overall_verdict(const runner::RunRecord& record);
+
+// The results.json document for `record`.
+nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
+                            const std::vector<MedianRow>& rows);
+
+// The journal's first line for a run described by `context`.
+nlohmann::json journal_header(const RunContext& context, const process::RssProbe& rss, std::uint64_t seed);
+
+// Machine facts recorded with every run: kernel, CPU model, cores.
+nlohmann::json environment_json();
+
+} // namespace refbench::report

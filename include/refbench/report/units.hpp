@@ -1,0 +1,17 @@
+#pragma once
+// Human-readable values for reports (SPEC §5.1: ns/µs/ms/s; KiB/MiB/GiB).
+
+#include <string>
+
+namespace refbench::report {
+
+// `seconds` with 4 significant digits in ns, µs, ms or s, e.g. "471.8 ms".
+std::string format_seconds(double seconds);
+
+// `bytes` in B, KiB, MiB or GiB with 4 significant digits, e.g. "12.25 MiB".
+std::string format_bytes(double bytes);
+
+// A ratio as "1.203x".
+std::string format_ratio(double ratio);
+
+} // namespace refbench::report

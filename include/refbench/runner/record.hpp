@@ -1,0 +1,74 @@
+#pragma once
+// What a run is made of (cells and settings) and what it recorded (samples,
+// stop reasons, failures). Plain data shared by runner, report and stats.
+
+#include <refbench/process/executor.hpp>
+#include <refbench/process/invocation.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refbench::runner {
+
+// The two positions of a pair. In the A/A control cell both run the baseline.
+enum class Arm { baseline, candidate };
+std::string_view arm_name(Arm arm);
+
+// One benchmarked cell: the same work done by each arm.
+struct CellSpec {
+  std::string name;
+  process::Invocation baseline;
+  process::Invocation candidate;
+  bool control = false;
+};
+
+struct RoundSettings {
+  double budget_seconds = 120;
+  int max_rounds = 60;
+  int min_rounds = 10;
+  int warmup = 1;
+  std::uint64_t seed = 0;
+};
+
+// One invocation as measured. `round` 0 is warm-up (discarded by analysis);
+// `order` is its position within the round's shuffled list.
+struct Sample {
+  std::size_t cell = 0;
+  Arm arm = Arm::baseline;
+  int round = 0;
+  std::size_t order = 0;
+  process::Outcome outcome;
+};
+
+enum class StopReason { running, precision, max_rounds, budget, error, interrupted };
+std::string_view stop_reason_name(StopReason reason);
+
+// The first failed invocation of a cell.
+struct CellFailure {
+  Arm arm = Arm::baseline;
+  int round = 0;  // 0: warm-up
+  std::string description;
+  std::string stderr_tail;
+};
+
+struct CellRecord {
+  std::string name;
+  bool control = false;
+  StopReason stop = StopReason::running;
+  int rounds = 0;  // rounds in which the cell ran
+  std::optional<CellFailure> failure;
+};
+
+struct RunRecord {
+  std::uint64_t seed = 0;
+  process::RssProbe rss;
+  std::vector<CellRecord> cells;
+  std::vector<Sample> samples;
+  double elapsed_seconds = 0;  // warm-up + rounds
+  int interrupted_by = 0;      // the signal that stopped the run, or 0
+};
+
+} // namespace refbench::runner

@@ -1,0 +1,31 @@
+#pragma once
+// Warm-up and interleaved rounds (SPEC §3.2): every active cell once per arm
+// per round in a seeded shuffled order, a fresh REFBENCH_PAD per round,
+// cheapest-first, budget-aware, every measurement journaled as taken.
+
+#include <refbench/process/executor.hpp>
+#include <refbench/runner/journal.hpp>
+#include <refbench/runner/record.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace refbench::runner {
+
+// Called after each round with the round number, the cells still active and
+// the seconds elapsed.
+using RoundObserver = std::function<void(int round, std::size_t active_cells, double elapsed_seconds)>;
+
+// Seconds since some fixed point; the real one is CLOCK_MONOTONIC.
+using Clock = std::function<double()>;
+double monotonic_now();
+
+// Runs warm-up then rounds of `cells` through `executor` and returns what
+// was measured. A failed invocation stops its cell (StopReason::error); an
+// interrupt stops the run and sets `interrupted_by` instead of throwing, so
+// the caller can still write the partial results. Settings must be valid
+// (max_rounds ≥ 1, warmup ≥ 0).
+RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
+                     Journal& journal, const Clock& clock = monotonic_now, const RoundObserver& observer = {});
+
+} // namespace refbench::runner

@@ -1,0 +1,70 @@
+#pragma once
+// Typed errors of the orchestration layer; each maps to an exit code of
+// SPEC §5.2. The message says what went wrong, the hint what to do next.
+
+#include <stdexcept>
+#include <string>
+
+namespace refbench {
+
+enum class ExitCode : int {
+  ok = 0,
+  regression = 1,
+  usage = 2,
+  refused = 3,
+  measurement = 4,
+  interrupted_int = 130,
+  interrupted_term = 143,
+};
+
+// Base of every error that ends a command; `what()` is the problem, `hint()`
+// the next step for the user (may be empty).
+class Error : public std::runtime_error {
+public:
+  Error(ExitCode code, const std::string& what, std::string hint = {})
+      : std::runtime_error(what), m_code(code), m_hint(std::move(hint)) {}
+  ExitCode code() const { return m_code; }
+  const std::string& hint() const { return m_hint; }
+
+private:
+  ExitCode m_code;
+  std::string m_hint;
+};
+
+// Bad flags, values or config (exit 2).
+class UsageError : public Error {
+public:
+  explicit UsageError(const std::string& what, std::string hint = {})
+      : Error(ExitCode::usage, what, std::move(hint)) {}
+};
+
+// Refused before measuring: a command that cannot start, bad refs, a failed
+// build or preflight (exit 3).
+class RefusedError : public Error {
+public:
+  explicit RefusedError(const std::string& what, std::string hint = {})
+      : Error(ExitCode::refused, what, std::move(hint)) {}
+};
+
+// A benchmarked invocation failed, crashed or timed out (exit 4).
+class MeasurementError : public Error {
+public:
+  explicit MeasurementError(const std::string& what, std::string hint = {})
+      : Error(ExitCode::measurement, what, std::move(hint)) {}
+};
+
+// The run was stopped by SIGINT (exit 130) or SIGTERM (exit 143).
+class InterruptedError : public Error {
+public:
+  explicit InterruptedError(int signal_number);
+  int signal_number() const { return m_signal; }
+
+private:
+  int m_signal;
+};
+
+// Formats `error` as the one line main prints:
+// "refbench: error: <what> — <hint>".
+std::string format_error_line(const Error& error);
+
+} // namespace refbench

@@ -1,0 +1,60 @@
+#include <refbench/cli/app.hpp>
+#include <refbench/cli/compare_command.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/version.hpp>
+
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <iostream>
+#include <system_error>
+
+namespace refbench::cli {
+
+int main(int argc, char** argv) {
+  if (argc == 2 && argv[1] == process::k_launcher_argument) {
+    return process::launcher_main(process::k_launcher_fd);
+  }
+  CLI::App app{"refbench: did the candidate get slower or fatter than the baseline, and can this run tell?",
+               "refbench"};
+  app.set_version_flag("--version", std::string("refbench ") + k_version);
+  app.require_subcommand(1);
+  app.fallthrough();  // common flags may follow the subcommand
+  CommonOptions common;
+  app.add_flag("-q,--quiet", common.quiet, "Print only the final table");
+  app.add_flag("-v,--verbose", common.verbose, "Print one line per invocation");
+  app.add_option("--color", common.color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  CompareOptions compare;
+  CLI::App* compare_command = add_compare_command(app, compare);
+
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      std::cout << app.help();
+      return 0;
+    } catch (const CLI::CallForAllHelp&) {
+      std::cout << app.help("", CLI::AppFormatMode::All);
+      return 0;
+    } catch (const CLI::CallForVersion&) {
+      std::cout << "refbench " << k_version << "\n";
+      return 0;
+    } catch (const CLI::ParseError& error) {
+      std::string where = app.get_subcommands().empty() ? "refbench" : "refbench " + app.get_subcommands()[0]->get_name();
+      throw UsageError(error.what(), "see `" + where + " --help`");
+    }
+    if (compare_command->parsed()) {
+      return run_compare(compare, common);
+    }
+    return static_cast<int>(ExitCode::usage);
+  } catch (const Error& error) {
+    std::cerr << format_error_line(error) << "\n";
+    return static_cast<int>(error.code());
+  } catch (const std::system_error& error) {
+    std::cerr << "refbench: error: " << error.what() << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";
+    return static_cast<int>(ExitCode::measurement);
+  }
+}
+
+} // namespace refbench::cli

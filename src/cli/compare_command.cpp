@@ -1,0 +1,270 @@
+#include <refbench/cli/compare_command.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/process/spawn.hpp>
+#include <refbench/report/median_table.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/report/units.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/quantity.hpp>
+#include <refbench/util/rng.hpp>
+#include <refbench/util/shell_words.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+
+extern char** environ;
+
+namespace refbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {
+  auto parsed = util::parse_duration(text);
+  if (!parsed) {
+    throw UsageError(flag + ": " + parsed.error());
+  }
+  if (parsed->count() <= 0) {
+    throw UsageError(flag + " must be greater than 0, got '" + text + "'");
+  }
+  return *parsed;
+}
+
+std::vector<runner::Metric> metric_flag(const std::string& flag, const std::string& text) {
+  auto parsed = runner::parse_metric_list(text);
+  if (!parsed) {
+    throw UsageError(flag + ": " + parsed.error());
+  }
+  return *parsed;
+}
+
+// The argv of a command as the user wrote it: shell words, or /bin/sh -c.
+std::vector<std::string> command_argv(const std::string& arm, const std::string& command, bool shell) {
+  if (shell) {
+    return {"/bin/sh", "-c", command};
+  }
+  auto words = util::split_shell_words(command);
+  if (!words) {
+    throw UsageError(arm + " command `" + command + "` " + words.error(),
+                     "pass --shell to run it with /bin/sh -c, or quote the argument");
+  }
+  return *words;
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    env.emplace_back(*entry);
+  }
+  return env;
+}
+
+// Refuses (exit 3) a command whose program cannot be found or executed.
+void require_runnable(const std::string& arm, const std::vector<std::string>& argv,
+                      const std::vector<std::string>& env) {
+  auto path = process::env_value(env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
+  if (!process::find_executable(argv.front(), path)) {
+    throw RefusedError(arm + " command cannot be started: `" + argv.front() + "` is not an executable file" +
+                           (argv.front().find('/') == std::string::npos ? " on PATH" : ""),
+                       "check the spelling, or pass --shell for shell built-ins and syntax");
+  }
+}
+
+void validate(const CompareOptions& o) {
+  if (o.max_rounds < 1) {
+    throw UsageError(fmt::format("--max-rounds must be at least 1, got {}", o.max_rounds));
+  }
+  if (o.min_rounds && (*o.min_rounds < 1 || *o.min_rounds > o.max_rounds)) {
+    throw UsageError(fmt::format("--min-rounds must be between 1 and --max-rounds ({}), got {}", o.max_rounds,
+                                 *o.min_rounds));
+  }
+  if (o.warmup < 0) {
+    throw UsageError(fmt::format("--warmup must be 0 or more, got {}", o.warmup));
+  }
+  if (!(o.threshold > 1.0)) {
+    throw UsageError(fmt::format("--threshold must be a ratio above 1 (e.g. 1.15), got {}", o.threshold));
+  }
+  if (!(o.alpha > 0.0 && o.alpha < 1.0)) {
+    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", o.alpha));
+  }
+  if (!(o.precision > 0.0)) {
+    throw UsageError(fmt::format("--precision must be above 0, got {}", o.precision));
+  }
+  if (o.name.empty()) {
+    throw UsageError("--name must not be empty");
+  }
+}
+
+std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_rounds) {
+  std::string line = fmt::format("refbench compare --seed {} --budget {} --max-rounds {} --min-rounds {} --warmup {} "
+                                 "--timeout {} --metric {} --gate {}",
+                                 seed, util::quote_shell_word(o.budget), o.max_rounds, min_rounds, o.warmup,
+                                 util::quote_shell_word(o.timeout), o.metrics, o.gate);
+  if (o.name != "compare") {
+    line += " --name " + util::quote_shell_word(o.name);
+  }
+  if (o.shell) {
+    line += " --shell";
+  }
+  if (o.no_control) {
+    line += " --no-control";
+  }
+  return line + " " + util::quote_shell_word(o.baseline) + " " + util::quote_shell_word(o.candidate);
+}
+
+// Writes `text` to `path` through a temporary file and a rename.
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  fs::path temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      throw MeasurementError("cannot write " + path.string(), "check free disk space and the --out directory");
+    }
+  }
+  fs::rename(temporary, path);
+}
+
+void print_failures(const runner::RunRecord& record) {
+  for (const auto& cell : record.cells) {
+    if (!cell.failure) {
+      continue;
+    }
+    const auto& f = *cell.failure;
+    std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
+    std::cerr << fmt::format("refbench: error: cell {}: the {} command {} in {} — fix the command (its stderr "
+                             "ends below) and rerun\n",
+                             cell.name, runner::arm_name(f.arm), f.description, round);
+    std::string tail = process::last_lines(f.stderr_tail, 10);
+    if (!tail.empty()) {
+      std::size_t start = 0;
+      while (start <= tail.size()) {
+        std::size_t end = std::min(tail.find('\n', start), tail.size());
+        std::cerr << "  | " << tail.substr(start, end - start) << "\n";
+        start = end + 1;
+      }
+    }
+  }
+}
+
+// Holds `REFBENCH_TEST_BALLAST_MIB` MiB of touched memory, so tests can show
+// that refbench's own size never reaches a child's peak RSS.
+std::vector<char> test_ballast() {
+  const char* mib = std::getenv("REFBENCH_TEST_BALLAST_MIB");
+  std::vector<char> ballast;
+  if (mib != nullptr) {
+    ballast.assign(static_cast<std::size_t>(std::strtoull(mib, nullptr, 10)) << 20, 1);
+  }
+  return ballast;
+}
+
+} // namespace
+
+CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
+  CLI::App* cmd = app.add_subcommand("compare", "Interleaved A/B of two commands on this machine (no git)");
+  cmd->add_option("baseline", o.baseline, "Baseline command")->required();
+  cmd->add_option("candidate", o.candidate, "Candidate command")->required();
+  cmd->add_option("--budget", o.budget, "Measurement time budget, e.g. 120s, 25m")->capture_default_str();
+  cmd->add_option("--max-rounds", o.max_rounds, "Most rounds per cell")->capture_default_str();
+  cmd->add_option("--min-rounds", o.min_rounds, "Fewest rounds before a cell may stop on precision (default 10)");
+  cmd->add_option("--precision", o.precision, "Target interval half-width in log units")->capture_default_str();
+  cmd->add_option("--threshold", o.threshold, "Ratio beyond which a change is a regression")->capture_default_str();
+  cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of the shuffles and pads (default: random, always recorded)");
+  cmd->add_option("--warmup", o.warmup, "Discarded runs of each command before round 1")->capture_default_str();
+  cmd->add_option("--timeout", o.timeout, "Per-invocation timeout, e.g. 30s, 10m")->capture_default_str();
+  cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
+  cmd->add_option("--name", o.name, "Cell name")->capture_default_str();
+  cmd->add_flag("--shell", o.shell, "Run each command with /bin/sh -c instead of splitting it into words");
+  cmd->add_flag("--no-control", o.no_control, "Skip the A/A control cell");
+  cmd->add_option("--metric", o.metrics, "Metrics to show: wall,cpu,user,sys,rss")->capture_default_str();
+  cmd->add_option("--gate", o.gate, "Metrics that can fail the run")->capture_default_str();
+  return cmd;
+}
+
+int run_compare(const CompareOptions& o, const CommonOptions& common) {
+  validate(o);
+  runner::RoundSettings settings;
+  settings.budget_seconds = util::to_seconds(duration_flag("--budget", o.budget));
+  settings.max_rounds = o.max_rounds;
+  settings.min_rounds = o.min_rounds.value_or(std::min(10, o.max_rounds));
+  settings.warmup = o.warmup;
+  settings.seed = o.seed.value_or(util::random_seed());
+  const auto timeout = duration_flag("--timeout", o.timeout);
+  auto metrics = metric_flag("--metric", o.metrics);
+  auto gated = metric_flag("--gate", o.gate);
+  for (auto metric : gated) {
+    if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
+      throw UsageError(fmt::format("--gate {} is not among the shown metrics ({})", runner::metric_name(metric),
+                                   o.metrics),
+                       "add it to --metric");
+    }
+  }
+
+  auto env = current_environment();
+  process::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", timeout, ""};
+  process::Invocation candidate{command_argv("candidate", o.candidate, o.shell), env, "", timeout, ""};
+  require_runnable("baseline", baseline.argv, env);
+  require_runnable("candidate", candidate.argv, env);
+
+  std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
+  if (!o.no_control) {
+    cells.push_back({o.name + "-control", baseline, baseline, true});
+  }
+
+  const fs::path out(o.out);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) {
+    throw RefusedError("cannot create the output directory " + out.string() + ": " + ec.message(),
+                       "choose a writable --out directory");
+  }
+
+  process::install_interrupt_handlers();
+  auto launcher = process::Launcher::start();
+  auto ballast = test_ballast();
+
+  report::RunContext context{"compare", reproduce_line(o, settings.seed, settings.min_rounds), o.baseline, o.candidate, settings,
+                             metrics,   gated,                            report::environment_json()};
+  runner::Journal journal((out / "journal.jsonl").string());
+  journal.append(report::journal_header(context, launcher->rss_probe(), settings.seed));
+
+  auto observer = [&](int round, std::size_t active, double elapsed) {
+    if (!common.quiet) {
+      std::cerr << fmt::format("refbench: round {}/{}: {} cell(s) active, {} of {} budget\n", round,
+                               settings.max_rounds, active, report::format_seconds(elapsed),
+                               report::format_seconds(settings.budget_seconds));
+    }
+  };
+  auto record = runner::run_rounds(cells, settings, *launcher, journal, runner::monotonic_now, observer);
+  journal.sync();
+
+  auto rows = report::median_rows(record, metrics);
+  write_file_atomically(out / "results.json", report::results_json(record, context, rows).dump(2) + "\n");
+  std::cout << report::render_median_table(rows);
+  if (!common.quiet) {
+    std::cout << fmt::format("seed {} · {} · rss floor {} ({}) · results in {}\n", settings.seed,
+                             report::format_seconds(record.elapsed_seconds),
+                             report::format_bytes(static_cast<double>(record.rss.floor_bytes)), "launcher",
+                             (out / "results.json").string());
+  }
+  if (record.interrupted_by != 0) {
+    throw InterruptedError(record.interrupted_by);
+  }
+  bool failed = std::any_of(record.cells.begin(), record.cells.end(), [](const auto& c) { return c.failure; });
+  if (failed) {
+    print_failures(record);
+    return static_cast<int>(ExitCode::measurement);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+} // namespace refbench::cli

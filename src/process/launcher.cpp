@@ -1,0 +1,175 @@
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/process/spawn.hpp>
+#include <refbench/process/wire.hpp>
+#include <refbench/util/error.hpp>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <string>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace refbench::process {
+namespace {
+
+[[noreturn]] void launcher_died() {
+  throw MeasurementError("the launcher process that spawns benchmarked commands died",
+                         "rerun; if it keeps happening, report it with the output of `refbench --version` and `uname -a`");
+}
+
+} // namespace
+
+std::int64_t own_peak_rss_bytes() {
+  std::FILE* status = std::fopen("/proc/self/status", "re");
+  if (status == nullptr) {
+    return 0;
+  }
+  std::array<char, 256> line{};
+  long long kib = 0;
+  while (std::fgets(line.data(), static_cast<int>(line.size()), status) != nullptr) {
+    if (std::sscanf(line.data(), "VmHWM: %lld kB", &kib) == 1) {
+      break;
+    }
+  }
+  std::fclose(status);
+  return static_cast<std::int64_t>(kib) * 1024;
+}
+
+int launcher_main(int socket_fd) {
+  // The terminal's SIGINT reaches refbench too; it decides and tells us.
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGTERM, SIG_IGN);
+  ::signal(SIGHUP, SIG_IGN);
+  ::signal(SIGPIPE, SIG_IGN);
+  ::fcntl(socket_fd, F_SETFD, FD_CLOEXEC);
+  // Reset the high-water mark left by the dynamic loader to what we hold now.
+  if (int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
+    [[maybe_unused]] auto n = ::write(fd, "5", 1);
+    ::close(fd);
+  }
+  if (!wire::write_frame(socket_fd, std::to_string(own_peak_rss_bytes()))) {
+    return 1;
+  }
+  std::string body;
+  for (;;) {
+    char type = 0;
+    if (!util::read_all(socket_fd, &type, 1)) {
+      return 0;
+    }
+    if (type == wire::k_cancel) {
+      continue; // a cancel that arrived after its invocation had finished
+    }
+    if (type != wire::k_run || !wire::read_frame(socket_fd, body)) {
+      return 1;
+    }
+    Outcome outcome;
+    if (auto invocation = wire::decode_invocation(body)) {
+      try {
+        outcome = run_process(*invocation, socket_fd);
+      } catch (const std::system_error& error) {
+        outcome.termination = Termination::spawn_failed;
+        outcome.spawn_errno = error.code().value();
+      }
+    } else {
+      outcome.termination = Termination::spawn_failed;
+      outcome.spawn_errno = EPROTO;
+    }
+    outcome.rss_floor_bytes = own_peak_rss_bytes();
+    if (!wire::write_frame(socket_fd, wire::encode(outcome))) {
+      return 0;
+    }
+  }
+}
+
+Launcher::Launcher(util::Fd socket, pid_t pid, RssProbe probe)
+    : m_socket(std::move(socket)), m_pid(pid), m_probe(std::move(probe)) {}
+
+std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    throw std::system_error(errno, std::generic_category(), "socketpair");
+  }
+  util::Fd ours(pair[0]);
+  util::Fd theirs(pair[1]);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, theirs.get(), k_launcher_fd);
+  std::string argument(k_launcher_argument);
+  std::array<char*, 3> argv{const_cast<char*>(self_exe.c_str()), argument.data(), nullptr};
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, self_exe.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    throw std::system_error(rc, std::generic_category(), "cannot start the launcher " + self_exe);
+  }
+  theirs.reset();
+
+  std::string hello;
+  if (!wire::read_frame(ours.get(), hello)) {
+    ::waitpid(pid, nullptr, 0);
+    launcher_died();
+  }
+  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)",
+                 std::stoll(hello)};
+  return std::unique_ptr<Launcher>(new Launcher(std::move(ours), pid, std::move(probe)));
+}
+
+Launcher::~Launcher() {
+  m_socket.reset();
+  while (::waitpid(m_pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+Outcome Launcher::run(const Invocation& invocation) {
+  throw_if_interrupted();
+  std::string frame(1, wire::k_run);
+  std::string body = wire::encode(invocation);
+  if (!util::write_all(m_socket.get(), frame.data(), frame.size()) || !wire::write_frame(m_socket.get(), body)) {
+    launcher_died();
+  }
+  bool cancel_sent = false;
+  for (;;) {
+    std::array<pollfd, 2> fds{{{m_socket.get(), POLLIN, 0}, {cancel_sent ? -1 : interrupt_fd(), POLLIN, 0}}};
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      throw std::system_error(errno, std::generic_category(), "poll");
+    }
+    if (fds[1].revents != 0) {
+      cancel_sent = true;
+      util::write_all(m_socket.get(), &wire::k_cancel, 1);
+      continue;
+    }
+    if (fds[0].revents != 0) {
+      break;
+    }
+  }
+  std::string reply;
+  if (!wire::read_frame(m_socket.get(), reply)) {
+    launcher_died();
+  }
+  auto outcome = wire::decode_outcome(reply);
+  if (!outcome) {
+    launcher_died();
+  }
+  if (cancel_sent || outcome->termination == Termination::cancelled) {
+    throw_if_interrupted();
+  }
+  return *outcome;
+}
+
+} // namespace refbench::process

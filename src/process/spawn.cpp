@@ -1,0 +1,289 @@
+#include <refbench/process/spawn.hpp>
+#include <refbench/util/fd.hpp>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <ctime>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <unistd.h>
+
+namespace refbench::process {
+namespace {
+
+using util::Fd;
+
+[[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
+
+// glibc 2.36's <sys/pidfd.h> lacks C linkage for C++, so call the kernel directly.
+int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+double monotonic_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double seconds_of(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
+}
+
+// Keeps the last k_stderr_tail_bytes of what is appended.
+class TailBuffer {
+public:
+  void append(const char* data, std::size_t size) {
+    m_text.append(data, size);
+    if (m_text.size() > 2 * k_stderr_tail_bytes) {
+      m_text.erase(0, m_text.size() - k_stderr_tail_bytes);
+    }
+  }
+  std::string take() {
+    if (m_text.size() > k_stderr_tail_bytes) {
+      m_text.erase(0, m_text.size() - k_stderr_tail_bytes);
+    }
+    return std::move(m_text);
+  }
+
+private:
+  std::string m_text;
+};
+
+// Reads what is available on `fd` into `tail`; false at EOF or error.
+bool drain(int fd, TailBuffer& tail) {
+  std::array<char, 16384> buffer{};
+  for (;;) {
+    ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n > 0) {
+      tail.append(buffer.data(), static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+}
+
+// posix_spawn attributes: own process group, default dispositions, empty mask.
+class SpawnAttributes {
+public:
+  SpawnAttributes() {
+    posix_spawnattr_init(&m_attr);
+    sigset_t all;
+    sigfillset(&all);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&m_attr, &all);
+    posix_spawnattr_setsigmask(&m_attr, &none);
+    posix_spawnattr_setpgroup(&m_attr, 0);
+    posix_spawnattr_setflags(&m_attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  }
+  ~SpawnAttributes() { posix_spawnattr_destroy(&m_attr); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  const posix_spawnattr_t* get() const { return &m_attr; }
+
+private:
+  posix_spawnattr_t m_attr{};
+};
+
+class FileActions {
+public:
+  FileActions() { posix_spawn_file_actions_init(&m_actions); }
+  ~FileActions() { posix_spawn_file_actions_destroy(&m_actions); }
+  FileActions(const FileActions&) = delete;
+  FileActions& operator=(const FileActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &m_actions; }
+
+private:
+  posix_spawn_file_actions_t m_actions{};
+};
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (const auto& s : strings) {
+    pointers.push_back(const_cast<char*>(s.c_str()));
+  }
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+} // namespace
+
+std::optional<std::string_view> env_value(const std::vector<std::string>& env, std::string_view name) {
+  for (const auto& entry : env) {
+    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 && entry[name.size()] == '=') {
+      return std::string_view(entry).substr(name.size() + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> find_executable(std::string_view name, std::string_view path) {
+  auto runnable = [](const std::string& candidate) {
+    struct stat st{};
+    return ::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) {
+    return std::nullopt;
+  }
+  if (name.find('/') != std::string_view::npos) {
+    std::string candidate(name);
+    return runnable(candidate) ? std::optional(candidate) : std::nullopt;
+  }
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string_view::npos) {
+      end = path.size();
+    }
+    std::string dir(path.substr(start, end - start));
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + std::string(name);
+    if (runnable(candidate)) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+Outcome run_process(const Invocation& invocation, int cancel_fd) {
+  Outcome outcome;
+  if (invocation.argv.empty()) {
+    outcome.termination = Termination::spawn_failed;
+    outcome.spawn_errno = EINVAL;
+    return outcome;
+  }
+  auto path = env_value(invocation.env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
+  auto program = find_executable(invocation.argv[0], path);
+  if (!program) {
+    outcome.termination = Termination::spawn_failed;
+    outcome.spawn_errno = ENOENT;
+    return outcome;
+  }
+
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    throw_errno("pipe2");
+  }
+  Fd err_read(pipe_fds[0]);
+  Fd err_write(pipe_fds[1]);
+  ::fcntl(err_read.get(), F_SETFL, O_NONBLOCK);
+
+  FileActions actions;
+  posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
+  if (invocation.stdout_path.empty()) {
+    posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
+  } else {
+    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  posix_spawn_file_actions_adddup2(actions.get(), err_write.get(), 2);
+  if (!invocation.cwd.empty()) {
+    posix_spawn_file_actions_addchdir_np(actions.get(), invocation.cwd.c_str());
+  }
+  SpawnAttributes attributes;
+  auto argv = c_strings(invocation.argv);
+  auto envp = c_strings(invocation.env);
+
+  pid_t pid = -1;
+  const double start = monotonic_seconds();
+  int rc = ::posix_spawn(&pid, program->c_str(), actions.get(), attributes.get(), argv.data(), envp.data());
+  if (rc != 0) {
+    outcome.termination = Termination::spawn_failed;
+    outcome.spawn_errno = rc;
+    return outcome;
+  }
+  err_write.reset();
+  Fd pidfd(open_pidfd(pid));
+  if (!pidfd.valid()) {
+    int saved = errno;
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    errno = saved;
+    throw_errno("pidfd_open (Linux 5.3 or newer is required)");
+  }
+
+  TailBuffer tail;
+  const bool has_timeout = invocation.timeout.count() > 0;
+  double deadline = start + std::chrono::duration<double>(invocation.timeout).count();
+  bool term_sent = false;
+  bool cancelled = false;
+  bool err_open = true;
+  for (;;) {
+    std::array<pollfd, 3> fds{{{pidfd.get(), POLLIN, 0}, {err_open ? err_read.get() : -1, POLLIN, 0}, {cancelled ? -1 : cancel_fd, POLLIN, 0}}};
+    int wait_ms = -1;
+    if (has_timeout) {
+      double left = deadline - monotonic_seconds();
+      wait_ms = left <= 0 ? 0 : static_cast<int>(left * 1000.0) + 1;
+    }
+    int ready = ::poll(fds.data(), fds.size(), wait_ms);
+    if (ready < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      throw_errno("poll");
+    }
+    if (fds[0].revents != 0) {
+      break;
+    }
+    if (fds[1].revents != 0) {
+      err_open = drain(err_read.get(), tail);
+    }
+    if (fds[2].revents != 0) {
+      cancelled = true;
+      ::kill(-pid, SIGKILL);
+    }
+    if (has_timeout && ready == 0 && monotonic_seconds() >= deadline) {
+      if (!term_sent) {
+        term_sent = true;
+        ::kill(-pid, SIGTERM);
+        deadline = monotonic_seconds() + std::chrono::duration<double>(k_kill_grace).count();
+      } else {
+        ::kill(-pid, SIGKILL);
+        deadline = monotonic_seconds() + 3600.0;
+      }
+    }
+  }
+
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) {
+      throw_errno("wait4");
+    }
+  }
+  const double end = monotonic_seconds();
+  ::kill(-pid, SIGKILL); // members the leader left behind must not disturb the next invocation
+  if (err_open) {
+    drain(err_read.get(), tail);
+  }
+
+  outcome.wall_seconds = end - start;
+  outcome.user_seconds = seconds_of(usage.ru_utime);
+  outcome.sys_seconds = seconds_of(usage.ru_stime);
+  outcome.peak_rss_bytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+  outcome.stderr_tail = tail.take();
+  if (cancelled) {
+    outcome.termination = Termination::cancelled;
+  } else if (term_sent) {
+    outcome.termination = Termination::timed_out;
+  } else if (WIFSIGNALED(status)) {
+    outcome.termination = Termination::signaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.termination = Termination::exited;
+    outcome.exit_code = WEXITSTATUS(status);
+  }
+  return outcome;
+}
+
+} // namespace refbench::process

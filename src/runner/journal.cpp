@@ -1,0 +1,102 @@
+#include <refbench/runner/journal.hpp>
+#include <refbench/util/error.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace refbench::runner {
+namespace {
+
+std::string_view termination_name(process::Termination termination) {
+  switch (termination) {
+  case process::Termination::exited:
+    return "exited";
+  case process::Termination::signaled:
+    return "signaled";
+  case process::Termination::timed_out:
+    return "timed-out";
+  case process::Termination::spawn_failed:
+    return "spawn-failed";
+  case process::Termination::cancelled:
+    return "cancelled";
+  }
+  return "unknown";
+}
+
+} // namespace
+
+Journal::Journal(const std::string& path)
+    : m_path(path), m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) {
+  if (!m_fd.valid()) {
+    throw RefusedError("cannot create the journal " + path + ": " + std::strerror(errno),
+                       "choose a writable --out directory");
+  }
+}
+
+void Journal::append(const nlohmann::json& line) {
+  if (!m_fd.valid()) {
+    return;
+  }
+  std::string text = line.dump() + "\n";
+  if (!util::write_all(m_fd.get(), text.data(), text.size())) {
+    int saved = errno;
+    throw MeasurementError("cannot write the journal " + m_path + ": " + std::strerror(saved),
+                           saved == ENOSPC ? "out of disk space: free some space and rerun"
+                                           : "check the --out directory");
+  }
+}
+
+void Journal::sync() {
+  if (m_fd.valid()) {
+    ::fdatasync(m_fd.get());
+  }
+}
+
+nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cells) {
+  const auto& o = sample.outcome;
+  nlohmann::json j{
+      {"type", "sample"},
+      {"cell", cells.at(sample.cell).name},
+      {"arm", arm_name(sample.arm)},
+      {"round", sample.round},
+      {"order", sample.order},
+      {"warmup", sample.round == 0},
+      {"status", termination_name(o.termination)},
+      {"exit_code", o.exit_code},
+      {"wall", o.wall_seconds},
+      {"user", o.user_seconds},
+      {"sys", o.sys_seconds},
+      {"cpu", o.user_seconds + o.sys_seconds},
+      {"rss", o.peak_rss_bytes},
+      {"rss_floor", o.rss_floor_bytes},
+  };
+  if (o.termination == process::Termination::signaled) {
+    j["signal"] = o.signal;
+  }
+  if (!process::succeeded(o)) {
+    j["stderr_tail"] = o.stderr_tail;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const CellRecord& cell) {
+  nlohmann::json j{
+      {"name", cell.name},
+      {"control", cell.control},
+      {"stop_reason", stop_reason_name(cell.stop)},
+      {"rounds", cell.rounds},
+  };
+  if (cell.failure) {
+    j["failure"] = {
+        {"arm", arm_name(cell.failure->arm)},
+        {"round", cell.failure->round},
+        {"description", cell.failure->description},
+        {"stderr_tail", cell.failure->stderr_tail},
+    };
+  }
+  return j;
+}
+
+} // namespace refbench::runner

@@ -1,0 +1,93 @@
+#include <refbench/runner/pairs.hpp>
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace refbench::runner {
+namespace {
+
+constexpr std::array<std::pair<Metric, std::string_view>, 5> k_metric_names{{
+    {Metric::wall, "wall"},
+    {Metric::cpu, "cpu"},
+    {Metric::user, "user"},
+    {Metric::sys, "sys"},
+    {Metric::rss, "rss"},
+}};
+
+} // namespace
+
+std::string_view metric_name(Metric metric) {
+  for (const auto& [m, name] : k_metric_names) {
+    if (m == metric) {
+      return name;
+    }
+  }
+  return "unknown";
+}
+
+std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_view text) {
+  std::vector<Metric> metrics;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = std::min(text.find(',', start), text.size());
+    std::string_view name = text.substr(start, end - start);
+    auto found = std::find_if(k_metric_names.begin(), k_metric_names.end(),
+                              [&](const auto& entry) { return entry.second == name; });
+    if (found == k_metric_names.end()) {
+      return std::unexpected("unknown metric '" + std::string(name) + "' (use wall, cpu, user, sys, rss)");
+    }
+    if (std::find(metrics.begin(), metrics.end(), found->first) != metrics.end()) {
+      return std::unexpected("metric '" + std::string(name) + "' is listed twice");
+    }
+    metrics.push_back(found->first);
+    start = end + 1;
+  }
+  return metrics;
+}
+
+double metric_value(const process::Outcome& outcome, Metric metric) {
+  switch (metric) {
+  case Metric::wall:
+    return outcome.wall_seconds;
+  case Metric::cpu:
+    return outcome.user_seconds + outcome.sys_seconds;
+  case Metric::user:
+    return outcome.user_seconds;
+  case Metric::sys:
+    return outcome.sys_seconds;
+  case Metric::rss:
+    return static_cast<double>(outcome.peak_rss_bytes);
+  }
+  return 0;
+}
+
+bool at_floor(const process::Outcome& outcome, Metric metric, std::int64_t start_floor_bytes) {
+  if (metric != Metric::rss) {
+    return false;
+  }
+  std::int64_t floor = std::max(outcome.rss_floor_bytes, start_floor_bytes);
+  return outcome.peak_rss_bytes <= floor + process::k_rss_censor_margin;
+}
+
+PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric) {
+  std::map<int, std::array<const Sample*, 2>> by_round;
+  for (const auto& sample : record.samples) {
+    if (sample.cell == cell && sample.round > 0 && process::succeeded(sample.outcome)) {
+      by_round[sample.round][sample.arm == Arm::baseline ? 0 : 1] = &sample;
+    }
+  }
+  PairedValues pairs;
+  for (const auto& [round, arms] : by_round) {
+    if (arms[0] != nullptr && arms[1] != nullptr) {
+      pairs.rounds.push_back(round);
+      pairs.baseline.push_back(metric_value(arms[0]->outcome, metric));
+      pairs.candidate.push_back(metric_value(arms[1]->outcome, metric));
+      pairs.baseline_at_floor.push_back(at_floor(arms[0]->outcome, metric, record.rss.floor_bytes));
+      pairs.candidate_at_floor.push_back(at_floor(arms[1]->outcome, metric, record.rss.floor_bytes));
+    }
+  }
+  return pairs;
+}
+
+} // namespace refbench::runner

@@ -1,0 +1,25 @@
+#include <refbench/runner/record.hpp>
+
+namespace refbench::runner {
+
+std::string_view arm_name(Arm arm) { return arm == Arm::baseline ? "baseline" : "candidate"; }
+
+std::string_view stop_reason_name(StopReason reason) {
+  switch (reason) {
+  case StopReason::running:
+    return "running";
+  case StopReason::precision:
+    return "precision";
+  case StopReason::max_rounds:
+    return "max-rounds";
+  case StopReason::budget:
+    return "budget";
+  case StopReason::error:
+    return "error";
+  case StopReason::interrupted:
+    return "interrupted";
+  }
+  return "unknown";
+}
+
+} // namespace refbench::runner

@@ -1,0 +1,157 @@
+#include <refbench/runner/rounds.hpp>
+#include <refbench/runner/schedule.hpp>
+#include <refbench/util/error.hpp>
+
+#include <algorithm>
+#include <ctime>
+
+namespace refbench::runner {
+namespace {
+
+// Mutable state of one run; the record is what the caller gets back.
+class RoundRunner {
+public:
+  RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
+              Journal& journal, const Clock& clock)
+      : m_cells(cells), m_settings(settings), m_executor(executor), m_journal(journal), m_clock(clock),
+        m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}) {
+    m_record.seed = settings.seed;
+    m_record.rss = executor.rss_probe();
+    for (const auto& cell : cells) {
+      m_record.cells.push_back({cell.name, cell.control, StopReason::running, 0, std::nullopt});
+    }
+  }
+
+  RunRecord run(const RoundObserver& observer) {
+    const double start = m_clock();
+    try {
+      warm_up();
+      for (int round = 1; round <= m_settings.max_rounds; ++round) {
+        auto active = active_cells();
+        drop_over_budget(active, m_settings.budget_seconds - (m_clock() - start));
+        if (active.empty()) {
+          break;
+        }
+        run_round(round, active);
+        if (observer) {
+          observer(round, active_cells().size(), m_clock() - start);
+        }
+      }
+      for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+        stop(cell, StopReason::max_rounds);
+      }
+    } catch (const InterruptedError& interrupted) {
+      m_record.interrupted_by = interrupted.signal_number();
+      for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+        stop(cell, StopReason::interrupted);
+      }
+    }
+    m_record.elapsed_seconds = m_clock() - start;
+    return std::move(m_record);
+  }
+
+private:
+  void warm_up() {
+    for (int i = 0; i < m_settings.warmup; ++i) {
+      for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+        for (Arm arm : {Arm::baseline, Arm::candidate}) {
+          if (m_record.cells[cell].stop == StopReason::running) {
+            measure({cell, arm}, 0, 0, "");
+          }
+        }
+      }
+    }
+  }
+
+  void run_round(int round, const std::vector<std::size_t>& active) {
+    std::string pad = round_pad(m_rng);
+    auto slots = shuffled_round(cheapest_first(active, round_costs()), m_rng);
+    for (std::size_t order = 0; order < slots.size(); ++order) {
+      if (m_record.cells[slots[order].cell].stop == StopReason::running) {
+        measure(slots[order], round, order, pad);
+      }
+    }
+    for (std::size_t cell : active) {
+      if (m_record.cells[cell].stop == StopReason::running) {
+        m_record.cells[cell].rounds = round;
+        if (round >= m_settings.max_rounds) {
+          stop(cell, StopReason::max_rounds);
+        }
+      }
+    }
+  }
+
+  void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
+    const CellSpec& spec = m_cells[slot.cell];
+    process::Invocation invocation = slot.arm == Arm::baseline || spec.control ? spec.baseline : spec.candidate;
+    invocation.env.push_back("REFBENCH_PAD=" + pad);
+    Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation)};
+    m_last_wall[slot.cell][slot.arm == Arm::baseline ? 0 : 1] = sample.outcome.wall_seconds;
+    m_journal.append(to_json(sample, m_record.cells));
+    if (!process::succeeded(sample.outcome)) {
+      m_record.cells[slot.cell].failure =
+          CellFailure{slot.arm, round, process::describe(sample.outcome, invocation.timeout), sample.outcome.stderr_tail};
+      stop(slot.cell, StopReason::error);
+    }
+    m_record.samples.push_back(std::move(sample));
+  }
+
+  std::vector<double> round_costs() const {
+    std::vector<double> cost;
+    for (const auto& walls : m_last_wall) {
+      cost.push_back(walls[0] + walls[1]);
+    }
+    return cost;
+  }
+
+  std::vector<std::size_t> active_cells() const {
+    std::vector<std::size_t> active;
+    for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+      if (m_record.cells[cell].stop == StopReason::running) {
+        active.push_back(cell);
+      }
+    }
+    return active;
+  }
+
+  void drop_over_budget(std::vector<std::size_t>& active, double remaining) {
+    for (std::size_t cell : cells_over_budget(active, round_costs(), remaining)) {
+      stop(cell, StopReason::budget);
+      std::erase(active, cell);
+    }
+  }
+
+  void stop(std::size_t cell, StopReason reason) {
+    auto& record = m_record.cells[cell];
+    if (record.stop != StopReason::running) {
+      return;
+    }
+    record.stop = reason;
+    m_journal.append({{"type", "stop"}, {"cell", record.name}, {"reason", stop_reason_name(reason)},
+                      {"rounds", record.rounds}});
+  }
+
+  const std::vector<CellSpec>& m_cells;
+  const RoundSettings& m_settings;
+  process::Executor& m_executor;
+  Journal& m_journal;
+  const Clock& m_clock;
+  util::Rng m_rng;
+  std::vector<std::array<double, 2>> m_last_wall;
+  RunRecord m_record;
+};
+
+} // namespace
+
+double monotonic_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
+                     Journal& journal, const Clock& clock, const RoundObserver& observer) {
+  return RoundRunner(cells, settings, executor, journal, clock).run(observer);
+}
+
+} // namespace refbench::runner

@@ -1,0 +1,61 @@
+#include <doctest/doctest.h>
+
+#include <refbench/process/launcher.hpp>
+#include <refbench/process/wire.hpp>
+
+#include <vector>
+
+using namespace refbench::process;
+
+TEST_CASE("process::wire round-trips") {
+  Invocation invocation{{"a", "b c", ""}, {"X=1", "Y="}, "/tmp", std::chrono::milliseconds(1500), "/dev/null"};
+  auto decoded = wire::decode_invocation(wire::encode(invocation));
+  REQUIRE(decoded.has_value());
+  CHECK(decoded->argv == invocation.argv);
+  CHECK(decoded->env == invocation.env);
+  CHECK(decoded->cwd == "/tmp");
+  CHECK(decoded->timeout == invocation.timeout);
+  CHECK(decoded->stdout_path == "/dev/null");
+
+  Outcome outcome;
+  outcome.termination = Termination::signaled;
+  outcome.signal = 9;
+  outcome.wall_seconds = 1.25;
+  outcome.peak_rss_bytes = 123456789;
+  outcome.rss_floor_bytes = 4096;
+  outcome.stderr_tail = std::string("x\0y", 3);
+  auto back = wire::decode_outcome(wire::encode(outcome));
+  REQUIRE(back.has_value());
+  CHECK(back->termination == Termination::signaled);
+  CHECK(back->signal == 9);
+  CHECK(back->wall_seconds == 1.25);
+  CHECK(back->peak_rss_bytes == 123456789);
+  CHECK(back->rss_floor_bytes == 4096);
+  CHECK(back->stderr_tail == outcome.stderr_tail);
+
+  auto body = wire::encode(outcome);
+  CHECK_FALSE(wire::decode_outcome(body.substr(0, body.size() - 1)).has_value());
+  CHECK_FALSE(wire::decode_outcome(body + "x").has_value());
+}
+
+TEST_CASE("process::Launcher") {
+  auto launcher = Launcher::start();
+  auto probe = launcher->rss_probe();
+  CHECK(probe.floor_bytes > 100 * 1024);
+  CHECK(probe.floor_bytes < 64 * 1024 * 1024);
+
+  SUBCASE("runs invocations and reports their outcome") {
+    auto ok = launcher->run({{"/bin/sh", "-c", "echo hi >&2; exit 3"}, {}, "", {}, ""});
+    CHECK(ok.termination == Termination::exited);
+    CHECK(ok.exit_code == 3);
+    CHECK(ok.stderr_tail == "hi\n");
+    CHECK(ok.rss_floor_bytes >= probe.floor_bytes);
+  }
+  SUBCASE("a child's peak RSS does not include this (large) process") {
+    std::vector<char> ballast(200u << 20, 1);
+    auto outcome = launcher->run({{"/bin/true"}, {}, "", {}, ""});
+    CHECK(succeeded(outcome));
+    CHECK(outcome.peak_rss_bytes < 32 * 1024 * 1024);
+    CHECK(ballast[12345] == 1);
+  }
+}

@@ -1,0 +1,196 @@
+#include <doctest/doctest.h>
+
+#include <refbench/process/spawn.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+using namespace refbench::process;
+
+namespace {
+
+Invocation sh(const std::string& script, double timeout_seconds = 0) {
+  Invocation invocation{{"/bin/sh", "-c", script}, {"PATH=/usr/bin:/bin"}, "", {}, ""};
+  invocation.timeout = std::chrono::nanoseconds(static_cast<long long>(timeout_seconds * 1e9));
+  return invocation;
+}
+
+// True while `pid` is a live (non-zombie) process.
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) {
+    return false;
+  }
+  auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// Waits up to 3 s for `pid` to be gone.
+bool gone_soon(pid_t pid) {
+  for (int i = 0; i < 300 && alive(pid); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return !alive(pid);
+}
+
+std::filesystem::path temp_file(const std::string& name) {
+  return std::filesystem::temp_directory_path() / ("refbench-unit-" + std::to_string(::getpid()) + "-" + name);
+}
+
+} // namespace
+
+TEST_CASE("process::run_process exit codes and signals") {
+  SUBCASE("exit 0") {
+    auto outcome = run_process(sh("exit 0"));
+    CHECK(succeeded(outcome));
+    CHECK(outcome.termination == Termination::exited);
+  }
+  SUBCASE("exit 7") {
+    auto outcome = run_process(sh("exit 7"));
+    CHECK(outcome.termination == Termination::exited);
+    CHECK(outcome.exit_code == 7);
+    CHECK(describe(outcome, {}) == "exited with code 7");
+  }
+  SUBCASE("killed by a signal") {
+    auto outcome = run_process(sh("kill -SEGV $$"));
+    CHECK(outcome.termination == Termination::signaled);
+    CHECK(outcome.signal == SIGSEGV);
+    CHECK(describe(outcome, {}) == "was killed by SIGSEGV");
+  }
+  SUBCASE("not found") {
+    Invocation invocation{{"refbench-no-such-program"}, {"PATH=/usr/bin:/bin"}, "", {}, ""};
+    auto outcome = run_process(invocation);
+    CHECK(outcome.termination == Termination::spawn_failed);
+    CHECK(describe(outcome, {}) == "could not be started: No such file or directory");
+  }
+  SUBCASE("a file that is not executable") {
+    Invocation invocation{{"/etc/hostname"}, {}, "", {}, ""};
+    CHECK(run_process(invocation).termination == Termination::spawn_failed);
+  }
+}
+
+TEST_CASE("process::run_process environment, stdin, stdout, cwd") {
+  auto out = temp_file("stdout");
+  SUBCASE("the child sees exactly the given environment and /dev/null as stdin") {
+    Invocation invocation = sh("echo \"$FOO|$HOME\"; cat; readlink /proc/self/fd/0");
+    invocation.env = {"PATH=/usr/bin:/bin", "FOO=bar"};
+    invocation.stdout_path = out.string();
+    CHECK(succeeded(run_process(invocation)));
+    std::ifstream in(out);
+    std::string first;
+    std::string second;
+    std::getline(in, first);
+    std::getline(in, second);
+    CHECK(first == "bar|");
+    CHECK(second == "/dev/null");
+  }
+  SUBCASE("cwd") {
+    Invocation invocation = sh("pwd");
+    invocation.cwd = "/usr";
+    invocation.stdout_path = out.string();
+    CHECK(succeeded(run_process(invocation)));
+    std::ifstream in(out);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "/usr");
+  }
+  SUBCASE("its own process group") {
+    Invocation invocation = sh("ps -o pgid= -p $$ | tr -d ' '; echo $$");
+    invocation.stdout_path = out.string();
+    CHECK(succeeded(run_process(invocation)));
+    std::ifstream in(out);
+    std::string pgid;
+    std::string pid;
+    std::getline(in, pgid);
+    std::getline(in, pid);
+    CHECK(pgid == pid);
+  }
+  std::filesystem::remove(out);
+}
+
+TEST_CASE("process::run_process stderr tail") {
+  SUBCASE("short stderr is kept whole") {
+    auto outcome = run_process(sh("echo one >&2; echo two >&2; exit 1"));
+    CHECK(outcome.stderr_tail == "one\ntwo\n");
+    CHECK(last_lines(outcome.stderr_tail, 1) == "two");
+  }
+  SUBCASE("long stderr keeps its last 64 KiB, and a chatty child never blocks") {
+    auto outcome = run_process(sh("i=0; while [ $i -lt 20000 ]; do echo line$i >&2; i=$((i+1)); done"));
+    CHECK(succeeded(outcome));
+    CHECK(outcome.stderr_tail.size() == k_stderr_tail_bytes);
+    CHECK(last_lines(outcome.stderr_tail, 1) == "line19999");
+  }
+}
+
+TEST_CASE("process::run_process timing and rusage") {
+  SUBCASE("a sleep has wall but almost no cpu") {
+    auto outcome = run_process({{"sleep", "0.2"}, {"PATH=/usr/bin:/bin"}, "", {}, ""});
+    CHECK(outcome.wall_seconds == doctest::Approx(0.2).epsilon(0.25));
+    CHECK(outcome.user_seconds + outcome.sys_seconds < 0.05);
+  }
+  SUBCASE("a busy loop has cpu close to wall") {
+    auto outcome = run_process(sh("i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"));
+    CHECK(outcome.user_seconds + outcome.sys_seconds > 0.5 * outcome.wall_seconds);
+  }
+}
+
+TEST_CASE("process::run_process timeouts kill the whole group") {
+  auto pidfile = temp_file("pid");
+  SUBCASE("SIGTERM reaches the background grandchild") {
+    auto outcome = run_process(sh("sleep 30 & echo $! > " + pidfile.string() + "; wait", 0.3));
+    CHECK(outcome.termination == Termination::timed_out);
+    CHECK(outcome.wall_seconds == doctest::Approx(0.3).epsilon(0.5));
+    CHECK(describe(outcome, std::chrono::milliseconds(300)) == "timed out after 0.3s");
+    std::ifstream in(pidfile);
+    pid_t grandchild = 0;
+    in >> grandchild;
+    REQUIRE(grandchild > 0);
+    CHECK(gone_soon(grandchild));
+  }
+  SUBCASE("a child that ignores SIGTERM gets SIGKILL after the grace period") {
+    auto outcome = run_process(sh("trap '' TERM; while :; do :; done", 0.2));
+    CHECK(outcome.termination == Termination::timed_out);
+    CHECK(outcome.wall_seconds >= 0.2 + 4.9);
+    CHECK(outcome.wall_seconds < 0.2 + 8.0);
+  }
+  SUBCASE("members left behind by a leader that exited are killed") {
+    auto outcome = run_process(sh("sleep 30 & echo $! > " + pidfile.string()));
+    CHECK(succeeded(outcome));
+    std::ifstream in(pidfile);
+    pid_t straggler = 0;
+    in >> straggler;
+    REQUIRE(straggler > 0);
+    CHECK(gone_soon(straggler));
+  }
+  std::filesystem::remove(pidfile);
+}
+
+TEST_CASE("process::run_process cancel") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    char byte = 'C';
+    CHECK(::write(fds[1], &byte, 1) == 1);
+  });
+  auto outcome = run_process(sh("sleep 30"), fds[0]);
+  canceller.join();
+  CHECK(outcome.termination == Termination::cancelled);
+  CHECK(outcome.wall_seconds < 5.0);
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+TEST_CASE("process::find_executable") {
+  CHECK(find_executable("sh", "/nonexistent:/bin").value() == "/bin/sh");
+  CHECK_FALSE(find_executable("sh", "/nonexistent").has_value());
+  CHECK(find_executable("/bin/sh", "").value() == "/bin/sh");
+  CHECK_FALSE(find_executable("/etc", "").has_value());
+  CHECK_FALSE(find_executable("", "/bin").has_value());
+}

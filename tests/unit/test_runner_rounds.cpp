@@ -1,0 +1,199 @@
+#include <doctest/doctest.h>
+
+#include <refbench/process/fake_executor.hpp>
+#include <refbench/runner/pairs.hpp>
+#include <refbench/runner/rounds.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace refbench;
+using namespace refbench::runner;
+using process::FakeExecutor;
+using process::Invocation;
+using process::Outcome;
+
+namespace {
+
+Invocation command(const std::string& cell, const std::string& arm) { return {{cell, arm}, {"A=1"}, "", {}, ""}; }
+
+CellSpec cell(const std::string& name, bool control = false) {
+  return {name, command(name, "base"), command(name, "cand"), control};
+}
+
+// Walls: the cell's cost times 1.0 for "base" and 1.5 for "cand".
+FakeExecutor::Script costs(std::map<std::string, double> per_cell) {
+  return [per_cell](const Invocation& invocation, std::size_t) {
+    Outcome outcome;
+    outcome.wall_seconds = per_cell.at(invocation.argv[0]) * (invocation.argv[1] == "cand" ? 1.5 : 1.0);
+    outcome.user_seconds = outcome.wall_seconds / 2;
+    outcome.peak_rss_bytes = 10 << 20;
+    return outcome;
+  };
+}
+
+std::string pad_of(const Invocation& invocation) {
+  for (const auto& entry : invocation.env) {
+    if (entry.rfind("REFBENCH_PAD=", 0) == 0) {
+      return entry;
+    }
+  }
+  return "<none>";
+}
+
+} // namespace
+
+TEST_CASE("runner::run_rounds round accounting") {
+  FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
+  RoundSettings settings{1000, 7, 3, 2, 99};
+  Journal journal;
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, [&] { return fake.now(); });
+
+  SUBCASE("warm-up: each (cell, arm) `warmup` times, recorded as round 0") {
+    auto warm = std::count_if(record.samples.begin(), record.samples.end(), [](auto& s) { return s.round == 0; });
+    CHECK(warm == 2 * 2 * 2);
+  }
+  SUBCASE("every round runs each active cell once per arm") {
+    CHECK(fake.calls().size() == 8 + 7 * 4);
+    for (int round = 1; round <= 7; ++round) {
+      for (std::size_t c = 0; c < 2; ++c) {
+        for (Arm arm : {Arm::baseline, Arm::candidate}) {
+          CHECK(std::count_if(record.samples.begin(), record.samples.end(), [&](auto& s) {
+                  return s.round == round && s.cell == c && s.arm == arm;
+                }) == 1);
+        }
+      }
+    }
+  }
+  SUBCASE("stop reasons and rounds") {
+    for (const auto& c : record.cells) {
+      CHECK(c.stop == StopReason::max_rounds);
+      CHECK(c.rounds == 7);
+    }
+  }
+  SUBCASE("the candidate runs the candidate command") {
+    auto pairs = complete_pairs(record, 1, Metric::wall);
+    REQUIRE(pairs.baseline.size() == 7);
+    CHECK(pairs.baseline[0] == doctest::Approx(0.2));
+    CHECK(pairs.candidate[0] == doctest::Approx(0.3));
+  }
+  SUBCASE("one REFBENCH_PAD per round, the same for every invocation of it") {
+    std::map<int, std::set<std::string>> pads;
+    for (std::size_t i = 8; i < fake.calls().size(); ++i) {
+      pads[static_cast<int>((i - 8) / 4)].insert(pad_of(fake.calls()[i]));
+    }
+    std::set<std::string> distinct;
+    for (const auto& [round, set] : pads) {
+      CHECK(set.size() == 1);
+      distinct.insert(*set.begin());
+    }
+    CHECK(distinct.size() == 7);
+  }
+  SUBCASE("the environment of both arms has equal length") {
+    for (std::size_t i = 8; i + 1 < fake.calls().size(); i += 4) {
+      std::size_t first = 0;
+      for (const auto& e : fake.calls()[i].env) {
+        first += e.size();
+      }
+      for (std::size_t j = i + 1; j < i + 4; ++j) {
+        std::size_t size = 0;
+        for (const auto& e : fake.calls()[j].env) {
+          size += e.size();
+        }
+        CHECK(size == first);
+      }
+    }
+  }
+}
+
+TEST_CASE("runner::run_rounds control cell runs the baseline twice") {
+  FakeExecutor fake(costs({{"a", 0.1}}));
+  RoundSettings settings{1000, 3, 3, 0, 1};
+  Journal journal;
+  auto record = run_rounds({cell("a"), cell("a", true)}, settings, fake, journal, [&] { return fake.now(); });
+  auto control = complete_pairs(record, 1, Metric::wall);
+  REQUIRE(control.baseline.size() == 3);
+  CHECK(control.candidate == control.baseline);
+  CHECK(record.cells[1].control);
+}
+
+TEST_CASE("runner::run_rounds seeded schedule is reproducible") {
+  auto order = [](std::uint64_t seed) {
+    FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.1}, {"c", 0.1}}));
+    Journal journal;
+    RoundSettings settings{1000, 5, 5, 0, seed};
+    run_rounds({cell("a"), cell("b"), cell("c")}, settings, fake, journal, [&] { return fake.now(); });
+    std::vector<std::string> names;
+    for (const auto& call : fake.calls()) {
+      names.push_back(call.argv[0] + call.argv[1] + pad_of(call));
+    }
+    return names;
+  };
+  CHECK(order(17) == order(17));
+  CHECK(order(17) != order(18));
+}
+
+TEST_CASE("runner::run_rounds budget") {
+  // Round costs: a = 0.25 s, b = 2.5 s (base + 1.5 × base).
+  FakeExecutor fake(costs({{"a", 0.1}, {"b", 1.0}}));
+  RoundSettings settings{10.1, 100, 3, 1, 5};
+  Journal journal;
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, [&] { return fake.now(); });
+  SUBCASE("the expensive cell is dropped first, the cheap one goes on") {
+    CHECK(record.cells[1].stop == StopReason::budget);
+    CHECK(record.cells[0].stop == StopReason::budget);
+    CHECK(record.cells[0].rounds > record.cells[1].rounds);
+  }
+  SUBCASE("no round starts that would not fit") {
+    // warm-up 2.75 s, then 2 rounds of both (5.5 s) = 8.25 s; 7 rounds of a alone = 1.75 s
+    CHECK(record.cells[1].rounds == 2);
+    CHECK(record.cells[0].rounds == 2 + 7);
+    CHECK(fake.now() <= 10.1);
+  }
+}
+
+TEST_CASE("runner::run_rounds a failing invocation stops its cell with ERROR") {
+  FakeExecutor fake([](const Invocation& invocation, std::size_t index) {
+    Outcome outcome;
+    outcome.wall_seconds = 0.01;
+    if (invocation.argv[0] == "bad" && invocation.argv[1] == "cand" && index > 6) {
+      outcome.exit_code = 3;
+      outcome.stderr_tail = "boom\n";
+    }
+    return outcome;
+  });
+  RoundSettings settings{1000, 10, 3, 1, 2};
+  Journal journal;
+  auto record = run_rounds({cell("ok"), cell("bad")}, settings, fake, journal, [&] { return fake.now(); });
+  CHECK(record.cells[0].stop == StopReason::max_rounds);
+  CHECK(record.cells[0].rounds == 10);
+  REQUIRE(record.cells[1].failure.has_value());
+  CHECK(record.cells[1].stop == StopReason::error);
+  CHECK(record.cells[1].failure->arm == Arm::candidate);
+  CHECK(record.cells[1].failure->description == "exited with code 3");
+  CHECK(record.cells[1].failure->stderr_tail == "boom\n");
+  CHECK(record.cells[1].failure->round >= 1);
+  auto after = std::count_if(record.samples.begin(), record.samples.end(), [&](auto& s) {
+    return s.cell == 1 && s.round > record.cells[1].failure->round;
+  });
+  CHECK(after == 0);
+}
+
+TEST_CASE("runner::complete_pairs leaves out warm-up and broken rounds") {
+  RunRecord record;
+  record.cells.push_back({"x", false, StopReason::max_rounds, 3, std::nullopt});
+  auto sample = [](Arm arm, int round, double wall, int exit_code = 0) {
+    Outcome o;
+    o.wall_seconds = wall;
+    o.exit_code = exit_code;
+    return Sample{0, arm, round, 0, o};
+  };
+  record.samples = {sample(Arm::baseline, 0, 9), sample(Arm::candidate, 0, 9), sample(Arm::candidate, 1, 2),
+                    sample(Arm::baseline, 1, 1), sample(Arm::baseline, 2, 1), sample(Arm::candidate, 2, 5, 1),
+                    sample(Arm::baseline, 3, 3), sample(Arm::candidate, 3, 4)};
+  auto pairs = complete_pairs(record, 0, Metric::wall);
+  CHECK(pairs.rounds == std::vector<int>{1, 3});
+  CHECK(pairs.baseline == std::vector<double>{1, 3});
+  CHECK(pairs.candidate == std::vector<double>{2, 4});
+}
