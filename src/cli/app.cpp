@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
                "refbench"};
   app.set_version_flag("--version", std::string("refbench ") + k_version);
   app.require_subcommand(1);
-  app.fallthrough();  // common flags may follow the subcommand
+  app.fallthrough(); // common flags may follow the subcommand
   CommonOptions common;
   app.add_flag("-q,--quiet", common.quiet, "Print only the final table");
   app.add_flag("-v,--verbose", common.verbose, "Print one line per invocation");
@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
       std::cout << "refbench " << k_version << "\n";
       return 0;
     } catch (const CLI::ParseError& error) {
-      std::string where = app.get_subcommands().empty() ? "refbench" : "refbench " + app.get_subcommands()[0]->get_name();
+      std::string where =
+          app.get_subcommands().empty() ? "refbench" : "refbench " + app.get_subcommands()[0]->get_name();
       throw UsageError(error.what(), "see `" + where + " --help`");
     }
     if (compare_command->parsed()) {
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
     std::cerr << format_error_line(error) << "\n";
     return static_cast<int>(error.code());
   } catch (const std::system_error& error) {
-    std::cerr << "refbench: error: " << error.what() << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";
+    std::cerr << "refbench: error: " << error.what()
+              << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";
     return static_cast<int>(ExitCode::measurement);
   }
 }

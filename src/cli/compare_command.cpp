@@ -81,8 +81,8 @@ void validate(const CompareOptions& o) {
     throw UsageError(fmt::format("--max-rounds must be at least 1, got {}", o.max_rounds));
   }
   if (o.min_rounds && (*o.min_rounds < 1 || *o.min_rounds > o.max_rounds)) {
-    throw UsageError(fmt::format("--min-rounds must be between 1 and --max-rounds ({}), got {}", o.max_rounds,
-                                 *o.min_rounds));
+    throw UsageError(
+        fmt::format("--min-rounds must be between 1 and --max-rounds ({}), got {}", o.max_rounds, *o.min_rounds));
   }
   if (o.warmup < 0) {
     throw UsageError(fmt::format("--warmup must be 0 or more, got {}", o.warmup));
@@ -203,9 +203,9 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   auto gated = metric_flag("--gate", o.gate);
   for (auto metric : gated) {
     if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
-      throw UsageError(fmt::format("--gate {} is not among the shown metrics ({})", runner::metric_name(metric),
-                                   o.metrics),
-                       "add it to --metric");
+      throw UsageError(
+          fmt::format("--gate {} is not among the shown metrics ({})", runner::metric_name(metric), o.metrics),
+          "add it to --metric");
     }
   }
 
@@ -232,8 +232,10 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   auto launcher = process::Launcher::start();
   auto ballast = test_ballast();
 
-  report::RunContext context{"compare", reproduce_line(o, settings.seed, settings.min_rounds), o.baseline, o.candidate, settings,
-                             metrics,   gated,                            report::environment_json()};
+  report::RunContext context{"compare",  reproduce_line(o, settings.seed, settings.min_rounds),
+                             o.baseline, o.candidate,
+                             settings,   metrics,
+                             gated,      report::environment_json()};
   runner::Journal journal((out / "journal.jsonl").string());
   journal.append(report::journal_header(context, launcher->rss_probe(), settings.seed));
 
@@ -248,7 +250,9 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   journal.sync();
 
   auto rows = report::median_rows(record, metrics);
-  write_file_atomically(out / "results.json", report::results_json(record, context, rows).dump(2) + "\n");
+  auto results = report::results_json(record, context, rows);
+  results["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
+  write_file_atomically(out / "results.json", results.dump(2) + "\n");
   std::cout << report::render_median_table(rows);
   if (!common.quiet) {
     std::cout << fmt::format("seed {} · {} · rss floor {} ({}) · results in {}\n", settings.seed,
@@ -258,6 +262,12 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   }
   if (record.interrupted_by != 0) {
     throw InterruptedError(record.interrupted_by);
+  }
+  for (const auto& cell : record.cells) {
+    if (cell.failure && cell.failure->could_not_start) {
+      throw RefusedError(fmt::format("{} command {}", runner::arm_name(cell.failure->arm), cell.failure->description),
+                         "check that it is a program for this machine, or pass --shell for shell scripts");
+    }
   }
   bool failed = std::any_of(record.cells.begin(), record.cells.end(), [](const auto& c) { return c.failure; });
   if (failed) {

@@ -30,7 +30,7 @@ void install_interrupt_handlers() {
   if (::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     g_pipe[0] = g_pipe[1] = -1;
   }
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;

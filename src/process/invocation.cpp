@@ -12,8 +12,7 @@ std::string describe(const Outcome& outcome, std::chrono::nanoseconds timeout) {
     return fmt::format("exited with code {}", outcome.exit_code);
   case Termination::signaled: {
     const char* abbrev = sigabbrev_np(outcome.signal);
-    return abbrev ? fmt::format("was killed by SIG{}", abbrev)
-                  : fmt::format("was killed by signal {}", outcome.signal);
+    return abbrev ? fmt::format("was killed by SIG{}", abbrev) : fmt::format("was killed by signal {}", outcome.signal);
   }
   case Termination::timed_out:
     return fmt::format("timed out after {:g}s", std::chrono::duration<double>(timeout).count());

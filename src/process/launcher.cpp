@@ -24,8 +24,9 @@ namespace refbench::process {
 namespace {
 
 [[noreturn]] void launcher_died() {
-  throw MeasurementError("the launcher process that spawns benchmarked commands died",
-                         "rerun; if it keeps happening, report it with the output of `refbench --version` and `uname -a`");
+  throw MeasurementError(
+      "the launcher process that spawns benchmarked commands died",
+      "rerun; if it keeps happening, report it with the output of `refbench --version` and `uname -a`");
 }
 
 } // namespace
@@ -122,8 +123,7 @@ std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
     ::waitpid(pid, nullptr, 0);
     launcher_died();
   }
-  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)",
-                 std::stoll(hello)};
+  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", std::stoll(hello)};
   return std::unique_ptr<Launcher>(new Launcher(std::move(ours), pid, std::move(probe)));
 }
 

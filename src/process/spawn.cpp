@@ -8,9 +8,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <system_error>
 #include <unistd.h>
@@ -31,9 +31,7 @@ double monotonic_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-double seconds_of(const timeval& tv) {
-  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
-}
+double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
 // Keeps the last k_stderr_tail_bytes of what is appended.
 class TailBuffer {
@@ -129,7 +127,7 @@ std::optional<std::string_view> env_value(const std::vector<std::string>& env, s
 
 std::optional<std::string> find_executable(std::string_view name, std::string_view path) {
   auto runnable = [](const std::string& candidate) {
-    struct stat st{};
+    struct stat st {};
     return ::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0;
   };
   if (name.empty()) {
@@ -183,8 +181,8 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   if (invocation.stdout_path.empty()) {
     posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
   } else {
-    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
   }
   posix_spawn_file_actions_adddup2(actions.get(), err_write.get(), 2);
   if (!invocation.cwd.empty()) {
@@ -219,7 +217,9 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   bool cancelled = false;
   bool err_open = true;
   for (;;) {
-    std::array<pollfd, 3> fds{{{pidfd.get(), POLLIN, 0}, {err_open ? err_read.get() : -1, POLLIN, 0}, {cancelled ? -1 : cancel_fd, POLLIN, 0}}};
+    std::array<pollfd, 3> fds{{{pidfd.get(), POLLIN, 0},
+                               {err_open ? err_read.get() : -1, POLLIN, 0},
+                               {cancelled ? -1 : cancel_fd, POLLIN, 0}}};
     int wait_ms = -1;
     if (has_timeout) {
       double left = deadline - monotonic_seconds();

@@ -16,8 +16,7 @@ double share_at_floor(const std::vector<bool>& at_floor) {
   if (at_floor.empty()) {
     return 0;
   }
-  return static_cast<double>(std::count(at_floor.begin(), at_floor.end(), true)) /
-         static_cast<double>(at_floor.size());
+  return static_cast<double>(std::count(at_floor.begin(), at_floor.end(), true)) / static_cast<double>(at_floor.size());
 }
 
 std::string format_value(runner::Metric metric, double value) {
@@ -26,9 +25,8 @@ std::string format_value(runner::Metric metric, double value) {
 
 // Display width of UTF-8 text (counts code points, not bytes).
 std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 } // namespace
@@ -38,8 +36,13 @@ std::vector<MedianRow> median_rows(const runner::RunRecord& record, const std::v
   for (std::size_t cell = 0; cell < record.cells.size(); ++cell) {
     for (runner::Metric metric : metrics) {
       auto pairs = runner::complete_pairs(record, cell, metric);
-      MedianRow row{record.cells[cell].name, metric, pairs.baseline.size(), 0, 0,
-                    std::numeric_limits<double>::quiet_NaN(), false};
+      MedianRow row{record.cells[cell].name,
+                    metric,
+                    pairs.baseline.size(),
+                    0,
+                    0,
+                    std::numeric_limits<double>::quiet_NaN(),
+                    false};
       if (!pairs.baseline.empty()) {
         row.baseline_median = stats::median(pairs.baseline);
         row.candidate_median = stats::median(pairs.candidate);

@@ -19,9 +19,9 @@ nlohmann::json settings_json(const RunContext& context) {
     return list;
   };
   const auto& s = context.settings;
-  return {{"budget_seconds", s.budget_seconds}, {"max_rounds", s.max_rounds}, {"min_rounds", s.min_rounds},
-          {"warmup", s.warmup},                 {"metrics", names(context.metrics)},
-          {"gate", names(context.gated)}};
+  return {{"budget_seconds", s.budget_seconds}, {"max_rounds", s.max_rounds},
+          {"min_rounds", s.min_rounds},         {"warmup", s.warmup},
+          {"metrics", names(context.metrics)},  {"gate", names(context.gated)}};
 }
 
 std::string cpu_model() {
@@ -39,8 +39,8 @@ std::string cpu_model() {
 } // namespace
 
 std::string overall_verdict(const runner::RunRecord& record) {
-  bool failed = std::any_of(record.cells.begin(), record.cells.end(),
-                            [](const auto& cell) { return cell.failure.has_value(); });
+  bool failed =
+      std::any_of(record.cells.begin(), record.cells.end(), [](const auto& cell) { return cell.failure.has_value(); });
   // Until the statistics decide per cell, a run without errors is not a pass.
   return failed ? "error" : "inconclusive";
 }
@@ -94,20 +94,22 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
                        {"ratio_of_medians", row.pairs > 0 ? nlohmann::json(row.ratio) : nlohmann::json(nullptr)},
                        {"censored", row.censored}});
   }
-  return {{"schema_version", 1},
-          {"tool", {{"name", "refbench"}, {"version", k_version}}},
-          {"command", context.command},
-          {"seed", record.seed},
-          {"verdict", overall_verdict(record)},
-          {"partial", record.interrupted_by != 0},
-          {"arms", {{"baseline", {{"command", context.baseline_label}}}, {"candidate", {{"command", context.candidate_label}}}}},
-          {"settings", settings_json(context)},
-          {"environment", context.environment},
-          {"rss", {{"method", record.rss.method}, {"floor_bytes", record.rss.floor_bytes}}},
-          {"elapsed_seconds", record.elapsed_seconds},
-          {"reproduce", context.reproduce},
-          {"cells", std::move(cells)},
-          {"medians", std::move(medians)}};
+  return {
+      {"schema_version", 1},
+      {"tool", {{"name", "refbench"}, {"version", k_version}}},
+      {"command", context.command},
+      {"seed", record.seed},
+      {"verdict", overall_verdict(record)},
+      {"partial", record.interrupted_by != 0},
+      {"arms",
+       {{"baseline", {{"command", context.baseline_label}}}, {"candidate", {{"command", context.candidate_label}}}}},
+      {"settings", settings_json(context)},
+      {"environment", context.environment},
+      {"rss", {{"method", record.rss.method}, {"floor_bytes", record.rss.floor_bytes}}},
+      {"elapsed_seconds", record.elapsed_seconds},
+      {"reproduce", context.reproduce},
+      {"cells", std::move(cells)},
+      {"medians", std::move(medians)}};
 }
 
 } // namespace refbench::report

@@ -21,8 +21,7 @@ std::string format_seconds(double seconds) {
   if (!std::isfinite(seconds)) {
     return "—";
   }
-  static constexpr std::array<std::pair<double, const char*>, 3> k_units{
-      {{1e-6, "ns"}, {1e-3, "µs"}, {1.0, "ms"}}};
+  static constexpr std::array<std::pair<double, const char*>, 3> k_units{{{1e-6, "ns"}, {1e-3, "µs"}, {1.0, "ms"}}};
   for (const auto& [limit, unit] : k_units) {
     if (std::fabs(seconds) < limit) {
       return four_digits(seconds / limit * 1000.0) + " " + unit;
@@ -44,8 +43,6 @@ std::string format_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} B", bytes) : four_digits(bytes) + " " + k_units[unit];
 }
 
-std::string format_ratio(double ratio) {
-  return std::isfinite(ratio) ? fmt::format("{:.3f}x", ratio) : "—";
-}
+std::string format_ratio(double ratio) { return std::isfinite(ratio) ? fmt::format("{:.3f}x", ratio) : "—"; }
 
 } // namespace refbench::report

@@ -90,7 +90,8 @@ private:
     m_journal.append(to_json(sample, m_record.cells));
     if (!process::succeeded(sample.outcome)) {
       m_record.cells[slot.cell].failure =
-          CellFailure{slot.arm, round, process::describe(sample.outcome, invocation.timeout), sample.outcome.stderr_tail};
+          CellFailure{slot.arm, round, process::describe(sample.outcome, invocation.timeout),
+                      sample.outcome.stderr_tail, sample.outcome.termination == process::Termination::spawn_failed};
       stop(slot.cell, StopReason::error);
     }
     m_record.samples.push_back(std::move(sample));
@@ -127,8 +128,8 @@ private:
       return;
     }
     record.stop = reason;
-    m_journal.append({{"type", "stop"}, {"cell", record.name}, {"reason", stop_reason_name(reason)},
-                      {"rounds", record.rounds}});
+    m_journal.append(
+        {{"type", "stop"}, {"cell", record.name}, {"reason", stop_reason_name(reason)}, {"rounds", record.rounds}});
   }
 
   const std::vector<CellSpec>& m_cells;

@@ -33,9 +33,8 @@ std::vector<std::size_t> cheapest_first(std::vector<std::size_t> cells, const st
 std::vector<std::size_t> cells_over_budget(const std::vector<std::size_t>& active, const std::vector<double>& cost,
                                            double remaining_seconds) {
   std::vector<std::size_t> by_cost = active;
-  std::sort(by_cost.begin(), by_cost.end(), [&](std::size_t a, std::size_t b) {
-    return cost[a] != cost[b] ? cost[a] > cost[b] : a > b;
-  });
+  std::sort(by_cost.begin(), by_cost.end(),
+            [&](std::size_t a, std::size_t b) { return cost[a] != cost[b] ? cost[a] > cost[b] : a > b; });
   double total = std::accumulate(active.begin(), active.end(), 0.0,
                                  [&](double sum, std::size_t cell) { return sum + cost[cell]; });
   std::vector<std::size_t> dropped;

@@ -15,9 +15,7 @@ struct NumberAndUnit {
 
 // Splits "12.5MiB" into 12.5 and "MiB"; rejects signs, exponents and blanks.
 std::expected<NumberAndUnit, std::string> split_number(std::string_view text, std::string_view what) {
-  auto bad = [&] {
-    return std::unexpected("invalid " + std::string(what) + " '" + std::string(text) + "'");
-  };
+  auto bad = [&] { return std::unexpected("invalid " + std::string(what) + " '" + std::string(text) + "'"); };
   std::size_t digits = 0;
   while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') || text[digits] == '.')) {
     ++digits;

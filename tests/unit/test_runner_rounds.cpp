@@ -59,9 +59,8 @@ TEST_CASE("runner::run_rounds round accounting") {
     for (int round = 1; round <= 7; ++round) {
       for (std::size_t c = 0; c < 2; ++c) {
         for (Arm arm : {Arm::baseline, Arm::candidate}) {
-          CHECK(std::count_if(record.samples.begin(), record.samples.end(), [&](auto& s) {
-                  return s.round == round && s.cell == c && s.arm == arm;
-                }) == 1);
+          CHECK(std::count_if(record.samples.begin(), record.samples.end(),
+                              [&](auto& s) { return s.round == round && s.cell == c && s.arm == arm; }) == 1);
         }
       }
     }
@@ -174,9 +173,8 @@ TEST_CASE("runner::run_rounds a failing invocation stops its cell with ERROR") {
   CHECK(record.cells[1].failure->description == "exited with code 3");
   CHECK(record.cells[1].failure->stderr_tail == "boom\n");
   CHECK(record.cells[1].failure->round >= 1);
-  auto after = std::count_if(record.samples.begin(), record.samples.end(), [&](auto& s) {
-    return s.cell == 1 && s.round > record.cells[1].failure->round;
-  });
+  auto after = std::count_if(record.samples.begin(), record.samples.end(),
+                             [&](auto& s) { return s.cell == 1 && s.round > record.cells[1].failure->round; });
   CHECK(after == 0);
 }
 
@@ -190,7 +188,7 @@ TEST_CASE("runner::complete_pairs leaves out warm-up and broken rounds") {
     return Sample{0, arm, round, 0, o};
   };
   record.samples = {sample(Arm::baseline, 0, 9), sample(Arm::candidate, 0, 9), sample(Arm::candidate, 1, 2),
-                    sample(Arm::baseline, 1, 1), sample(Arm::baseline, 2, 1), sample(Arm::candidate, 2, 5, 1),
+                    sample(Arm::baseline, 1, 1), sample(Arm::baseline, 2, 1),  sample(Arm::candidate, 2, 5, 1),
                     sample(Arm::baseline, 3, 3), sample(Arm::candidate, 3, 4)};
   auto pairs = complete_pairs(record, 0, Metric::wall);
   CHECK(pairs.rounds == std::vector<int>{1, 3});

@@ -24,7 +24,7 @@ struct CompareOptions {
   std::string candidate;
   std::string budget = "120s";
   int max_rounds = 60;
-  std::optional<int> min_rounds;  // default: 10, or --max-rounds when smaller
+  std::optional<int> min_rounds; // default: 10, or --max-rounds when smaller
   double precision = 0.02;
   double threshold = 1.15;
   double alpha = 0.05;

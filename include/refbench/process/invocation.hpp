@@ -14,17 +14,17 @@ namespace refbench::process {
 struct Invocation {
   std::vector<std::string> argv;
   std::vector<std::string> env;
-  std::string cwd;                      // empty: the caller's directory
-  std::chrono::nanoseconds timeout{0};  // 0: no timeout
-  std::string stdout_path;              // empty: /dev/null; else truncated and written
+  std::string cwd;                     // empty: the caller's directory
+  std::chrono::nanoseconds timeout{0}; // 0: no timeout
+  std::string stdout_path;             // empty: /dev/null; else truncated and written
 };
 
 enum class Termination {
-  exited,        // ran to exit(); see exit_code
-  signaled,      // killed by a signal it did not ask for; see signal
-  timed_out,     // exceeded the timeout; the group got SIGTERM, then SIGKILL
-  spawn_failed,  // could not be started; see spawn_errno
-  cancelled,     // stopped because refbench was interrupted
+  exited,       // ran to exit(); see exit_code
+  signaled,     // killed by a signal it did not ask for; see signal
+  timed_out,    // exceeded the timeout; the group got SIGTERM, then SIGKILL
+  spawn_failed, // could not be started; see spawn_errno
+  cancelled,    // stopped because refbench was interrupted
 };
 
 struct Outcome {
@@ -32,14 +32,14 @@ struct Outcome {
   int exit_code = 0;
   int signal = 0;
   int spawn_errno = 0;
-  double wall_seconds = 0;    // CLOCK_MONOTONIC, spawn..reap
-  double user_seconds = 0;    // wait4 rusage (covers waited-for descendants)
+  double wall_seconds = 0; // CLOCK_MONOTONIC, spawn..reap
+  double user_seconds = 0; // wait4 rusage (covers waited-for descendants)
   double sys_seconds = 0;
-  std::int64_t peak_rss_bytes = 0;  // wait4 ru_maxrss, as spawned by the launcher
+  std::int64_t peak_rss_bytes = 0; // wait4 ru_maxrss, as spawned by the launcher
   // The spawner's own peak RSS, which every reading includes (exec carries
   // it into the child): readings near it are censored. 0 when unknown.
   std::int64_t rss_floor_bytes = 0;
-  std::string stderr_tail;          // at most the last k_stderr_tail_bytes
+  std::string stderr_tail; // at most the last k_stderr_tail_bytes
 };
 
 inline constexpr std::size_t k_stderr_tail_bytes = 64 * 1024;

@@ -11,8 +11,8 @@
 
 namespace refbench::process::wire {
 
-inline constexpr char k_run = 'R';     // a frame with an Invocation follows
-inline constexpr char k_cancel = 'C';  // kill the invocation in flight
+inline constexpr char k_run = 'R';    // a frame with an Invocation follows
+inline constexpr char k_cancel = 'C'; // kill the invocation in flight
 
 // Serialises `invocation` / `outcome` into a frame body and back; decoding
 // returns nullopt on a malformed body.

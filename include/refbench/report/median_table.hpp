@@ -16,8 +16,8 @@ struct MedianRow {
   std::size_t pairs = 0;
   double baseline_median = 0;
   double candidate_median = 0;
-  double ratio = 0;        // candidate / baseline; NaN without pairs
-  bool censored = false;   // rss at the launcher floor in ≥ 20 % of either arm
+  double ratio = 0;      // candidate / baseline; NaN without pairs
+  bool censored = false; // rss at the launcher floor in ≥ 20 % of either arm
 };
 
 // One row per cell of `record` and metric of `metrics`, cells in record order.

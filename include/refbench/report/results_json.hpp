@@ -12,14 +12,14 @@ namespace refbench::report {
 
 // What the record does not know: how the run was asked for.
 struct RunContext {
-  std::string command;                  // "compare" or "run"
-  std::string reproduce;                // the command line that reproduces the run, seed included
-  std::string baseline_label;           // the baseline command or ref
+  std::string command;        // "compare" or "run"
+  std::string reproduce;      // the command line that reproduces the run, seed included
+  std::string baseline_label; // the baseline command or ref
   std::string candidate_label;
   runner::RoundSettings settings;
-  std::vector<runner::Metric> metrics;  // shown metrics
-  std::vector<runner::Metric> gated;    // metrics that can fail the run
-  nlohmann::json environment;           // machine facts
+  std::vector<runner::Metric> metrics; // shown metrics
+  std::vector<runner::Metric> gated;   // metrics that can fail the run
+  nlohmann::json environment;          // machine facts
 };
 
 // The overall verdict word of SPEC §5 for `record`.

@@ -49,16 +49,17 @@ std::string_view stop_reason_name(StopReason reason);
 // The first failed invocation of a cell.
 struct CellFailure {
   Arm arm = Arm::baseline;
-  int round = 0;  // 0: warm-up
+  int round = 0; // 0: warm-up
   std::string description;
   std::string stderr_tail;
+  bool could_not_start = false; // spawn failed: the command is wrong, not slow
 };
 
 struct CellRecord {
   std::string name;
   bool control = false;
   StopReason stop = StopReason::running;
-  int rounds = 0;  // rounds in which the cell ran
+  int rounds = 0; // rounds in which the cell ran
   std::optional<CellFailure> failure;
 };
 
@@ -67,8 +68,8 @@ struct RunRecord {
   process::RssProbe rss;
   std::vector<CellRecord> cells;
   std::vector<Sample> samples;
-  double elapsed_seconds = 0;  // warm-up + rounds
-  int interrupted_by = 0;      // the signal that stopped the run, or 0
+  double elapsed_seconds = 0; // warm-up + rounds
+  int interrupted_by = 0;     // the signal that stopped the run, or 0
 };
 
 } // namespace refbench::runner

@@ -34,8 +34,7 @@ private:
 // Bad flags, values or config (exit 2).
 class UsageError : public Error {
 public:
-  explicit UsageError(const std::string& what, std::string hint = {})
-      : Error(ExitCode::usage, what, std::move(hint)) {}
+  explicit UsageError(const std::string& what, std::string hint = {}) : Error(ExitCode::usage, what, std::move(hint)) {}
 };
 
 // Refused before measuring: a command that cannot start, bad refs, a failed

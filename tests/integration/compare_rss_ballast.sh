@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `true` is reported under 5 MiB even while refbench itself holds 300 MiB:
+# the launcher, not refbench, spawns the benchmarked processes.
+source "$(dirname "$0")/lib.sh"
+REFBENCH_TEST_BALLAST_MIB=300 run_refbench compare -q --seed 2 --max-rounds 5 --out "$WORK/o" true true
+expect_rc 0
+expect_json "$WORK/o/results.json" "r['harness_peak_rss_bytes'] >= 256 * 2**20"
+expect_json "$WORK/o/results.json" "max(samples('compare', 'baseline', 'rss') + samples('compare', 'candidate', 'rss')) < 5 * 2**20"
+expect_json "$WORK/o/results.json" "0 < r['rss']['floor_bytes'] < 5 * 2**20"
+# At the launcher floor a 1.000x ratio means nothing: the table says so.
+grep -E '^compare +rss .*\(censored\)' "$WORK/out" >/dev/null || fail "rss of true not marked censored: $(cat "$WORK/out")"
+echo "ok: true under 5 MiB while refbench holds 300 MiB"
