@@ -1,0 +1,52 @@
+#pragma once
+// Paired analysis on log-ratios d (SPEC §4.1–4.2): the Hodges–Lehmann
+// pseudo-median, the Wilcoxon signed-rank confidence interval and the
+// one-sided signed-rank test. Pure functions, no I/O.
+
+#include <span>
+#include <vector>
+
+namespace refbench::stats {
+
+// A closed interval [lo, hi] in the units of the data it was computed on.
+struct Interval {
+  double lo = 0;
+  double hi = 0;
+  // Half the width: the precision of SPEC §4.5.
+  double half_width() const { return (hi - lo) / 2.0; }
+};
+
+// All Walsh averages (d_i + d_j) / 2 for i ≤ j, sorted ascending.
+std::vector<double> walsh_averages(std::span<const double> d);
+
+// The Hodges–Lehmann pseudo-median of `d`: the median of its Walsh
+// averages. NaN for an empty span.
+double hodges_lehmann(std::span<const double> d);
+
+// Null distribution of the signed-rank statistic W+ for `n` untied,
+// non-zero values: element w is P(W+ = w), w = 0 … n(n+1)/2.
+std::vector<double> signed_rank_pmf(int n);
+
+// The exact lower critical value: the largest c with P(W+ ≤ c) ≤
+// `tail_probability` for `n` untied values, or -1 when even c = 0 is too
+// likely (n too small for that tail).
+int signed_rank_critical_value(int n, double tail_probability);
+
+// True when `d` has zeros or tied absolute values (exact tables do not apply).
+bool has_zeros_or_ties(std::span<const double> d);
+
+// The `confidence` (e.g. 0.95) distribution-free interval for the
+// pseudo-median: order statistics of the Walsh averages, with exact critical
+// values for n ≤ 50 without zeros or ties, else the tie-corrected normal
+// approximation. Below the smallest n that reaches `confidence`, the widest
+// interval [min, max] of the Walsh averages. Empty `d` gives [NaN, NaN].
+Interval signed_rank_interval(std::span<const double> d, double confidence);
+
+// One-sided p-value of the Wilcoxon signed-rank test of H0: pseudo-median
+// ≤ `shift` against H1: > `shift`, on d − shift with zeros dropped: exact
+// for n ≤ 50 without zeros or ties, else the tie-corrected normal
+// approximation without continuity correction (as scipy.stats.wilcoxon).
+// 1 when no non-zero difference is left.
+double signed_rank_p_greater(std::span<const double> d, double shift);
+
+} // namespace refbench::stats

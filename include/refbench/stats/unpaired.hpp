@@ -1,0 +1,31 @@
+#pragma once
+// Two-sample analysis for outside data that was not interleaved (SPEC §4.1):
+// the Hodges–Lehmann shift and the Mann–Whitney interval and test. Pure.
+
+#include <refbench/stats/signed_rank.hpp>
+
+#include <span>
+#include <vector>
+
+namespace refbench::stats {
+
+// Median of all pairwise differences y_j − x_i. NaN if either is empty.
+double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y);
+
+// Null distribution of the Mann–Whitney U for untied samples of sizes `m`
+// and `n`: element u is P(U = u), u = 0 … m·n.
+std::vector<double> mann_whitney_pmf(int m, int n);
+
+// The `confidence` interval for the shift y − x: order statistics of the
+// pairwise differences; exact critical values when the smaller sample has
+// ≤ 8 values and nothing is tied, else the tie-corrected normal
+// approximation. [NaN, NaN] if either sample is empty.
+Interval mann_whitney_interval(std::span<const double> x, std::span<const double> y, double confidence);
+
+// One-sided p-value that y − `shift` is stochastically greater than x, as
+// scipy.stats.mannwhitneyu(y − shift, x, alternative="greater") with its
+// defaults: exact when the smaller sample has ≤ 8 values and there are no
+// ties, else the normal approximation with tie and continuity corrections.
+double mann_whitney_p_greater(std::span<const double> x, std::span<const double> y, double shift);
+
+} // namespace refbench::stats

@@ -1,0 +1,102 @@
+#include <refbench/stats/bootstrap.hpp>
+#include <refbench/util/rng.hpp>
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace refbench::stats {
+namespace {
+
+// Hodges–Lehmann with a reusable buffer and nth_element (no full sort).
+double fast_hodges_lehmann(std::span<const double> d, std::vector<double>& buffer) {
+  buffer.clear();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    for (std::size_t j = i; j < d.size(); ++j) {
+      buffer.push_back((d[i] + d[j]) / 2.0);
+    }
+  }
+  auto mid = buffer.begin() + static_cast<std::ptrdiff_t>(buffer.size() / 2);
+  std::nth_element(buffer.begin(), mid, buffer.end());
+  double upper = *mid;
+  if (buffer.size() % 2 == 1) {
+    return upper;
+  }
+  double lower = *std::max_element(buffer.begin(), mid);
+  return (lower + upper) / 2.0;
+}
+
+// The empirical `q` quantile of sorted `values` (linear interpolation).
+double quantile_of_sorted(const std::vector<double>& values, double q) {
+  double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  auto below = static_cast<std::size_t>(std::floor(position));
+  std::size_t above = std::min(below + 1, values.size() - 1);
+  double fraction = position - static_cast<double>(below);
+  return values[below] + fraction * (values[above] - values[below]);
+}
+
+} // namespace
+
+Interval bca_bootstrap_interval(std::span<const double> d, double confidence, std::uint64_t seed, int resamples) {
+  if (d.empty()) {
+    return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  }
+  const boost::math::normal normal;
+  std::vector<double> buffer;
+  const double estimate = fast_hodges_lehmann(d, buffer);
+
+  util::Rng rng(seed);
+  std::vector<double> resample(d.size());
+  std::vector<double> replicates;
+  replicates.reserve(static_cast<std::size_t>(resamples));
+  for (int b = 0; b < resamples; ++b) {
+    for (double& v : resample) {
+      v = d[rng.below(d.size())];
+    }
+    replicates.push_back(fast_hodges_lehmann(resample, buffer));
+  }
+  std::sort(replicates.begin(), replicates.end());
+  if (replicates.front() == replicates.back()) {
+    return {replicates.front(), replicates.front()};
+  }
+
+  // bias correction z0 from the share of replicates below the estimate (ties count half)
+  auto below = std::lower_bound(replicates.begin(), replicates.end(), estimate) - replicates.begin();
+  auto not_above = std::upper_bound(replicates.begin(), replicates.end(), estimate) - replicates.begin();
+  double share = (static_cast<double>(below) + static_cast<double>(not_above)) / 2.0 / resamples;
+  const double half = 0.5 / resamples;
+  share = std::clamp(share, half, 1.0 - half);
+  const double z0 = boost::math::quantile(normal, share);
+
+  // acceleration from the jackknife
+  std::vector<double> jackknife;
+  std::vector<double> leave_one_out;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    leave_one_out.assign(d.begin(), d.end());
+    leave_one_out.erase(leave_one_out.begin() + static_cast<std::ptrdiff_t>(i));
+    jackknife.push_back(leave_one_out.empty() ? estimate : fast_hodges_lehmann(leave_one_out, buffer));
+  }
+  double mean = 0;
+  for (double v : jackknife) {
+    mean += v;
+  }
+  mean /= static_cast<double>(jackknife.size());
+  double cubes = 0;
+  double squares = 0;
+  for (double v : jackknife) {
+    cubes += (mean - v) * (mean - v) * (mean - v);
+    squares += (mean - v) * (mean - v);
+  }
+  const double acceleration = squares > 0 ? cubes / (6.0 * std::pow(squares, 1.5)) : 0.0;
+
+  auto adjusted = [&](double tail) {
+    double z = boost::math::quantile(normal, tail);
+    return boost::math::cdf(normal, z0 + (z0 + z) / (1.0 - acceleration * (z0 + z)));
+  };
+  const double tail = (1.0 - confidence) / 2.0;
+  return {quantile_of_sorted(replicates, adjusted(tail)), quantile_of_sorted(replicates, adjusted(1.0 - tail))};
+}
+
+} // namespace refbench::stats

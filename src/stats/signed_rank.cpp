@@ -1,0 +1,166 @@
+#include <refbench/stats/ranks.hpp>
+#include <refbench/stats/signed_rank.hpp>
+#include <refbench/stats/summary.hpp>
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <limits>
+
+namespace refbench::stats {
+namespace {
+
+constexpr int k_exact_max_n = 50;
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+
+double normal_quantile(double p) { return boost::math::quantile(boost::math::normal(), p); }
+double normal_upper_tail(double z) { return boost::math::cdf(boost::math::complement(boost::math::normal(), z)); }
+
+// Variance of W+ for `n` values whose absolute values form the tie groups
+// `tie_sizes`: n(n+1)(2n+1)/24 − Σ(t³ − t)/48.
+double signed_rank_variance(std::size_t n, const std::vector<std::size_t>& tie_sizes) {
+  double nn = static_cast<double>(n);
+  double variance = nn * (nn + 1) * (2 * nn + 1) / 24.0;
+  for (std::size_t t : tie_sizes) {
+    double tt = static_cast<double>(t);
+    variance -= (tt * tt * tt - tt) / 48.0;
+  }
+  return variance;
+}
+
+} // namespace
+
+std::vector<double> walsh_averages(std::span<const double> d) {
+  std::vector<double> averages;
+  averages.reserve(d.size() * (d.size() + 1) / 2);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    for (std::size_t j = i; j < d.size(); ++j) {
+      averages.push_back((d[i] + d[j]) / 2.0);
+    }
+  }
+  std::sort(averages.begin(), averages.end());
+  return averages;
+}
+
+double hodges_lehmann(std::span<const double> d) {
+  if (d.empty()) {
+    return k_nan;
+  }
+  auto averages = walsh_averages(d);
+  return median(averages);
+}
+
+std::vector<double> signed_rank_pmf(int n) {
+  // counts[w] = number of subsets of {1..n} with sum w, kept as probabilities
+  // by halving at each step (each rank is + or − with probability 1/2).
+  std::size_t max_sum = static_cast<std::size_t>(n) * static_cast<std::size_t>(n + 1) / 2;
+  std::vector<double> pmf(max_sum + 1, 0.0);
+  pmf[0] = 1.0;
+  std::size_t reach = 0;
+  for (int rank = 1; rank <= n; ++rank) {
+    auto r = static_cast<std::size_t>(rank);
+    reach += r;
+    for (std::size_t w = reach; w >= r; --w) {
+      pmf[w] = (pmf[w] + pmf[w - r]) / 2.0;
+    }
+    for (std::size_t w = 0; w < r; ++w) {
+      pmf[w] /= 2.0;
+    }
+  }
+  return pmf;
+}
+
+int signed_rank_critical_value(int n, double tail_probability) {
+  auto pmf = signed_rank_pmf(n);
+  double cumulative = 0;
+  int critical = -1;
+  for (std::size_t w = 0; w < pmf.size(); ++w) {
+    cumulative += pmf[w];
+    // a relative tolerance keeps exact table boundaries (e.g. 0.025 itself)
+    if (cumulative > tail_probability * (1 + 1e-12)) {
+      break;
+    }
+    critical = static_cast<int>(w);
+  }
+  return critical;
+}
+
+bool has_zeros_or_ties(std::span<const double> d) {
+  std::vector<double> magnitudes;
+  magnitudes.reserve(d.size());
+  for (double v : d) {
+    if (v == 0.0) {
+      return true;
+    }
+    magnitudes.push_back(std::fabs(v));
+  }
+  std::sort(magnitudes.begin(), magnitudes.end());
+  return std::adjacent_find(magnitudes.begin(), magnitudes.end()) != magnitudes.end();
+}
+
+Interval signed_rank_interval(std::span<const double> d, double confidence) {
+  if (d.empty()) {
+    return {k_nan, k_nan};
+  }
+  const auto averages = walsh_averages(d);
+  const std::size_t m = averages.size();
+  const double tail = (1.0 - confidence) / 2.0;
+  // lo = the (c+1)-th smallest Walsh average, hi = the (c+1)-th largest,
+  // with c the lower critical value of W+
+  long long critical = 0;
+  if (static_cast<int>(d.size()) <= k_exact_max_n && !has_zeros_or_ties(d)) {
+    critical = signed_rank_critical_value(static_cast<int>(d.size()), tail);
+  } else {
+    std::vector<double> magnitudes;
+    for (double v : d) {
+      magnitudes.push_back(std::fabs(v));
+    }
+    double sigma = std::sqrt(signed_rank_variance(d.size(), tie_group_sizes(magnitudes)));
+    critical = std::llround(static_cast<double>(m) / 2.0 - normal_quantile(1.0 - tail) * sigma) - 1;
+  }
+  // critical < 0: too few values for `confidence`; the widest interval
+  auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((m - 1) / 2)));
+  return {averages[cut], averages[m - 1 - cut]};
+}
+
+double signed_rank_p_greater(std::span<const double> d, double shift) {
+  std::vector<double> shifted;
+  shifted.reserve(d.size());
+  for (double v : d) {
+    if (v - shift != 0.0) {
+      shifted.push_back(v - shift);
+    }
+  }
+  if (shifted.empty()) {
+    return 1.0;
+  }
+  std::vector<double> magnitudes;
+  for (double v : shifted) {
+    magnitudes.push_back(std::fabs(v));
+  }
+  auto ranks = average_ranks(magnitudes);
+  double w_plus = 0;
+  for (std::size_t i = 0; i < shifted.size(); ++i) {
+    if (shifted[i] > 0) {
+      w_plus += ranks[i];
+    }
+  }
+  const bool zeros_dropped = shifted.size() != d.size();
+  if (static_cast<int>(d.size()) <= k_exact_max_n && !zeros_dropped && !has_zeros_or_ties(shifted)) {
+    auto pmf = signed_rank_pmf(static_cast<int>(shifted.size()));
+    double p = 0;
+    for (auto w = static_cast<std::size_t>(std::llround(w_plus)); w < pmf.size(); ++w) {
+      p += pmf[w];
+    }
+    return std::clamp(p, 0.0, 1.0);
+  }
+  const double n = static_cast<double>(shifted.size());
+  const double mean = n * (n + 1) / 4.0;
+  const double sigma = std::sqrt(signed_rank_variance(shifted.size(), tie_group_sizes(magnitudes)));
+  if (sigma == 0.0) {
+    return w_plus > mean ? 0.0 : 1.0;
+  }
+  return normal_upper_tail((w_plus - mean) / sigma);
+}
+
+} // namespace refbench::stats

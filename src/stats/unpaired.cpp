@@ -1,0 +1,149 @@
+#include <refbench/stats/ranks.hpp>
+#include <refbench/stats/summary.hpp>
+#include <refbench/stats/unpaired.hpp>
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <limits>
+
+namespace refbench::stats {
+namespace {
+
+constexpr int k_exact_max_small = 8;
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+
+std::vector<double> pairwise_differences(std::span<const double> x, std::span<const double> y) {
+  std::vector<double> differences;
+  differences.reserve(x.size() * y.size());
+  for (double b : y) {
+    for (double a : x) {
+      differences.push_back(b - a);
+    }
+  }
+  std::sort(differences.begin(), differences.end());
+  return differences;
+}
+
+bool any_ties(std::span<const double> x, std::span<const double> y) {
+  std::vector<double> all(x.begin(), x.end());
+  all.insert(all.end(), y.begin(), y.end());
+  return !tie_group_sizes(all).empty();
+}
+
+bool exact_applies(std::span<const double> x, std::span<const double> y) {
+  return std::min(x.size(), y.size()) <= static_cast<std::size_t>(k_exact_max_small) && !any_ties(x, y);
+}
+
+// Standard deviation of U with the tie correction of scipy's _get_mwu_z.
+double mann_whitney_sigma(std::span<const double> x, std::span<const double> y) {
+  std::vector<double> all(x.begin(), x.end());
+  all.insert(all.end(), y.begin(), y.end());
+  double n1 = static_cast<double>(x.size());
+  double n2 = static_cast<double>(y.size());
+  double n = n1 + n2;
+  double tie_term = 0;
+  for (std::size_t t : tie_group_sizes(all)) {
+    double tt = static_cast<double>(t);
+    tie_term += tt * tt * tt - tt;
+  }
+  return std::sqrt(n1 * n2 / 12.0 * ((n + 1) - tie_term / (n * (n - 1))));
+}
+
+} // namespace
+
+double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y) {
+  if (x.empty() || y.empty()) {
+    return k_nan;
+  }
+  auto differences = pairwise_differences(x, y);
+  return median(differences);
+}
+
+std::vector<double> mann_whitney_pmf(int m, int n) {
+  // f[i][j] over u, built with P_{i,j}(u) = i/(i+j) P_{i-1,j}(u-j) + j/(i+j) P_{i,j-1}(u)
+  // (the largest value overall belongs to the first sample with probability i/(i+j)).
+  auto mm = static_cast<std::size_t>(std::min(m, n));
+  auto nn = static_cast<std::size_t>(std::max(m, n));
+  std::vector<std::vector<double>> previous(nn + 1, std::vector<double>{1.0});
+  for (std::size_t i = 1; i <= mm; ++i) {
+    std::vector<std::vector<double>> current(nn + 1);
+    current[0] = {1.0};
+    for (std::size_t j = 1; j <= nn; ++j) {
+      std::vector<double> dist(i * j + 1, 0.0);
+      const double from_first = static_cast<double>(i) / static_cast<double>(i + j);
+      const double from_second = static_cast<double>(j) / static_cast<double>(i + j);
+      for (std::size_t u = 0; u < previous[j].size(); ++u) {
+        dist[u + j] += from_first * previous[j][u];
+      }
+      for (std::size_t u = 0; u < current[j - 1].size(); ++u) {
+        dist[u] += from_second * current[j - 1][u];
+      }
+      current[j] = std::move(dist);
+    }
+    previous = std::move(current);
+  }
+  return previous[nn];
+}
+
+Interval mann_whitney_interval(std::span<const double> x, std::span<const double> y, double confidence) {
+  if (x.empty() || y.empty()) {
+    return {k_nan, k_nan};
+  }
+  const auto differences = pairwise_differences(x, y);
+  const std::size_t total = differences.size();
+  const double tail = (1.0 - confidence) / 2.0;
+  long long critical = -1;
+  if (exact_applies(x, y)) {
+    auto pmf = mann_whitney_pmf(static_cast<int>(x.size()), static_cast<int>(y.size()));
+    double cumulative = 0;
+    for (std::size_t u = 0; u < pmf.size(); ++u) {
+      cumulative += pmf[u];
+      if (cumulative > tail * (1 + 1e-12)) {
+        break;
+      }
+      critical = static_cast<long long>(u);
+    }
+  } else {
+    const double z = boost::math::quantile(boost::math::normal(), 1.0 - tail);
+    critical = std::llround(static_cast<double>(total) / 2.0 - z * mann_whitney_sigma(x, y)) - 1;
+  }
+  auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((total - 1) / 2)));
+  return {differences[cut], differences[total - 1 - cut]};
+}
+
+double mann_whitney_p_greater(std::span<const double> x, std::span<const double> y, double shift) {
+  if (x.empty() || y.empty()) {
+    return 1.0;
+  }
+  std::vector<double> first;
+  for (double v : y) {
+    first.push_back(v - shift);
+  }
+  std::vector<double> combined(first);
+  combined.insert(combined.end(), x.begin(), x.end());
+  auto ranks = average_ranks(combined);
+  const double n1 = static_cast<double>(first.size());
+  const double n2 = static_cast<double>(x.size());
+  double r1 = 0;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    r1 += ranks[i];
+  }
+  const double u1 = r1 - n1 * (n1 + 1) / 2.0;
+  if (exact_applies(x, first)) {
+    auto pmf = mann_whitney_pmf(static_cast<int>(first.size()), static_cast<int>(x.size()));
+    double p = 0;
+    for (auto u = static_cast<std::size_t>(std::llround(u1)); u < pmf.size(); ++u) {
+      p += pmf[u];
+    }
+    return std::clamp(p, 0.0, 1.0);
+  }
+  const double sigma = mann_whitney_sigma(x, first);
+  if (sigma == 0.0) {
+    return 1.0;
+  }
+  const double z = (u1 - n1 * n2 / 2.0 - 0.5) / sigma;
+  return std::clamp(boost::math::cdf(boost::math::complement(boost::math::normal(), z)), 0.0, 1.0);
+}
+
+} // namespace refbench::stats

@@ -1,0 +1,54 @@
+#include <refbench/stats/verdict.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace refbench::stats {
+
+std::string_view verdict_name(Verdict verdict) {
+  switch (verdict) {
+  case Verdict::error:
+    return "ERROR";
+  case Verdict::censored:
+    return "CENSORED";
+  case Verdict::regression:
+    return "REGRESSION";
+  case Verdict::improved:
+    return "IMPROVED";
+  case Verdict::pass:
+    return "PASS";
+  case Verdict::inconclusive:
+    return "INCONCLUSIVE";
+  }
+  return "INCONCLUSIVE";
+}
+
+Verdict decide(const VerdictInput& in) {
+  if (in.error) {
+    return Verdict::error;
+  }
+  if (in.censored) {
+    return Verdict::censored;
+  }
+  if (!std::isfinite(in.ci_low) || !std::isfinite(in.ci_high) || in.n == 0) {
+    return Verdict::inconclusive;
+  }
+  if (in.ci_low > in.threshold && in.p < in.alpha) {
+    return Verdict::regression;
+  }
+  const bool floor_ok = !in.noise_floor || *in.noise_floor < in.threshold;
+  const bool enough = in.n >= in.min_rounds;
+  if (enough && floor_ok && in.ci_high < 1.0) {
+    return Verdict::improved;
+  }
+  if (enough && floor_ok && in.ci_high < in.threshold) {
+    return Verdict::pass;
+  }
+  return Verdict::inconclusive;
+}
+
+double noise_floor(double control_ci_low, double control_ci_high) {
+  return std::max(control_ci_high, 1.0 / control_ci_low);
+}
+
+} // namespace refbench::stats

@@ -1,0 +1,87 @@
+#include <doctest/doctest.h>
+
+#include <refbench/stats/multiple.hpp>
+#include <refbench/stats/verdict.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace refbench::stats;
+
+TEST_CASE("stats::benjamini_hochberg") {
+  SUBCASE("worked by hand") {
+    // sorted: 0.005 (1), 0.01 (2), 0.03 (3), 0.04 (4) → 0.02, 0.02, 0.04, 0.04
+    auto adjusted = benjamini_hochberg(std::vector<double>{0.01, 0.04, 0.03, 0.005});
+    CHECK(adjusted[0] == doctest::Approx(0.02));
+    CHECK(adjusted[1] == doctest::Approx(0.04));
+    CHECK(adjusted[2] == doctest::Approx(0.04));
+    CHECK(adjusted[3] == doctest::Approx(0.02));
+  }
+  SUBCASE("Benjamini & Hochberg (1995), section 4: 4 of 15 rejected at q = 0.05") {
+    std::vector<double> p{0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344,
+                          0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.000};
+    auto adjusted = benjamini_hochberg(p);
+    CHECK(std::count_if(adjusted.begin(), adjusted.end(), [](double q) { return q <= 0.05; }) == 4);
+    CHECK(std::all_of(adjusted.begin(), adjusted.end(), [](double q) { return q <= 1.0; }));
+  }
+  SUBCASE("empty") { CHECK(benjamini_hochberg(std::vector<double>{}).empty()); }
+}
+
+TEST_CASE("stats::decide follows SPEC §4.6 in order") {
+  VerdictInput base;
+  base.n = 30;
+  base.min_rounds = 10;
+  base.threshold = 1.15;
+  base.alpha = 0.05;
+  base.noise_floor = 1.03;
+
+  auto with = [&](double lo, double hi, double p) {
+    VerdictInput in = base;
+    in.ci_low = lo;
+    in.ci_high = hi;
+    in.p = p;
+    return in;
+  };
+  CHECK(decide(with(1.20, 1.25, 0.001)) == Verdict::regression);
+  CHECK(decide(with(1.20, 1.25, 0.20)) == Verdict::inconclusive);  // not significant after BH
+  CHECK(decide(with(1.10, 1.25, 0.001)) == Verdict::inconclusive); // straddles T
+  CHECK(decide(with(0.80, 0.95, 1.0)) == Verdict::improved);
+  CHECK(decide(with(0.95, 1.10, 1.0)) == Verdict::pass);
+  SUBCASE("error and censored come first") {
+    auto in = with(1.20, 1.25, 0.001);
+    in.censored = true;
+    CHECK(decide(in) == Verdict::censored);
+    in.error = true;
+    CHECK(decide(in) == Verdict::error);
+  }
+  SUBCASE("a floor at or above T allows no PASS or IMPROVED") {
+    auto in = with(0.95, 1.10, 1.0);
+    in.noise_floor = 1.15;
+    CHECK(decide(in) == Verdict::inconclusive);
+    in = with(0.80, 0.95, 1.0);
+    in.noise_floor = 1.2;
+    CHECK(decide(in) == Verdict::inconclusive);
+  }
+  SUBCASE("an unknown floor uses the cell's own interval") {
+    auto in = with(0.95, 1.10, 1.0);
+    in.noise_floor.reset();
+    CHECK(decide(in) == Verdict::pass);
+  }
+  SUBCASE("too few pairs: no PASS") {
+    auto in = with(0.95, 1.10, 1.0);
+    in.n = 5;
+    CHECK(decide(in) == Verdict::inconclusive);
+  }
+  SUBCASE("NaN interval (no pairs) is INCONCLUSIVE") {
+    auto in = with(std::nan(""), std::nan(""), 1.0);
+    in.n = 0;
+    CHECK(decide(in) == Verdict::inconclusive);
+  }
+  CHECK(verdict_name(Verdict::regression) == "REGRESSION");
+}
+
+TEST_CASE("stats::noise_floor") {
+  CHECK(noise_floor(0.95, 1.03) == doctest::Approx(1.0 / 0.95));
+  CHECK(noise_floor(0.99, 1.08) == doctest::Approx(1.08));
+}
