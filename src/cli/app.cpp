@@ -1,3 +1,4 @@
+#include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/app.hpp>
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/process/launcher.hpp>
@@ -27,6 +28,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   CompareOptions compare;
   CLI::App* compare_command = add_compare_command(app, compare);
+  AnalyzeOptions analyze;
+  CLI::App* analyze_command = add_analyze_command(app, analyze);
 
   try {
     try {
@@ -47,6 +50,9 @@ int main(int argc, char** argv) {
     }
     if (compare_command->parsed()) {
       return run_compare(compare, common);
+    }
+    if (analyze_command->parsed()) {
+      return run_analyze(analyze, common);
     }
     return static_cast<int>(ExitCode::usage);
   } catch (const Error& error) {

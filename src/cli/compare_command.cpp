@@ -1,12 +1,14 @@
+#include <refbench/analysis/from_record.hpp>
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/spawn.hpp>
-#include <refbench/report/median_table.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/units.hpp>
+#include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
 #include <refbench/util/quantity.hpp>
 #include <refbench/util/rng.hpp>
 #include <refbench/util/shell_words.hpp>
@@ -115,22 +117,9 @@ std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_
   if (o.no_control) {
     line += " --no-control";
   }
+  line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", o.threshold, o.alpha,
+                      o.precision, o.interval, o.fail_on);
   return line + " " + util::quote_shell_word(o.baseline) + " " + util::quote_shell_word(o.candidate);
-}
-
-// Writes `text` to `path` through a temporary file and a rename.
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  fs::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      throw MeasurementError("cannot write " + path.string(), "check free disk space and the --out directory");
-    }
-  }
-  fs::rename(temporary, path);
 }
 
 void print_failures(const runner::RunRecord& record) {
@@ -187,6 +176,12 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   cmd->add_flag("--no-control", o.no_control, "Skip the A/A control cell");
   cmd->add_option("--metric", o.metrics, "Metrics to show: wall,cpu,user,sys,rss")->capture_default_str();
   cmd->add_option("--gate", o.gate, "Metrics that can fail the run")->capture_default_str();
+  cmd->add_option("--interval", o.interval, "Interval: signed-rank (default) or bootstrap (BCa, 10 000 resamples)")
+      ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
+      ->capture_default_str();
+  cmd->add_option("--fail-on", o.fail_on, "Which verdict fails the run: regression, inconclusive or never")
+      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
+      ->capture_default_str();
   return cmd;
 }
 
@@ -235,29 +230,46 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   report::RunContext context{"compare",  reproduce_line(o, settings.seed, settings.min_rounds),
                              o.baseline, o.candidate,
                              settings,   metrics,
-                             gated,      report::environment_json()};
+                             gated,      o.threshold,
+                             o.alpha,    o.precision,
+                             o.interval, report::environment_json()};
   runner::Journal journal((out / "journal.jsonl").string());
   journal.append(report::journal_header(context, launcher->rss_probe(), settings.seed));
 
-  auto observer = [&](int round, std::size_t active, double elapsed) {
+  runner::RoundHooks hooks;
+  hooks.observer = [&](int round, std::size_t active, double elapsed) {
     if (!common.quiet) {
       std::cerr << fmt::format("refbench: round {}/{}: {} cell(s) active, {} of {} budget\n", round,
                                settings.max_rounds, active, report::format_seconds(elapsed),
                                report::format_seconds(settings.budget_seconds));
     }
   };
-  auto record = runner::run_rounds(cells, settings, *launcher, journal, runner::monotonic_now, observer);
+  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+    return analysis::precise_enough(record, cell, gated, o.precision, static_cast<std::size_t>(settings.min_rounds));
+  };
+  auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
   journal.sync();
 
-  auto rows = report::median_rows(record, metrics);
-  auto results = report::results_json(record, context, rows);
-  results["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
-  write_file_atomically(out / "results.json", results.dump(2) + "\n");
-  std::cout << report::render_median_table(rows);
+  analysis::Settings analysis_settings{o.threshold,
+                                       o.alpha,
+                                       0.95,
+                                       static_cast<std::size_t>(settings.min_rounds),
+                                       o.interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
+                                                                 : analysis::IntervalMethod::signed_rank,
+                                       settings.seed};
+  auto results = analysis::analyze(analysis::cell_samples(record, metrics, gated), analysis_settings);
+  auto document = report::results_json(record, context, results);
+  document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
+  if (!util::write_file_atomically(out / "results.json", document.dump(2) + "\n")) {
+    throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
+                           "check free disk space and the --out directory; the journal has every sample");
+  }
+  std::cout << report::render_verdict_table(results);
   if (!common.quiet) {
-    std::cout << fmt::format("seed {} · {} · rss floor {} ({}) · results in {}\n", settings.seed,
+    std::cout << report::render_summary_line(results, o.threshold);
+    std::cout << fmt::format("seed {} · {} · rss floor {} (launcher) · results in {}\n", settings.seed,
                              report::format_seconds(record.elapsed_seconds),
-                             report::format_bytes(static_cast<double>(record.rss.floor_bytes)), "launcher",
+                             report::format_bytes(static_cast<double>(record.rss.floor_bytes)),
                              (out / "results.json").string());
   }
   if (record.interrupted_by != 0) {
@@ -269,10 +281,13 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
                          "check that it is a program for this machine, or pass --shell for shell scripts");
     }
   }
-  bool failed = std::any_of(record.cells.begin(), record.cells.end(), [](const auto& c) { return c.failure; });
-  if (failed) {
+  const std::string verdict = analysis::overall_verdict(results);
+  if (verdict == "error") {
     print_failures(record);
     return static_cast<int>(ExitCode::measurement);
+  }
+  if ((verdict == "regression" && o.fail_on != "never") || (verdict == "inconclusive" && o.fail_on == "inconclusive")) {
+    return static_cast<int>(ExitCode::regression);
   }
   return static_cast<int>(ExitCode::ok);
 }

@@ -2,7 +2,7 @@
 #include <refbench/runner/journal.hpp>
 #include <refbench/version.hpp>
 
-#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sys/utsname.h>
 #include <thread>
@@ -21,7 +21,9 @@ nlohmann::json settings_json(const RunContext& context) {
   const auto& s = context.settings;
   return {{"budget_seconds", s.budget_seconds}, {"max_rounds", s.max_rounds},
           {"min_rounds", s.min_rounds},         {"warmup", s.warmup},
-          {"metrics", names(context.metrics)},  {"gate", names(context.gated)}};
+          {"metrics", names(context.metrics)},  {"gate", names(context.gated)},
+          {"threshold", context.threshold},     {"alpha", context.alpha},
+          {"precision", context.precision},     {"interval", context.interval}};
 }
 
 std::string cpu_model() {
@@ -36,13 +38,39 @@ std::string cpu_model() {
   return "unknown";
 }
 
+// A number, or null when it is not finite (JSON has no NaN).
+nlohmann::json number(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
+
+nlohmann::json optional_number(const std::optional<double>& value) {
+  return value ? number(*value) : nlohmann::json(nullptr);
+}
+
 } // namespace
 
-std::string overall_verdict(const runner::RunRecord& record) {
-  bool failed =
-      std::any_of(record.cells.begin(), record.cells.end(), [](const auto& cell) { return cell.failure.has_value(); });
-  // Until the statistics decide per cell, a run without errors is not a pass.
-  return failed ? "error" : "inconclusive";
+nlohmann::json to_json(const analysis::MetricResult& r) {
+  nlohmann::json j{{"cell", r.cell},
+                   {"metric", r.metric},
+                   {"control", r.control},
+                   {"gated", r.gated},
+                   {"paired", r.paired},
+                   {"n", r.n},
+                   {"baseline_median", number(r.baseline_median)},
+                   {"candidate_median", number(r.candidate_median)},
+                   {"ratio", number(r.ratio)},
+                   {"ci_low", number(r.ci_low)},
+                   {"ci_high", number(r.ci_high)},
+                   {"p", optional_number(r.p)},
+                   {"p_bh", optional_number(r.p_bh)},
+                   {"threshold", r.threshold},
+                   {"verdict", stats::verdict_name(r.verdict)},
+                   {"censored", r.censored},
+                   {"min_detectable_ratio", number(r.min_detectable_ratio)},
+                   {"noise_floor", optional_number(r.noise_floor)},
+                   {"better", r.direction == analysis::Direction::higher_is_better ? "higher" : "lower"}};
+  if (r.error) {
+    j["error"] = *r.error;
+  }
+  return j;
 }
 
 nlohmann::json environment_json() {
@@ -69,7 +97,7 @@ nlohmann::json journal_header(const RunContext& context, const process::RssProbe
 }
 
 nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
-                            const std::vector<MedianRow>& rows) {
+                            const std::vector<analysis::MetricResult>& results) {
   nlohmann::json cells = nlohmann::json::array();
   for (std::size_t cell = 0; cell < record.cells.size(); ++cell) {
     auto j = runner::to_json(record.cells[cell]);
@@ -84,22 +112,16 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
     }
     cells.push_back(std::move(j));
   }
-  nlohmann::json medians = nlohmann::json::array();
-  for (const auto& row : rows) {
-    medians.push_back({{"cell", row.cell},
-                       {"metric", runner::metric_name(row.metric)},
-                       {"n", row.pairs},
-                       {"baseline_median", row.baseline_median},
-                       {"candidate_median", row.candidate_median},
-                       {"ratio_of_medians", row.pairs > 0 ? nlohmann::json(row.ratio) : nlohmann::json(nullptr)},
-                       {"censored", row.censored}});
+  nlohmann::json analysis = nlohmann::json::array();
+  for (const auto& r : results) {
+    analysis.push_back(to_json(r));
   }
   return {
       {"schema_version", 1},
       {"tool", {{"name", "refbench"}, {"version", k_version}}},
       {"command", context.command},
       {"seed", record.seed},
-      {"verdict", overall_verdict(record)},
+      {"verdict", analysis::overall_verdict(results)},
       {"partial", record.interrupted_by != 0},
       {"arms",
        {{"baseline", {{"command", context.baseline_label}}}, {"candidate", {{"command", context.candidate_label}}}}},
@@ -109,7 +131,7 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
       {"elapsed_seconds", record.elapsed_seconds},
       {"reproduce", context.reproduce},
       {"cells", std::move(cells)},
-      {"medians", std::move(medians)}};
+      {"analysis", std::move(analysis)}};
 }
 
 } // namespace refbench::report

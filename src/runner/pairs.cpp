@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <ctime>
 #include <map>
 
 namespace refbench::runner {
@@ -63,11 +64,27 @@ double metric_value(const process::Outcome& outcome, Metric metric) {
 }
 
 bool at_floor(const process::Outcome& outcome, Metric metric, std::int64_t start_floor_bytes) {
-  if (metric != Metric::rss) {
-    return false;
+  switch (metric) {
+  case Metric::rss:
+    return outcome.peak_rss_bytes <=
+           std::max(outcome.rss_floor_bytes, start_floor_bytes) + process::k_rss_censor_margin;
+  case Metric::wall:
+    return outcome.wall_seconds < 10 * timer_resolution_seconds();
+  case Metric::cpu:
+  case Metric::user:
+  case Metric::sys:
+    return metric_value(outcome, metric) <= 0; // below the rusage resolution
   }
-  std::int64_t floor = std::max(outcome.rss_floor_bytes, start_floor_bytes);
-  return outcome.peak_rss_bytes <= floor + process::k_rss_censor_margin;
+  return false;
+}
+
+double timer_resolution_seconds() {
+  static const double resolution = [] {
+    timespec ts{};
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }();
+  return resolution;
 }
 
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric) {

@@ -12,9 +12,9 @@ namespace {
 class RoundRunner {
 public:
   RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-              Journal& journal, const Clock& clock)
-      : m_cells(cells), m_settings(settings), m_executor(executor), m_journal(journal), m_clock(clock),
-        m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}) {
+              Journal& journal, const RoundHooks& hooks)
+      : m_cells(cells), m_settings(settings), m_executor(executor), m_journal(journal), m_hooks(hooks),
+        m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}) {
     m_record.seed = settings.seed;
     m_record.rss = executor.rss_probe();
     for (const auto& cell : cells) {
@@ -22,7 +22,7 @@ public:
     }
   }
 
-  RunRecord run(const RoundObserver& observer) {
+  RunRecord run() {
     const double start = m_clock();
     try {
       warm_up();
@@ -33,8 +33,8 @@ public:
           break;
         }
         run_round(round, active);
-        if (observer) {
-          observer(round, active_cells().size(), m_clock() - start);
+        if (m_hooks.observer) {
+          m_hooks.observer(round, active_cells().size(), m_clock() - start);
         }
       }
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
@@ -74,7 +74,9 @@ private:
     for (std::size_t cell : active) {
       if (m_record.cells[cell].stop == StopReason::running) {
         m_record.cells[cell].rounds = round;
-        if (round >= m_settings.max_rounds) {
+        if (round >= m_settings.min_rounds && m_hooks.precise && m_hooks.precise(m_record, cell)) {
+          stop(cell, StopReason::precision);
+        } else if (round >= m_settings.max_rounds) {
           stop(cell, StopReason::max_rounds);
         }
       }
@@ -136,6 +138,7 @@ private:
   const RoundSettings& m_settings;
   process::Executor& m_executor;
   Journal& m_journal;
+  const RoundHooks& m_hooks;
   const Clock& m_clock;
   util::Rng m_rng;
   std::vector<std::array<double, 2>> m_last_wall;
@@ -151,8 +154,8 @@ double monotonic_now() {
 }
 
 RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-                     Journal& journal, const Clock& clock, const RoundObserver& observer) {
-  return RoundRunner(cells, settings, executor, journal, clock).run(observer);
+                     Journal& journal, const RoundHooks& hooks) {
+  return RoundRunner(cells, settings, executor, journal, hooks).run();
 }
 
 } // namespace refbench::runner

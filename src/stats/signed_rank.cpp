@@ -120,7 +120,7 @@ Interval signed_rank_interval(std::span<const double> d, double confidence) {
   }
   // critical < 0: too few values for `confidence`; the widest interval
   auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((m - 1) / 2)));
-  return {averages[cut], averages[m - 1 - cut]};
+  return {averages[cut], averages[m - 1 - cut], critical >= 0};
 }
 
 double signed_rank_p_greater(std::span<const double> d, double shift) {

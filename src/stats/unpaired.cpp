@@ -109,7 +109,7 @@ Interval mann_whitney_interval(std::span<const double> x, std::span<const double
     critical = std::llround(static_cast<double>(total) / 2.0 - z * mann_whitney_sigma(x, y)) - 1;
   }
   auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((total - 1) / 2)));
-  return {differences[cut], differences[total - 1 - cut]};
+  return {differences[cut], differences[total - 1 - cut], critical >= 0};
 }
 
 double mann_whitney_p_greater(std::span<const double> x, std::span<const double> y, double shift) {

@@ -37,7 +37,7 @@ Verdict decide(const VerdictInput& in) {
     return Verdict::regression;
   }
   const bool floor_ok = !in.noise_floor || *in.noise_floor < in.threshold;
-  const bool enough = in.n >= in.min_rounds;
+  const bool enough = in.n >= in.min_rounds && in.interval_reaches_confidence;
   if (enough && floor_ok && in.ci_high < 1.0) {
     return Verdict::improved;
   }

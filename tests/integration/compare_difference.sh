@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# The bundled example: `work 30` does 1.5x the work of `work 20`; the ratio of
-# medians shows it and the A/A control stays near 1.
+# The bundled example: `work 30` does 1.5x the work of `work 20`. The wall
+# ratio and its interval show it, the A/A control passes, the run exits 1.
 source "$(dirname "$0")/lib.sh"
 : "${SAMPLE_WORK:?}"
 run_refbench compare --seed 4 --max-rounds 12 --out "$WORK/o" "$SAMPLE_WORK 20" "$SAMPLE_WORK 30"
-expect_rc 0
-expect_json "$WORK/o/results.json" "1.3 <= next(m for m in r['medians'] if m['cell'] == 'compare' and m['metric'] == 'cpu')['ratio_of_medians'] <= 1.7"
-expect_json "$WORK/o/results.json" "0.85 <= next(m for m in r['medians'] if m['cell'] == 'compare-control' and m['metric'] == 'cpu')['ratio_of_medians'] <= 1.15"
-grep -E '^compare +wall ' "$WORK/out" >/dev/null || fail "no wall row: $(cat "$WORK/out")"
+expect_rc 1
+row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric'] == '$2')"; }
+expect_json "$WORK/o/results.json" "1.3 <= $(row compare wall)['ratio'] <= 1.7"
+expect_json "$WORK/o/results.json" "$(row compare wall)['ci_low'] > 1.15 and $(row compare wall)['verdict'] == 'REGRESSION'"
+expect_json "$WORK/o/results.json" "$(row compare wall)['p_bh'] < 0.05 and $(row compare wall)['gated']"
+expect_json "$WORK/o/results.json" "$(row compare-control wall)['ci_low'] < 1 < $(row compare-control wall)['ci_high']"
+expect_json "$WORK/o/results.json" "$(row compare-control wall)['verdict'] == 'PASS'"
+expect_json "$WORK/o/results.json" "$(row compare cpu)['verdict'] == 'REGRESSION' and not $(row compare cpu)['gated']"
+expect_json "$WORK/o/results.json" "r['verdict'] == 'regression'"
+grep -E '^\| compare \| wall \| .* \| REGRESSION \|$' "$WORK/out" >/dev/null || fail "no REGRESSION row: $(cat "$WORK/out")"
+grep -E '^\| compare \| cpu \| .* \| REGRESSION \(info\) \|$' "$WORK/out" >/dev/null || fail "no info row: $(cat "$WORK/out")"
 # Not a TTY: one plain progress line per round on stderr.
-[ "$(grep -c '^refbench: round ' "$WORK/err")" -eq 12 ] || fail "expected 12 progress lines: $(cat "$WORK/err")"
-echo "ok: 1.5x work shows as ~1.5x"
+rounds=$(json_eval "$WORK/o/results.json" "r['cells'][0]['rounds']")
+[ "$(grep -c '^refbench: round ' "$WORK/err")" -eq "$rounds" ] || fail "expected $rounds progress lines: $(cat "$WORK/err")"
+echo "ok: 1.5x work is a REGRESSION, the control passes"

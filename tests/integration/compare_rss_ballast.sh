@@ -8,5 +8,6 @@ expect_json "$WORK/o/results.json" "r['harness_peak_rss_bytes'] >= 256 * 2**20"
 expect_json "$WORK/o/results.json" "max(samples('compare', 'baseline', 'rss') + samples('compare', 'candidate', 'rss')) < 5 * 2**20"
 expect_json "$WORK/o/results.json" "0 < r['rss']['floor_bytes'] < 5 * 2**20"
 # At the launcher floor a 1.000x ratio means nothing: the table says so.
-grep -E '^compare +rss .*\(censored\)' "$WORK/out" >/dev/null || fail "rss of true not marked censored: $(cat "$WORK/out")"
+grep -E '^\| compare \| rss \| .* \| CENSORED \(info\) \|$' "$WORK/out" >/dev/null || fail "rss of true not censored: $(cat "$WORK/out")"
+expect_json "$WORK/o/results.json" "next(a for a in r['analysis'] if a['metric'] == 'rss' and a['cell'] == 'compare')['censored']"
 echo "ok: true under 5 MiB while refbench holds 300 MiB"

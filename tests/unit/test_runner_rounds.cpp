@@ -33,6 +33,12 @@ FakeExecutor::Script costs(std::map<std::string, double> per_cell) {
   };
 }
 
+RoundHooks fake_clock(const FakeExecutor& fake) {
+  RoundHooks hooks;
+  hooks.clock = [&fake] { return fake.now(); };
+  return hooks;
+}
+
 std::string pad_of(const Invocation& invocation) {
   for (const auto& entry : invocation.env) {
     if (entry.rfind("REFBENCH_PAD=", 0) == 0) {
@@ -48,7 +54,7 @@ TEST_CASE("runner::run_rounds round accounting") {
   FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
   RoundSettings settings{1000, 7, 3, 2, 99};
   Journal journal;
-  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, [&] { return fake.now(); });
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
 
   SUBCASE("warm-up: each (cell, arm) `warmup` times, recorded as round 0") {
     auto warm = std::count_if(record.samples.begin(), record.samples.end(), [](auto& s) { return s.round == 0; });
@@ -110,7 +116,7 @@ TEST_CASE("runner::run_rounds control cell runs the baseline twice") {
   FakeExecutor fake(costs({{"a", 0.1}}));
   RoundSettings settings{1000, 3, 3, 0, 1};
   Journal journal;
-  auto record = run_rounds({cell("a"), cell("a", true)}, settings, fake, journal, [&] { return fake.now(); });
+  auto record = run_rounds({cell("a"), cell("a", true)}, settings, fake, journal, fake_clock(fake));
   auto control = complete_pairs(record, 1, Metric::wall);
   REQUIRE(control.baseline.size() == 3);
   CHECK(control.candidate == control.baseline);
@@ -122,7 +128,7 @@ TEST_CASE("runner::run_rounds seeded schedule is reproducible") {
     FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.1}, {"c", 0.1}}));
     Journal journal;
     RoundSettings settings{1000, 5, 5, 0, seed};
-    run_rounds({cell("a"), cell("b"), cell("c")}, settings, fake, journal, [&] { return fake.now(); });
+    run_rounds({cell("a"), cell("b"), cell("c")}, settings, fake, journal, fake_clock(fake));
     std::vector<std::string> names;
     for (const auto& call : fake.calls()) {
       names.push_back(call.argv[0] + call.argv[1] + pad_of(call));
@@ -138,7 +144,7 @@ TEST_CASE("runner::run_rounds budget") {
   FakeExecutor fake(costs({{"a", 0.1}, {"b", 1.0}}));
   RoundSettings settings{10.1, 100, 3, 1, 5};
   Journal journal;
-  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, [&] { return fake.now(); });
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
   SUBCASE("the expensive cell is dropped first, the cheap one goes on") {
     CHECK(record.cells[1].stop == StopReason::budget);
     CHECK(record.cells[0].stop == StopReason::budget);
@@ -164,7 +170,7 @@ TEST_CASE("runner::run_rounds a failing invocation stops its cell with ERROR") {
   });
   RoundSettings settings{1000, 10, 3, 1, 2};
   Journal journal;
-  auto record = run_rounds({cell("ok"), cell("bad")}, settings, fake, journal, [&] { return fake.now(); });
+  auto record = run_rounds({cell("ok"), cell("bad")}, settings, fake, journal, fake_clock(fake));
   CHECK(record.cells[0].stop == StopReason::max_rounds);
   CHECK(record.cells[0].rounds == 10);
   REQUIRE(record.cells[1].failure.has_value());
@@ -194,4 +200,22 @@ TEST_CASE("runner::complete_pairs leaves out warm-up and broken rounds") {
   CHECK(pairs.rounds == std::vector<int>{1, 3});
   CHECK(pairs.baseline == std::vector<double>{1, 3});
   CHECK(pairs.candidate == std::vector<double>{2, 4});
+}
+
+TEST_CASE("runner::run_rounds precision stopping") {
+  FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.1}}));
+  RoundSettings settings{1000, 40, 12, 0, 3};
+  Journal journal;
+  auto hooks = fake_clock(fake);
+  std::vector<std::pair<std::size_t, int>> asked;
+  hooks.precise = [&](const RunRecord& record, std::size_t cell) {
+    asked.emplace_back(cell, record.cells[cell].rounds);
+    return cell == 1; // b is precise as soon as it may stop
+  };
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, hooks);
+  CHECK(record.cells[1].stop == StopReason::precision);
+  CHECK(record.cells[1].rounds == 12); // never before min_rounds
+  CHECK(record.cells[0].stop == StopReason::max_rounds);
+  CHECK(record.cells[0].rounds == 40);
+  CHECK(std::all_of(asked.begin(), asked.end(), [](auto& a) { return a.second >= 12; }));
 }

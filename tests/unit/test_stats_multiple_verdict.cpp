@@ -68,6 +68,11 @@ TEST_CASE("stats::decide follows SPEC §4.6 in order") {
     in.noise_floor.reset();
     CHECK(decide(in) == Verdict::pass);
   }
+  SUBCASE("an interval short of its confidence: no PASS or IMPROVED") {
+    auto in = with(0.95, 0.99, 1.0);
+    in.interval_reaches_confidence = false;
+    CHECK(decide(in) == Verdict::inconclusive);
+  }
   SUBCASE("too few pairs: no PASS") {
     auto in = with(0.95, 1.10, 1.0);
     in.n = 5;

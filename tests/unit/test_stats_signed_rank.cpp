@@ -46,9 +46,9 @@ TEST_CASE("stats::signed_rank_pmf") {
 TEST_CASE("stats::signed_rank_critical_value matches the published table") {
   // Two-sided α = 0.05 (tail 0.025) critical values of the Wilcoxon
   // signed-rank statistic, e.g. Zar, Biostatistical Analysis, Table B.12.
-  const std::vector<std::pair<int, int>> two_sided_05{
-      {6, 0},   {7, 2},   {8, 3},   {9, 5},   {10, 8},  {11, 10}, {12, 13}, {13, 17}, {14, 21},
-      {15, 25}, {16, 29}, {17, 34}, {18, 40}, {19, 46}, {20, 52}, {25, 89}, {30, 137}};
+  const std::vector<std::pair<int, int>> two_sided_05{{6, 0},   {7, 2},   {8, 3},   {9, 5},   {10, 8},  {11, 10},
+                                                      {12, 13}, {13, 17}, {14, 21}, {15, 25}, {16, 29}, {17, 34},
+                                                      {18, 40}, {19, 46}, {20, 52}, {25, 89}, {30, 137}};
   for (auto [n, critical] : two_sided_05) {
     CAPTURE(n);
     CHECK(signed_rank_critical_value(n, 0.025) == critical);
@@ -93,6 +93,8 @@ TEST_CASE("stats::signed_rank_interval uses the right order statistics") {
     auto interval3 = signed_rank_interval(few, 0.95);
     CHECK(interval3.lo == 0.1);
     CHECK(interval3.hi == 0.4);
+    CHECK_FALSE(interval3.reaches_confidence);
+    CHECK(signed_rank_interval(d, 0.95).reaches_confidence);
   }
   SUBCASE("ties and zeros: no NaN") {
     std::vector<double> tied{0, 0, 0.01, 0.01, 0.01, -0.01, 0, 0.02, 0.01, 0};
@@ -126,13 +128,13 @@ TEST_CASE("stats::signed_rank_p_greater agrees with scipy") {
     CHECK(signed_rank_p_greater(d, k_log_threshold) == doctest::Approx(0.011705071665346622).epsilon(1e-6));
   }
   SUBCASE("normal approximation, n = 60") {
-    std::vector<double> d{
-        0.176836, 0.180918, 0.110249, 0.165002, 0.069865, 0.16334,  0.086919, 0.146436, 0.173702, 0.129257,
-        0.154886, 0.067979, 0.107137, 0.184414, 0.092274, 0.182523, 0.080582, 0.104631, 0.095229, 0.150357,
-        0.176718, 0.09671,  0.140926, 0.231098, 0.13413,  0.109209, 0.169329, 0.138818, 0.114915, 0.060214,
-        0.190916, 0.121448, 0.150039, 0.096818, 0.215086, 0.187394, 0.199044, 0.144479, 0.173396, 0.19453,
-        0.20115,  0.165619, 0.146905, 0.132026, 0.112568, 0.101726, 0.168002, 0.137772, 0.050207, 0.142238,
-        0.203192, 0.136241, 0.057333, 0.143783, 0.189249, 0.1601,   0.128596, 0.242414, 0.244998, 0.145079};
+    std::vector<double> d{0.176836, 0.180918, 0.110249, 0.165002, 0.069865, 0.16334,  0.086919, 0.146436, 0.173702,
+                          0.129257, 0.154886, 0.067979, 0.107137, 0.184414, 0.092274, 0.182523, 0.080582, 0.104631,
+                          0.095229, 0.150357, 0.176718, 0.09671,  0.140926, 0.231098, 0.13413,  0.109209, 0.169329,
+                          0.138818, 0.114915, 0.060214, 0.190916, 0.121448, 0.150039, 0.096818, 0.215086, 0.187394,
+                          0.199044, 0.144479, 0.173396, 0.19453,  0.20115,  0.165619, 0.146905, 0.132026, 0.112568,
+                          0.101726, 0.168002, 0.137772, 0.050207, 0.142238, 0.203192, 0.136241, 0.057333, 0.143783,
+                          0.189249, 0.1601,   0.128596, 0.242414, 0.244998, 0.145079};
     CHECK(signed_rank_p_greater(d, k_log_threshold) == doctest::Approx(0.1965674695046768).epsilon(1e-4));
   }
   SUBCASE("ties, as RSS readings in whole pages give") {

@@ -37,6 +37,8 @@ struct CompareOptions {
   bool no_control = false;
   std::string metrics = "wall,cpu,rss";
   std::string gate = "wall";
+  std::string interval = "signed-rank";
+  std::string fail_on = "regression";
 };
 
 // Registers the `compare` subcommand and its flags on `app`, bound to `options`.

@@ -1,7 +1,8 @@
 #pragma once
 // results.json (SPEC §5): everything about a run, every sample included.
 
-#include <refbench/report/median_table.hpp>
+#include <refbench/analysis/analysis.hpp>
+#include <refbench/runner/pairs.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <nlohmann/json.hpp>
@@ -19,15 +20,19 @@ struct RunContext {
   runner::RoundSettings settings;
   std::vector<runner::Metric> metrics; // shown metrics
   std::vector<runner::Metric> gated;   // metrics that can fail the run
-  nlohmann::json environment;          // machine facts
+  double threshold = 1.15;
+  double alpha = 0.05;
+  double precision = 0.02;
+  std::string interval = "signed-rank"; // or "bootstrap"
+  nlohmann::json environment;           // machine facts
 };
 
-// The overall verdict word of SPEC §5 for `record`.
-std::string overall_verdict(const runner::RunRecord& record);
+// One `analysis` entry of results.json (SPEC §5); NaN becomes null.
+nlohmann::json to_json(const analysis::MetricResult& result);
 
-// The results.json document for `record`.
+// The results.json document for `record` and its analysis `results`.
 nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
-                            const std::vector<MedianRow>& rows);
+                            const std::vector<analysis::MetricResult>& results);
 
 // The journal's first line for a run described by `context`.
 nlohmann::json journal_header(const RunContext& context, const process::RssProbe& rss, std::uint64_t seed);

@@ -32,12 +32,17 @@ struct PairedValues {
   std::vector<bool> candidate_at_floor;
 };
 
-// Whether `outcome`'s `metric` reading sits at its measurement floor given
-// the run's start-up RSS floor `start_floor_bytes`.
+// Whether `outcome`'s `metric` reading sits at its measurement floor (§4.4):
+// rss within k_rss_censor_margin of the launcher's peak (the larger of the
+// sample's and the run's start-up `start_floor_bytes`); wall below 10× the
+// timer resolution; cpu/user/sys of 0 (below the rusage resolution).
 bool at_floor(const process::Outcome& outcome, Metric metric, std::int64_t start_floor_bytes);
 
 // The complete pairs of `cell` in `record` for `metric`, in round order;
 // warm-up samples and rounds with a failed or missing arm are left out.
+// CLOCK_MONOTONIC's resolution in seconds.
+double timer_resolution_seconds();
+
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric);
 
 } // namespace refbench::runner

@@ -20,12 +20,22 @@ using RoundObserver = std::function<void(int round, std::size_t active_cells, do
 using Clock = std::function<double()>;
 double monotonic_now();
 
+// Whether `cell` of the run so far is measured precisely enough to stop
+// (SPEC §4.5); asked after each round once the cell has min_rounds rounds.
+using PrecisionCheck = std::function<bool(const RunRecord& record, std::size_t cell)>;
+
+struct RoundHooks {
+  Clock clock = monotonic_now;
+  RoundObserver observer; // empty: none
+  PrecisionCheck precise; // empty: never stop on precision
+};
+
 // Runs warm-up then rounds of `cells` through `executor` and returns what
 // was measured. A failed invocation stops its cell (StopReason::error); an
 // interrupt stops the run and sets `interrupted_by` instead of throwing, so
 // the caller can still write the partial results. Settings must be valid
 // (max_rounds ≥ 1, warmup ≥ 0).
 RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-                     Journal& journal, const Clock& clock = monotonic_now, const RoundObserver& observer = {});
+                     Journal& journal, const RoundHooks& hooks = {});
 
 } // namespace refbench::runner

@@ -12,6 +12,9 @@ namespace refbench::stats {
 struct Interval {
   double lo = 0;
   double hi = 0;
+  // False when there were too few values to reach the asked confidence, and
+  // [lo, hi] is only the widest interval the data allow.
+  bool reaches_confidence = true;
   // Half the width: the precision of SPEC §4.5.
   double half_width() const { return (hi - lo) / 2.0; }
 };

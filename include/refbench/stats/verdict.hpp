@@ -13,21 +13,22 @@ enum class Verdict { error, censored, regression, improved, pass, inconclusive }
 std::string_view verdict_name(Verdict verdict);
 
 struct VerdictInput {
-  bool error = false;     // an invocation failed, a metric was missing, outputs differed
-  bool censored = false;  // §4.4
-  std::size_t n = 0;      // complete pairs
+  bool error = false;    // an invocation failed, a metric was missing, outputs differed
+  bool censored = false; // §4.4
+  std::size_t n = 0;     // complete pairs
   std::size_t min_rounds = 2;
-  double ci_low = 0;   // ratio interval (candidate / baseline, worse > 1)
+  bool interval_reaches_confidence = true; // false: too few values for a 95 % interval
+  double ci_low = 0;                       // ratio interval (candidate / baseline, worse > 1)
   double ci_high = 0;
-  double p = 1;        // BH-adjusted for gated metrics, raw for info metrics
+  double p = 1; // BH-adjusted for gated metrics, raw for info metrics
   double alpha = 0.05;
   double threshold = 1.15;
-  std::optional<double> noise_floor;  // unknown without a control cell
+  std::optional<double> noise_floor; // unknown without a control cell
 };
 
-// Applies the rules in order. PASS and IMPROVED also need n ≥ min_rounds
-// and a known floor below the threshold when a floor is known; a NaN
-// interval is INCONCLUSIVE.
+// Applies the rules in order. PASS and IMPROVED also need n ≥ min_rounds,
+// an interval that reaches its confidence, and a floor below the threshold
+// when a floor is known; a NaN interval is INCONCLUSIVE.
 Verdict decide(const VerdictInput& input);
 
 // The run's noise floor from the A/A control's ratio interval:

@@ -1,0 +1,95 @@
+#pragma once
+// Turns the samples of a run (or of outside data) into one result per
+// cell × metric with the statistics of SPEC §4: paired log-ratios, the
+// Hodges–Lehmann ratio and its interval, the one-sided p against the
+// threshold, Benjamini–Hochberg over the gated metrics, the A/A noise floor,
+// censoring, the minimum detectable ratio and the verdict. Pure: no I/O.
+
+#include <refbench/stats/verdict.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace refbench::analysis {
+
+enum class Direction { lower_is_better, higher_is_better };
+enum class Unit { seconds, bytes, plain };
+enum class IntervalMethod { signed_rank, bootstrap };
+
+// The readings of one metric of one cell. Paired: baseline[i] and
+// candidate[i] are one pair (same round). Unpaired: independent samples.
+struct MetricSamples {
+  std::string metric;
+  Unit unit = Unit::seconds;
+  Direction direction = Direction::lower_is_better;
+  bool gated = false;
+  bool paired = true;
+  std::vector<double> baseline;
+  std::vector<double> candidate;
+  // Per reading: whether it sits at the measurement floor (§4.4); empty = never.
+  std::vector<bool> baseline_at_floor;
+  std::vector<bool> candidate_at_floor;
+  std::optional<double> threshold; // overrides Settings::threshold
+};
+
+struct CellSamples {
+  std::string name;
+  bool control = false;
+  std::optional<std::string> error; // why the cell is ERROR, if it is
+  std::vector<MetricSamples> metrics;
+};
+
+struct Settings {
+  double threshold = 1.15;
+  double alpha = 0.05;
+  double confidence = 0.95;
+  std::size_t min_rounds = 10;
+  IntervalMethod interval = IntervalMethod::signed_rank;
+  std::uint64_t seed = 0; // for the bootstrap
+};
+
+// Share of readings at the floor from which a metric is CENSORED.
+inline constexpr double k_censor_share = 0.2;
+
+struct MetricResult {
+  std::string cell;
+  std::string metric;
+  Unit unit = Unit::seconds;
+  Direction direction = Direction::lower_is_better;
+  bool control = false;
+  bool gated = false;
+  bool paired = true;
+  std::size_t n = 0; // pairs (unpaired: the smaller sample)
+  double baseline_median = 0;
+  double candidate_median = 0;
+  double ratio = 0; // candidate / baseline: exp of the Hodges–Lehmann estimate
+  double ci_low = 0;
+  double ci_high = 0;
+  std::optional<double> p;    // one-sided, against the threshold; none for the control
+  std::optional<double> p_bh; // BH-adjusted over the gated metrics
+  double threshold = 1.15;
+  stats::Verdict verdict = stats::Verdict::inconclusive;
+  bool censored = false;
+  double min_detectable_ratio = 0; // exp of the interval's half-width (log units)
+  double half_width = 0;           // precision of §4.5, log units
+  bool interval_reaches_confidence = true;
+  std::optional<double> noise_floor;
+  std::optional<std::string> error;
+};
+
+// Analyses every cell × metric of `cells`; results in input order.
+std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const Settings& settings);
+
+// The run's verdict word of SPEC §5: "error" if any ERROR, else
+// "regression" if a gated metric regressed, else "inconclusive" if a gated
+// non-control metric is INCONCLUSIVE, else "pass".
+std::string overall_verdict(const std::vector<MetricResult>& results);
+
+// Log-ratios d = ln(y / x), or ln(x / y) for higher-is-better, for the pairs
+// where both readings are positive (d > 0 is always worse).
+std::vector<double> log_ratios(const std::vector<double>& baseline, const std::vector<double>& candidate,
+                               Direction direction);
+
+} // namespace refbench::analysis

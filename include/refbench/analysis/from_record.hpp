@@ -1,0 +1,24 @@
+#pragma once
+// Bridges a measured run to the analysis: complete pairs per cell and
+// metric with their floor flags, and the precision test of SPEC §4.5.
+
+#include <refbench/analysis/analysis.hpp>
+#include <refbench/runner/pairs.hpp>
+#include <refbench/runner/record.hpp>
+
+#include <vector>
+
+namespace refbench::analysis {
+
+// The samples of every cell of `record` for `metrics`; those in `gated` can
+// fail the run. Failed cells carry their failure as the error.
+std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
+                                      const std::vector<runner::Metric>& gated);
+
+// True when `cell` of `record` has at least `min_rounds` pairs and the
+// signed-rank interval of every metric in `gated` has a half-width (log
+// units) of at most `precision` (SPEC §4.5).
+bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
+                    double precision, std::size_t min_rounds);
+
+} // namespace refbench::analysis

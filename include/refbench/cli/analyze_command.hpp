@@ -1,0 +1,30 @@
+#pragma once
+// `refbench analyze FILE...` (SPEC §1, §5): statistics and the verdict table
+// from samples made elsewhere or by an earlier run.
+
+#include <refbench/cli/compare_command.hpp>
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace refbench::cli {
+
+struct AnalyzeOptions {
+  std::vector<std::string> files;
+  double threshold = 1.15;
+  double alpha = 0.05;
+  std::string better = "lower";
+  std::string format = "markdown";
+  std::string interval = "signed-rank";
+  std::string fail_on = "regression";
+  std::optional<std::uint64_t> seed; // bootstrap seed (default: the run's, else 0)
+};
+
+// Registers `analyze` and its flags on `app`, bound to `options`.
+CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& options);
+
+// Analyses the files of `options` and prints the result; returns the exit code.
+int run_analyze(const AnalyzeOptions& options, const CommonOptions& common);
+
+} // namespace refbench::cli

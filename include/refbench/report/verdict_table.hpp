@@ -1,0 +1,35 @@
+#pragma once
+// The verdict table of SPEC §5.1 in GitHub-flavoured Markdown:
+// cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict
+
+#include <refbench/analysis/analysis.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refbench::report {
+
+// Escapes text for a Markdown table cell: '|', '`', '<' and '>'.
+std::string escape_cell(std::string_view text);
+
+// A value in the unit of the metric (e.g. "471.8 ms", "12.25 MiB", "3049").
+std::string format_metric_value(double value, analysis::Unit unit);
+
+// "1.011x [0.947, 1.038]", or "—" without an estimate.
+std::string format_ratio_interval(const analysis::MetricResult& result);
+
+// The p column: the BH-adjusted p for gated metrics, the raw p for info
+// metrics, "—" for the control; "<0.001" below 0.001.
+std::string format_p(const analysis::MetricResult& result);
+
+// The verdict column, with " (info)" for metrics that are shown, not gated.
+std::string format_verdict(const analysis::MetricResult& result);
+
+// The header, the separator and one row per result, each ending in '\n'.
+std::string render_verdict_table(const std::vector<analysis::MetricResult>& results);
+
+// One line under the table: noise floor, threshold, interval method note.
+std::string render_summary_line(const std::vector<analysis::MetricResult>& results, double threshold);
+
+} // namespace refbench::report

@@ -1,0 +1,57 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/stats/signed_rank.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace refbench::analysis {
+namespace {
+
+Unit unit_of(runner::Metric metric) { return metric == runner::Metric::rss ? Unit::bytes : Unit::seconds; }
+
+std::string failure_text(const runner::CellFailure& failure) {
+  std::string round = failure.round == 0 ? "warm-up" : fmt::format("round {}", failure.round);
+  return fmt::format("the {} command {} in {}", runner::arm_name(failure.arm), failure.description, round);
+}
+
+} // namespace
+
+std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
+                                      const std::vector<runner::Metric>& gated) {
+  std::vector<CellSamples> cells;
+  for (std::size_t c = 0; c < record.cells.size(); ++c) {
+    const auto& cell = record.cells[c];
+    CellSamples samples{cell.name, cell.control, std::nullopt, {}};
+    if (cell.failure) {
+      samples.error = failure_text(*cell.failure);
+    }
+    for (runner::Metric metric : metrics) {
+      auto pairs = runner::complete_pairs(record, c, metric);
+      MetricSamples m;
+      m.metric = std::string(runner::metric_name(metric));
+      m.unit = unit_of(metric);
+      m.gated = std::find(gated.begin(), gated.end(), metric) != gated.end();
+      m.baseline = std::move(pairs.baseline);
+      m.candidate = std::move(pairs.candidate);
+      m.baseline_at_floor = std::move(pairs.baseline_at_floor);
+      m.candidate_at_floor = std::move(pairs.candidate_at_floor);
+      samples.metrics.push_back(std::move(m));
+    }
+    cells.push_back(std::move(samples));
+  }
+  return cells;
+}
+
+bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
+                    double precision, std::size_t min_rounds) {
+  for (runner::Metric metric : gated) {
+    auto pairs = runner::complete_pairs(record, cell, metric);
+    auto d = log_ratios(pairs.baseline, pairs.candidate, Direction::lower_is_better);
+    if (d.size() < min_rounds || stats::signed_rank_interval(d, 0.95).half_width() > precision) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace refbench::analysis

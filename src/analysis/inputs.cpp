@@ -1,0 +1,179 @@
+#include <refbench/analysis/inputs.hpp>
+#include <refbench/util/error.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace refbench::analysis {
+namespace {
+
+[[noreturn]] void bad_input(const std::string& where, const std::string& problem, const std::string& hint) {
+  throw UsageError(where + ": " + problem, hint);
+}
+
+std::string trim(const std::string& text) {
+  auto begin = text.find_first_not_of(" \t\r");
+  auto end = text.find_last_not_of(" \t\r");
+  return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
+}
+
+// A positive finite number, or a UsageError naming the column and the text.
+double positive_number(const std::string& text, const std::string& where, const std::string& column) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) {
+    bad_input(where, fmt::format("{} '{}' is not a number", column, text), "fix the value or drop the row");
+  }
+  if (value <= 0) {
+    bad_input(where, fmt::format("{} {} is not positive (ratios need positive values)", column, text),
+              "drop the row or shift the metric so it is positive");
+  }
+  return value;
+}
+
+MetricSamples& metric_of(std::vector<CellSamples>& cells, const std::string& cell, const std::string& metric,
+                         Direction direction) {
+  auto c = std::find_if(cells.begin(), cells.end(), [&](const CellSamples& s) { return s.name == cell; });
+  if (c == cells.end()) {
+    cells.push_back({cell, false, std::nullopt, {}});
+    c = cells.end() - 1;
+  }
+  auto m =
+      std::find_if(c->metrics.begin(), c->metrics.end(), [&](const MetricSamples& s) { return s.metric == metric; });
+  if (m == c->metrics.end()) {
+    MetricSamples samples;
+    samples.metric = metric;
+    samples.unit = metric == "wall" || metric == "cpu" ? Unit::seconds : Unit::plain;
+    samples.direction = direction;
+    samples.gated = true;
+    c->metrics.push_back(std::move(samples));
+    m = c->metrics.end() - 1;
+  }
+  return *m;
+}
+
+} // namespace
+
+bool split_csv_line(const std::string& line, std::vector<std::string>& fields) {
+  fields.clear();
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.push_back(trim(field));
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  fields.push_back(trim(field));
+  return !quoted;
+}
+
+std::vector<CellSamples> parse_pairs_csv(const std::string& text, const std::string& source,
+                                         const std::string& default_cell, Direction direction) {
+  std::vector<CellSamples> cells;
+  std::map<std::string, std::size_t> column;
+  std::vector<std::string> fields;
+  std::size_t line_number = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    const std::string where = fmt::format("{}:{}", source, line_number);
+    if (trim(line).empty()) {
+      continue;
+    }
+    if (!split_csv_line(line, fields)) {
+      bad_input(where, "unterminated quote", "close the quote");
+    }
+    if (column.empty()) {
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (!column.emplace(fields[i], i).second) {
+          bad_input(where, fmt::format("column '{}' appears twice in the header", fields[i]), "rename one of them");
+        }
+      }
+      for (const char* required : {"baseline", "candidate"}) {
+        if (!column.contains(required)) {
+          bad_input(where, fmt::format("the header has no '{}' column", required),
+                    "the first line must name the columns, e.g. round,baseline,candidate");
+        }
+      }
+      continue;
+    }
+    if (fields.size() != column.size()) {
+      bad_input(where, fmt::format("{} fields, the header has {}", fields.size(), column.size()),
+                "give every row the header's columns");
+    }
+    auto get = [&](const char* name, const std::string& fallback) {
+      auto it = column.find(name);
+      return it == column.end() ? fallback : fields[it->second];
+    };
+    auto& metric = metric_of(cells, get("cell", default_cell), get("metric", "value"), direction);
+    metric.baseline.push_back(positive_number(fields[column["baseline"]], where, "baseline"));
+    metric.candidate.push_back(positive_number(fields[column["candidate"]], where, "candidate"));
+  }
+  if (column.empty()) {
+    bad_input(source, "empty file", "pass a CSV with a header line and one pair a row");
+  }
+  return cells;
+}
+
+std::vector<CellSamples> parse_hyperfine_json(const std::string& text, const std::string& source,
+                                              const std::string& cell, Direction direction) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    bad_input(source, fmt::format("invalid JSON at byte {}: {}", error.byte, error.what()),
+              "pass the file hyperfine --export-json wrote");
+  }
+  if (!document.contains("results") || !document["results"].is_array() || document["results"].size() != 2) {
+    bad_input(source, "a hyperfine export needs exactly two results (baseline first, then candidate)",
+              "run hyperfine with the two commands to compare");
+  }
+  auto times = [&](std::size_t index) {
+    std::vector<double> values;
+    const auto& result = document["results"][index];
+    if (!result.contains("times") || !result["times"].is_array()) {
+      bad_input(source, fmt::format("results[{}] has no 'times' array", index), "use hyperfine 1.12 or newer");
+    }
+    for (const auto& t : result["times"]) {
+      if (!t.is_number() || t.get<double>() <= 0) {
+        bad_input(source, fmt::format("results[{}].times holds a non-positive or non-numeric value", index),
+                  "pass the file hyperfine --export-json wrote");
+      }
+      values.push_back(t.get<double>());
+    }
+    return values;
+  };
+  MetricSamples wall;
+  wall.metric = "wall";
+  wall.unit = Unit::seconds;
+  wall.direction = direction;
+  wall.gated = true;
+  wall.paired = false;
+  wall.baseline = times(0);
+  wall.candidate = times(1);
+  return {{cell, false, std::nullopt, {std::move(wall)}}};
+}
+
+} // namespace refbench::analysis

@@ -1,0 +1,218 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/analysis/inputs.hpp>
+#include <refbench/cli/analyze_command.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/record_reader.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/version.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace refbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)), "check the path");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<runner::Metric> metric_names(const nlohmann::json& settings, const char* key,
+                                         std::vector<runner::Metric> fallback) {
+  if (!settings.contains(key)) {
+    return fallback;
+  }
+  std::vector<runner::Metric> metrics;
+  for (const auto& name : settings[key]) {
+    if (auto parsed = runner::parse_metric_list(name.get<std::string>())) {
+      metrics.insert(metrics.end(), parsed->begin(), parsed->end());
+    }
+  }
+  return metrics;
+}
+
+struct Loaded {
+  std::vector<analysis::CellSamples> cells;
+  std::size_t min_rounds = 2;
+  std::optional<std::uint64_t> seed;
+  bool partial = false;
+};
+
+// Reads one FILE by its kind: a refbench journal or results.json, a
+// hyperfine export, or a CSV of pairs.
+Loaded load(const std::string& path, analysis::Direction direction) {
+  const std::string text = read_file(path);
+  const std::string stem = fs::path(path).stem().string();
+  const auto first = text.find_first_not_of(" \t\r\n");
+  Loaded loaded;
+  if (path.ends_with(".jsonl") || (first != std::string::npos && text[first] == '{' && text.find("\"type\"") < 64)) {
+    auto run = runner::read_journal(text, path);
+    loaded.partial = run.partial;
+    loaded.seed = run.record.seed;
+    loaded.min_rounds = static_cast<std::size_t>(run.settings.value("min_rounds", 10));
+    loaded.cells = analysis::cell_samples(run.record, metric_names(run.settings, "metrics", {runner::Metric::wall}),
+                                          metric_names(run.settings, "gate", {runner::Metric::wall}));
+    return loaded;
+  }
+  if (first != std::string::npos && text[first] == '{') {
+    nlohmann::json document;
+    try {
+      document = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& error) {
+      throw UsageError(fmt::format("{}: invalid JSON at byte {}: {}", path, error.byte, error.what()),
+                       "pass a refbench results.json, a hyperfine --export-json file or a CSV");
+    }
+    if (document.contains("results")) {
+      loaded.cells = analysis::parse_hyperfine_json(text, path, stem, direction);
+      return loaded;
+    }
+    auto run = runner::read_results(document, path);
+    loaded.partial = run.partial;
+    loaded.seed = run.record.seed;
+    loaded.min_rounds = static_cast<std::size_t>(run.settings.value("min_rounds", 10));
+    loaded.cells = analysis::cell_samples(run.record, metric_names(run.settings, "metrics", {runner::Metric::wall}),
+                                          metric_names(run.settings, "gate", {runner::Metric::wall}));
+    return loaded;
+  }
+  loaded.cells = analysis::parse_pairs_csv(text, path, stem, direction);
+  return loaded;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) {
+    return text;
+  }
+  std::string quoted = "\"";
+  for (char c : text) {
+    quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  }
+  return quoted + "\"";
+}
+
+std::string render_csv(const std::vector<analysis::MetricResult>& results) {
+  std::string out = "cell,metric,gated,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict\n";
+  auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string(); };
+  auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
+  for (const auto& r : results) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.cell), csv_field(r.metric),
+                       r.gated ? "true" : "false", r.n, num(r.baseline_median), num(r.candidate_median), num(r.ratio),
+                       num(r.ci_low), num(r.ci_high), opt(r.p), opt(r.p_bh), stats::verdict_name(r.verdict));
+  }
+  return out;
+}
+
+} // namespace
+
+CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
+  CLI::App* cmd = app.add_subcommand("analyze", "Statistics and verdicts from samples made elsewhere");
+  cmd->add_option("files", o.files, "results.json, journal.jsonl, hyperfine --export-json or CSV files")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--threshold", o.threshold, "Ratio beyond which a change is a regression")->capture_default_str();
+  cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions")->capture_default_str();
+  cmd->add_option("--better", o.better, "Direction of CSV/hyperfine values: lower or higher")
+      ->check(CLI::IsMember({"lower", "higher"}))
+      ->capture_default_str();
+  cmd->add_option("--format", o.format, "Output: markdown, json or csv")
+      ->check(CLI::IsMember({"markdown", "json", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap")
+      ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
+      ->capture_default_str();
+  cmd->add_option("--fail-on", o.fail_on, "Which verdict fails: regression, inconclusive or never")
+      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of the bootstrap (default: the run's seed, else 0)");
+  return cmd;
+}
+
+int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
+  if (!(o.threshold > 1.0)) {
+    throw UsageError(fmt::format("--threshold must be a ratio above 1 (e.g. 1.15), got {}", o.threshold));
+  }
+  if (!(o.alpha > 0.0 && o.alpha < 1.0)) {
+    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", o.alpha));
+  }
+  const auto direction =
+      o.better == "higher" ? analysis::Direction::higher_is_better : analysis::Direction::lower_is_better;
+  std::vector<analysis::CellSamples> cells;
+  std::size_t min_rounds = 2;
+  std::optional<std::uint64_t> seed = o.seed;
+  bool partial = false;
+  for (const auto& file : o.files) {
+    auto loaded = load(file, direction);
+    min_rounds = std::max(min_rounds, loaded.min_rounds);
+    seed = seed ? seed : loaded.seed;
+    partial = partial || loaded.partial;
+    for (auto& cell : loaded.cells) {
+      if (std::any_of(cells.begin(), cells.end(), [&](const auto& c) { return c.name == cell.name; })) {
+        throw UsageError(fmt::format("cell '{}' appears in more than one input", cell.name),
+                         "give each file's cells distinct names (CSV: a `cell` column)");
+      }
+      cells.push_back(std::move(cell));
+    }
+  }
+  analysis::Settings settings{o.threshold,
+                              o.alpha,
+                              0.95,
+                              min_rounds,
+                              o.interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
+                                                        : analysis::IntervalMethod::signed_rank,
+                              seed.value_or(0)};
+  auto results = analysis::analyze(cells, settings);
+  const std::string verdict = analysis::overall_verdict(results);
+
+  if (o.format == "json") {
+    nlohmann::json analysis_json = nlohmann::json::array();
+    for (const auto& r : results) {
+      analysis_json.push_back(report::to_json(r));
+    }
+    nlohmann::json document{{"schema_version", 1},
+                            {"tool", {{"name", "refbench"}, {"version", k_version}}},
+                            {"command", "analyze"},
+                            {"inputs", o.files},
+                            {"seed", settings.seed},
+                            {"verdict", verdict},
+                            {"partial", partial},
+                            {"settings",
+                             {{"threshold", o.threshold},
+                              {"alpha", o.alpha},
+                              {"min_rounds", min_rounds},
+                              {"interval", o.interval},
+                              {"better", o.better}}},
+                            {"analysis", std::move(analysis_json)}};
+    std::cout << document.dump(2) << "\n";
+  } else if (o.format == "csv") {
+    std::cout << render_csv(results);
+  } else {
+    std::cout << report::render_verdict_table(results);
+    if (!common.quiet) {
+      std::cout << report::render_summary_line(results, o.threshold);
+      if (partial) {
+        std::cout << "partial: the run was interrupted; every completed pair is included\n";
+      }
+    }
+  }
+  if (verdict == "error") {
+    return static_cast<int>(ExitCode::measurement);
+  }
+  if ((verdict == "regression" && o.fail_on != "never") || (verdict == "inconclusive" && o.fail_on == "inconclusive")) {
+    return static_cast<int>(ExitCode::regression);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+} // namespace refbench::cli

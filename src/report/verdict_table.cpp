@@ -1,0 +1,97 @@
+#include <refbench/report/units.hpp>
+#include <refbench/report/verdict_table.hpp>
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace refbench::report {
+
+std::string escape_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '|':
+      out += "\\|";
+      break;
+    case '`':
+      out += "\\`";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '\n':
+      out += ' ';
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string format_metric_value(double value, analysis::Unit unit) {
+  if (!std::isfinite(value)) {
+    return "—";
+  }
+  switch (unit) {
+  case analysis::Unit::seconds:
+    return format_seconds(value);
+  case analysis::Unit::bytes:
+    return format_bytes(value);
+  case analysis::Unit::plain:
+    return fmt::format("{:.4g}", value);
+  }
+  return "—";
+}
+
+std::string format_ratio_interval(const analysis::MetricResult& r) {
+  if (!std::isfinite(r.ratio) || !std::isfinite(r.ci_low) || !std::isfinite(r.ci_high)) {
+    return "—";
+  }
+  return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high);
+}
+
+std::string format_p(const analysis::MetricResult& r) {
+  auto p = r.gated ? r.p_bh : r.p;
+  if (!p) {
+    return "—";
+  }
+  return *p < 0.001 ? "<0.001" : fmt::format("{:.3f}", *p);
+}
+
+std::string format_verdict(const analysis::MetricResult& r) {
+  std::string word(stats::verdict_name(r.verdict));
+  return r.gated || r.control ? word : word + " (info)";
+}
+
+std::string render_verdict_table(const std::vector<analysis::MetricResult>& results) {
+  std::string out = "| cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict |\n"
+                    "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : results) {
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(r.cell), escape_cell(r.metric),
+                       format_metric_value(r.baseline_median, r.unit), format_metric_value(r.candidate_median, r.unit),
+                       format_ratio_interval(r), format_p(r), r.n, format_verdict(r));
+  }
+  return out;
+}
+
+std::string render_summary_line(const std::vector<analysis::MetricResult>& results, double threshold) {
+  std::string floor = "unknown (no A/A control)";
+  for (const auto& r : results) {
+    if (r.noise_floor && r.metric == "wall") {
+      floor = fmt::format("±{:.1f} %", (*r.noise_floor - 1.0) * 100.0);
+      break;
+    }
+  }
+  bool paired = true;
+  for (const auto& r : results) {
+    paired = paired && r.paired;
+  }
+  return fmt::format("noise floor (wall) {} · threshold {:.2f}x{}\n", floor, threshold,
+                     paired ? "" : " · unpaired data: the samples were not interleaved");
+}
+
+} // namespace refbench::report
