@@ -50,10 +50,11 @@ LogEstimate estimate_paired(const std::vector<double>& d, double log_threshold, 
   if (d.empty()) {
     return e;
   }
-  e.estimate = stats::hodges_lehmann(d);
+  auto pseudo_median = stats::estimate_pseudo_median(d, settings.confidence);
+  e.estimate = pseudo_median.estimate;
   e.interval = settings.interval == IntervalMethod::bootstrap
                    ? stats::bca_bootstrap_interval(d, settings.confidence, seed)
-                   : stats::signed_rank_interval(d, settings.confidence);
+                   : pseudo_median.interval;
   e.p = stats::signed_rank_p_greater(d, log_threshold);
   return e;
 }

@@ -42,13 +42,7 @@ std::vector<double> walsh_averages(std::span<const double> d) {
   return averages;
 }
 
-double hodges_lehmann(std::span<const double> d) {
-  if (d.empty()) {
-    return k_nan;
-  }
-  auto averages = walsh_averages(d);
-  return median(averages);
-}
+double hodges_lehmann(std::span<const double> d) { return estimate_pseudo_median(d, 0.95).estimate; }
 
 std::vector<double> signed_rank_pmf(int n) {
   // counts[w] = number of subsets of {1..n} with sum w, kept as probabilities
@@ -99,10 +93,20 @@ bool has_zeros_or_ties(std::span<const double> d) {
 }
 
 Interval signed_rank_interval(std::span<const double> d, double confidence) {
+  return estimate_pseudo_median(d, confidence).interval;
+}
+
+PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double confidence) {
   if (d.empty()) {
-    return {k_nan, k_nan};
+    return {k_nan, {k_nan, k_nan, false}};
   }
-  const auto averages = walsh_averages(d);
+  std::vector<double> averages;
+  averages.reserve(d.size() * (d.size() + 1) / 2);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    for (std::size_t j = i; j < d.size(); ++j) {
+      averages.push_back((d[i] + d[j]) / 2.0);
+    }
+  }
   const std::size_t m = averages.size();
   const double tail = (1.0 - confidence) / 2.0;
   // lo = the (c+1)-th smallest Walsh average, hi = the (c+1)-th largest,
@@ -120,7 +124,29 @@ Interval signed_rank_interval(std::span<const double> d, double confidence) {
   }
   // critical < 0: too few values for `confidence`; the widest interval
   auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((m - 1) / 2)));
-  return {averages[cut], averages[m - 1 - cut], critical >= 0};
+
+  // order statistics by selection: each nth_element leaves the range below
+  // its position holding only smaller values, so later selections shrink
+  auto select = [&](std::size_t index, std::size_t from) {
+    auto first = averages.begin() + static_cast<std::ptrdiff_t>(from);
+    auto nth = averages.begin() + static_cast<std::ptrdiff_t>(index);
+    std::nth_element(first, nth, averages.end());
+    return *nth;
+  };
+  PseudoMedianEstimate result;
+  result.interval.lo = select(cut, 0);
+  const std::size_t mid = m / 2;
+  const double upper_middle = select(mid, cut);
+  if (m % 2 == 1) {
+    result.estimate = upper_middle;
+  } else {
+    auto lower = std::max_element(averages.begin() + static_cast<std::ptrdiff_t>(cut),
+                                  averages.begin() + static_cast<std::ptrdiff_t>(mid));
+    result.estimate = (*lower + upper_middle) / 2.0;
+  }
+  result.interval.hi = select(m - 1 - cut, mid);
+  result.interval.reaches_confidence = critical >= 0;
+  return result;
 }
 
 double signed_rank_p_greater(std::span<const double> d, double shift) {

@@ -45,6 +45,15 @@ bool has_zeros_or_ties(std::span<const double> d);
 // interval [min, max] of the Walsh averages. Empty `d` gives [NaN, NaN].
 Interval signed_rank_interval(std::span<const double> d, double confidence);
 
+// The Hodges–Lehmann estimate and the signed-rank interval together, from
+// one set of Walsh averages (what signed_rank_interval and hodges_lehmann
+// give separately, in linear time by selection instead of sorting).
+struct PseudoMedianEstimate {
+  double estimate = 0;
+  Interval interval;
+};
+PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double confidence);
+
 // One-sided p-value of the Wilcoxon signed-rank test of H0: pseudo-median
 // ≤ `shift` against H1: > `shift`, on d − shift with zeros dropped: exact
 // for n ≤ 50 without zeros or ties, else the tie-corrected normal

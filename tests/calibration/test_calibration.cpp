@@ -1,0 +1,207 @@
+#include "simulate.hpp"
+
+#include <refbench/analysis/analysis.hpp>
+#include <refbench/process/fake_executor.hpp>
+#include <refbench/runner/pairs.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/stats/signed_rank.hpp>
+
+#include <cstdio>
+#include <doctest/doctest.h>
+
+using namespace calibration;
+using namespace refbench;
+
+namespace {
+
+constexpr double k_threshold = 1.15;
+
+// One A/A or A/B cell as analysis input, from paired log-ratios `d`.
+analysis::CellSamples cell_from(const std::string& name, const std::vector<double>& d, bool control = false) {
+  analysis::MetricSamples wall;
+  wall.metric = "wall";
+  wall.gated = true;
+  for (double v : d) {
+    wall.baseline.push_back(1.0);
+    wall.candidate.push_back(std::exp(v));
+  }
+  return {name, control, std::nullopt, {wall}};
+}
+
+struct Rates {
+  double excludes_one = 0;
+  double regression = 0;
+};
+
+// A/A runs of `n` rounds: how often the interval excludes 1 and how often a
+// REGRESSION at 1.15x is called.
+Rates aa_rates(Model model, int n, std::uint64_t seed) {
+  Noise noise(seed);
+  int excludes = 0;
+  int regressions = 0;
+  const int total = runs();
+  analysis::Settings settings;
+  settings.min_rounds = 10;
+  for (int run = 0; run < total; ++run) {
+    auto d = paired_log_ratios(model, noise, n, 1.0);
+    auto results = analysis::analyze({cell_from("aa", d)}, settings);
+    const auto& r = results.front();
+    excludes += (r.ci_low > 1.0 || r.ci_high < 1.0) ? 1 : 0;
+    regressions += r.verdict == stats::Verdict::regression ? 1 : 0;
+  }
+  return {static_cast<double>(excludes) / total, static_cast<double>(regressions) / total};
+}
+
+} // namespace
+
+TEST_CASE("calibration: A/A false positives and coverage per noise model") {
+  for (Model model : {Model::normal, Model::student_t3, Model::bursts, Model::drift}) {
+    for (int n : {10, 20, 40}) {
+      auto rates = aa_rates(model, n, 1000 + static_cast<std::uint64_t>(model) * 10 + static_cast<std::uint64_t>(n));
+      std::printf("A/A %-30s n=%2d: interval excludes 1.0 in %5.2f %%, REGRESSION in %4.2f %%\n", model_name(model), n,
+                  100 * rates.excludes_one, 100 * rates.regression);
+      CAPTURE(model_name(model));
+      CAPTURE(n);
+      CHECK(rates.excludes_one >= 0.033);
+      CHECK(rates.excludes_one <= 0.068);
+      CHECK(rates.regression < 0.005);
+      // coverage = 1 - excludes: [93 %, 97 %] at n ≥ 20, ≥ 92 % at n = 10
+      if (n >= 20) {
+        CHECK(1 - rates.excludes_one >= 0.93);
+        CHECK(1 - rates.excludes_one <= 0.97);
+      } else {
+        CHECK(1 - rates.excludes_one >= 0.92);
+      }
+    }
+  }
+}
+
+TEST_CASE("calibration: coverage of a true 1.25x ratio") {
+  for (Model model : {Model::normal, Model::student_t3, Model::bursts}) {
+    Noise noise(77 + static_cast<std::uint64_t>(model));
+    int covered = 0;
+    int flagged = 0;
+    const int total = runs();
+    for (int run = 0; run < total; ++run) {
+      auto d = paired_log_ratios(model, noise, 30, 1.25);
+      auto r = analysis::analyze({cell_from("ab", d)}, {}).front();
+      covered += (r.ci_low <= 1.25 && 1.25 <= r.ci_high) ? 1 : 0;
+      flagged += r.verdict == stats::Verdict::regression ? 1 : 0;
+    }
+    double coverage = static_cast<double>(covered) / total;
+    std::printf("A/B 1.25x %-30s n=30: coverage %5.2f %%, REGRESSION found in %5.2f %%\n", model_name(model),
+                100 * coverage, 100.0 * flagged / total);
+    CAPTURE(model_name(model));
+    CHECK(coverage >= 0.93);
+    CHECK(coverage <= 0.97);
+  }
+}
+
+TEST_CASE("calibration: Benjamini–Hochberg keeps the false discovery rate ≤ 5 % over 20 cells") {
+  // 15 cells exactly at the threshold (the worst case of H0), 5 at 1.35x.
+  Noise noise(4242);
+  const int total = runs();
+  double fdr_sum = 0;
+  int found_true = 0;
+  for (int run = 0; run < total; ++run) {
+    std::vector<analysis::CellSamples> cells;
+    for (int c = 0; c < 20; ++c) {
+      double ratio = c < 15 ? k_threshold : 1.35;
+      cells.push_back(cell_from("cell" + std::to_string(c), paired_log_ratios(Model::normal, noise, 20, ratio)));
+    }
+    auto results = analysis::analyze(cells, {});
+    int discoveries = 0;
+    int false_discoveries = 0;
+    for (std::size_t c = 0; c < results.size(); ++c) {
+      if (results[c].verdict == stats::Verdict::regression) {
+        ++discoveries;
+        false_discoveries += c < 15 ? 1 : 0;
+        found_true += c >= 15 ? 1 : 0;
+      }
+    }
+    fdr_sum += discoveries > 0 ? static_cast<double>(false_discoveries) / discoveries : 0.0;
+  }
+  double fdr = fdr_sum / total;
+  std::printf("BH over 20 cells (15 at 1.15x, 5 at 1.35x, n=20): FDR %4.2f %%, power %5.2f %%\n", 100 * fdr,
+              100.0 * found_true / (5.0 * total));
+  CHECK(fdr <= 0.05);
+  CHECK(found_true > 0.5 * 5 * total); // the gate still finds real regressions
+}
+
+TEST_CASE("calibration: precision stopping keeps coverage ≥ 93 %") {
+  for (Model model : {Model::normal, Model::student_t3}) {
+    Noise noise(900 + static_cast<std::uint64_t>(model));
+    int covered = 0;
+    double rounds = 0;
+    const int total = runs();
+    for (int run = 0; run < total; ++run) {
+      std::vector<double> d;
+      auto all = paired_log_ratios(model, noise, 60, 1.0);
+      for (double v : all) {
+        d.push_back(v);
+        if (d.size() >= 10 && stats::signed_rank_interval(d, 0.95).half_width() <= 0.02) {
+          break;
+        }
+      }
+      auto interval = stats::signed_rank_interval(d, 0.95);
+      covered += (interval.lo <= 0 && 0 <= interval.hi) ? 1 : 0;
+      rounds += static_cast<double>(d.size());
+    }
+    double coverage = static_cast<double>(covered) / total;
+    std::printf("precision stop (0.02) %-30s: coverage %5.2f %%, mean rounds %4.1f\n", model_name(model),
+                100 * coverage, rounds / total);
+    CAPTURE(model_name(model));
+    CHECK(coverage >= 0.93);
+  }
+}
+
+TEST_CASE("calibration: a 20 % machine-speed step mid-run, interleaved vs sequential") {
+  // The machine gets 20 % slower after half of the invocations; A/A, so the
+  // true ratio is 1. Small normal noise on top.
+  const int rounds = 40;
+  const std::size_t invocations = 2 * rounds;
+  auto machine = [&](std::size_t index, Noise& noise) {
+    return 0.1 * (index >= invocations / 2 ? 1.2 : 1.0) * std::exp(0.005 * noise.normal());
+  };
+
+  // interleaved and shuffled, through the real scheduler and the fake executor
+  Noise noise_a(5);
+  process::FakeExecutor fake([&](const process::Invocation&, std::size_t index) {
+    process::Outcome outcome;
+    outcome.wall_seconds = machine(index, noise_a);
+    return outcome;
+  });
+  process::Invocation same{{"prog"}, {}, "", {}, ""};
+  runner::RoundSettings settings{1e9, rounds, rounds, 0, 31};
+  runner::Journal journal;
+  runner::RoundHooks hooks;
+  hooks.clock = [&] { return fake.now(); };
+  auto record = runner::run_rounds({{"aa", same, same, false}}, settings, fake, journal, hooks);
+  auto pairs = runner::complete_pairs(record, 0, runner::Metric::wall);
+  analysis::MetricSamples interleaved{"wall",
+                                      analysis::Unit::seconds,
+                                      analysis::Direction::lower_is_better,
+                                      true,
+                                      true,
+                                      pairs.baseline,
+                                      pairs.candidate,
+                                      {},
+                                      {},
+                                      std::nullopt};
+  auto shuffled = analysis::analyze({{"interleaved", false, std::nullopt, {interleaved}}}, {}).front();
+
+  // sequential: all baseline invocations, then all candidate invocations
+  Noise noise_b(5);
+  analysis::MetricSamples sequential = interleaved;
+  sequential.baseline.clear();
+  sequential.candidate.clear();
+  for (std::size_t i = 0; i < invocations; ++i) {
+    (i < invocations / 2 ? sequential.baseline : sequential.candidate).push_back(machine(i, noise_b));
+  }
+  auto in_order = analysis::analyze({{"sequential", false, std::nullopt, {sequential}}}, {}).front();
+
+  std::printf("20 %% step mid-run: interleaved ratio %.4fx, sequential ratio %.4fx\n", shuffled.ratio, in_order.ratio);
+  CHECK(shuffled.ratio == doctest::Approx(1.0).epsilon(0.01));
+  CHECK(in_order.ratio > 1.15);
+  CHECK(in_order.verdict == stats::Verdict::regression); // a sequential schedule would cry wolf
+}
