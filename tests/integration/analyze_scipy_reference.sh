@@ -131,7 +131,7 @@ ALPHA = 0.05
 checked = 0
 failures = []
 paths = {"wilcoxon exact": 0, "wilcoxon approx": 0, "interval exact": 0, "interval approx": 0,
-         "mwu exact": 0, "mwu asymptotic": 0}
+         "mwu exact": 0, "mwu asymptotic": 0, "wilcoxon d == ln(T) dropped": 0, "interval with d == 0": 0}
 warnings.simplefilter("ignore")  # scipy's small-sample warnings
 
 
@@ -250,6 +250,8 @@ def reference(entry, threshold):
         ref["p"] = float(stats.wilcoxon(s, alternative="greater", method="exact" if exact else "approx").pvalue)
         ref["p path"] = "wilcoxon exact" if exact else "wilcoxon approx"
         ref["p tol"] = 1e-6 if exact else 1e-4
+        ref["extra paths"] = [k for k, hit in [("wilcoxon d == ln(T) dropped", 0.0 in s),
+                                               ("interval with d == 0", 0.0 in d)] if hit]
         ref["n"] = n
         ref["paired"] = True
     else:
@@ -294,9 +296,17 @@ def compare_row(where, row, ref, threshold, p_bh_ref, count_paths):
     check(where, "p_bh", row["p_bh"], p_bh_ref, tol=ref["p tol"])
     if count_paths:
         paths[ref["p path"]] += 1
+        for extra in ref.get("extra paths", []):
+            paths[extra] += 1
     want = verdict(row["ci_low"], row["ci_high"], row["p_bh"], row["n"], ref["reaches"], threshold)
     check_eq(where, "verdict", row["verdict"], want)
 
+
+# the reference critical values against the published two-sided 5 % tables
+for n, c in {5: -1, 6: 0, 7: 2, 8: 3, 10: 8, 12: 13, 15: 25, 20: 52, 25: 89, 30: 137, 50: 434}.items():
+    assert lower_critical(signed_rank_counts(n), 2 ** n) == c, f"signed-rank table n={n}"
+for (m, n), c in {(5, 5): 2, (5, 7): 5, (6, 6): 5, (7, 7): 8, (8, 8): 13}.items():
+    assert lower_critical(mann_whitney_counts(m, n), math.comb(m + n, m)) == c, f"Mann-Whitney table {m},{n}"
 
 # each file alone, threshold 1.15: one cell, so p_bh == p
 refs = {}
