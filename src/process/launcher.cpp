@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,21 @@ namespace {
   throw MeasurementError(
       "the launcher process that spawns benchmarked commands died",
       "rerun; if it keeps happening, report it with the output of `refbench --version` and `uname -a`");
+}
+
+// Waits for the next request by polling without sleeping for up to
+// k_request_spin, then blocking. refbench sends the next request within
+// microseconds of a reply; a launcher that went to sleep in between woke up
+// on a cold CPU and measured ~10 % more wall for tiny commands.
+void await_request(int socket_fd) {
+  constexpr auto k_request_spin = std::chrono::microseconds(300);
+  const auto deadline = std::chrono::steady_clock::now() + k_request_spin;
+  pollfd fd{socket_fd, POLLIN, 0};
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::poll(&fd, 1, 0) > 0) {
+      return;
+    }
+  }
 }
 
 } // namespace
@@ -64,6 +80,7 @@ int launcher_main(int socket_fd) {
   }
   std::string body;
   for (;;) {
+    await_request(socket_fd);
     char type = 0;
     if (!util::read_all(socket_fd, &type, 1)) {
       return 0;
