@@ -32,11 +32,6 @@ std::vector<double> logs(const std::vector<double>& values, Direction direction)
   return out;
 }
 
-// A seed per cell × metric, so the bootstrap of one does not depend on the others.
-std::uint64_t sub_seed(std::uint64_t seed, std::size_t cell, std::size_t metric) {
-  return seed ^ (0x9e3779b97f4a7c15ULL * (cell * 1000003ULL + metric + 1));
-}
-
 // Fills the estimate, interval (worse-oriented log units) and p of `result`.
 struct LogEstimate {
   double estimate = k_nan;
@@ -73,6 +68,10 @@ LogEstimate estimate_unpaired(const std::vector<double>& x, const std::vector<do
 
 } // namespace
 
+std::uint64_t interval_seed(std::uint64_t seed, std::size_t cell, std::size_t metric) {
+  return seed ^ (0x9e3779b97f4a7c15ULL * (cell * 1000003ULL + metric + 1));
+}
+
 std::vector<double> log_ratios(const std::vector<double>& baseline, const std::vector<double>& candidate,
                                Direction direction) {
   std::vector<double> d;
@@ -93,6 +92,7 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
       const auto& samples = cell.metrics[m];
       MetricResult r;
       r.cell = cell.name;
+      r.group = cell.group;
       r.metric = samples.metric;
       r.unit = samples.unit;
       r.direction = samples.direction;
@@ -111,7 +111,7 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
       if (samples.paired) {
         auto d = log_ratios(samples.baseline, samples.candidate, samples.direction);
         r.n = d.size();
-        e = estimate_paired(d, log_threshold, settings, sub_seed(settings.seed, c, m));
+        e = estimate_paired(d, log_threshold, settings, interval_seed(settings.seed, c, m));
       } else {
         auto x = logs(samples.baseline, samples.direction);
         auto y = logs(samples.candidate, samples.direction);
@@ -126,7 +126,7 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
       r.half_width = e.interval.half_width();
       r.interval_reaches_confidence = e.interval.reaches_confidence;
       r.min_detectable_ratio = std::exp(r.half_width);
-      if (!cell.control) {
+      if (!cell.control && r.n > 0) {
         r.p = e.p;
       }
       results.push_back(std::move(r));
@@ -147,15 +147,15 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
     results[gated[k]].p_bh = adjusted[k];
   }
 
-  // the A/A control's interval is the noise floor of its metric
-  std::map<std::string, double> floors;
+  // the A/A control's interval is the noise floor of its metric in its group
+  std::map<std::pair<std::size_t, std::string>, double> floors;
   for (const auto& r : results) {
     if (r.control && !r.error && !r.censored && std::isfinite(r.ci_low) && std::isfinite(r.ci_high)) {
-      floors[r.metric] = stats::noise_floor(r.ci_low, r.ci_high);
+      floors[{r.group, r.metric}] = stats::noise_floor(r.ci_low, r.ci_high);
     }
   }
   for (auto& r : results) {
-    if (auto it = floors.find(r.metric); it != floors.end()) {
+    if (auto it = floors.find({r.group, r.metric}); it != floors.end()) {
       r.noise_floor = it->second;
     }
     const bool flip = r.direction == Direction::higher_is_better;
@@ -177,6 +177,9 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
 }
 
 std::string overall_verdict(const std::vector<MetricResult>& results) {
+  if (results.empty()) {
+    return "inconclusive"; // nothing was measured, so nothing can pass
+  }
   auto any = [&](auto predicate) { return std::any_of(results.begin(), results.end(), predicate); };
   if (any([](const MetricResult& r) { return r.verdict == stats::Verdict::error; })) {
     return "error";

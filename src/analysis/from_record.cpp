@@ -1,4 +1,5 @@
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/stats/bootstrap.hpp>
 #include <refbench/stats/signed_rank.hpp>
 
 #include <algorithm>
@@ -9,9 +10,9 @@ namespace {
 
 Unit unit_of(runner::Metric metric) { return metric == runner::Metric::rss ? Unit::bytes : Unit::seconds; }
 
-std::string failure_text(const runner::CellFailure& failure) {
+std::string failure_text(const runner::CellRecord& cell, const runner::CellFailure& failure) {
   std::string round = failure.round == 0 ? "warm-up" : fmt::format("round {}", failure.round);
-  return fmt::format("the {} command {} in {}", runner::arm_name(failure.arm), failure.description, round);
+  return fmt::format("the {} command {} in {}", runner::arm_label(cell, failure.arm), failure.description, round);
 }
 
 } // namespace
@@ -23,7 +24,7 @@ std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std
     const auto& cell = record.cells[c];
     CellSamples samples{cell.name, cell.control, std::nullopt, {}};
     if (cell.failure) {
-      samples.error = failure_text(*cell.failure);
+      samples.error = failure_text(cell, *cell.failure);
     }
     for (runner::Metric metric : metrics) {
       auto pairs = runner::complete_pairs(record, c, metric);
@@ -43,11 +44,17 @@ std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std
 }
 
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
-                    double precision, std::size_t min_rounds) {
-  for (runner::Metric metric : gated) {
-    auto pairs = runner::complete_pairs(record, cell, metric);
+                    double precision, const Settings& settings) {
+  for (std::size_t m = 0; m < gated.size(); ++m) {
+    auto pairs = runner::complete_pairs(record, cell, gated[m]);
     auto d = log_ratios(pairs.baseline, pairs.candidate, Direction::lower_is_better);
-    if (d.size() < min_rounds || stats::signed_rank_interval(d, 0.95).half_width() > precision) {
+    if (d.size() < settings.min_rounds) {
+      return false;
+    }
+    auto interval = settings.interval == IntervalMethod::bootstrap
+                        ? stats::bca_bootstrap_interval(d, settings.confidence, interval_seed(settings.seed, cell, m))
+                        : stats::signed_rank_interval(d, settings.confidence);
+    if (!interval.reaches_confidence || interval.half_width() > precision) {
       return false;
     }
   }

@@ -8,6 +8,7 @@
 #include <refbench/version.hpp>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -49,7 +50,25 @@ struct Loaded {
   std::size_t min_rounds = 2;
   std::optional<std::uint64_t> seed;
   bool partial = false;
+  nlohmann::json settings;   // a refbench run's recorded settings ({} otherwise)
+  nlohmann::json cells_json; // a refbench run's cells with samples (null otherwise)
+  nlohmann::json arms;
+  nlohmann::json environment;
 };
+
+Loaded from_run(const runner::ReadRun& run) {
+  Loaded loaded;
+  loaded.partial = run.partial;
+  loaded.seed = run.record.seed;
+  loaded.settings = run.settings;
+  loaded.min_rounds = static_cast<std::size_t>(run.settings.value("min_rounds", 10));
+  loaded.cells = analysis::cell_samples(run.record, metric_names(run.settings, "metrics", {runner::Metric::wall}),
+                                        metric_names(run.settings, "gate", {runner::Metric::wall}));
+  loaded.cells_json = report::cells_json(run.record);
+  loaded.arms = run.arms;
+  loaded.environment = run.environment;
+  return loaded;
+}
 
 // Reads one FILE by its kind: a refbench journal or results.json, a
 // hyperfine export, or a CSV of pairs.
@@ -57,16 +76,10 @@ Loaded load(const std::string& path, analysis::Direction direction) {
   const std::string text = read_file(path);
   const std::string stem = fs::path(path).stem().string();
   const auto first = text.find_first_not_of(" \t\r\n");
-  Loaded loaded;
   if (path.ends_with(".jsonl") || (first != std::string::npos && text[first] == '{' && text.find("\"type\"") < 64)) {
-    auto run = runner::read_journal(text, path);
-    loaded.partial = run.partial;
-    loaded.seed = run.record.seed;
-    loaded.min_rounds = static_cast<std::size_t>(run.settings.value("min_rounds", 10));
-    loaded.cells = analysis::cell_samples(run.record, metric_names(run.settings, "metrics", {runner::Metric::wall}),
-                                          metric_names(run.settings, "gate", {runner::Metric::wall}));
-    return loaded;
+    return from_run(runner::read_journal(text, path));
   }
+  Loaded loaded;
   if (first != std::string::npos && text[first] == '{') {
     nlohmann::json document;
     try {
@@ -79,13 +92,7 @@ Loaded load(const std::string& path, analysis::Direction direction) {
       loaded.cells = analysis::parse_hyperfine_json(text, path, stem, direction);
       return loaded;
     }
-    auto run = runner::read_results(document, path);
-    loaded.partial = run.partial;
-    loaded.seed = run.record.seed;
-    loaded.min_rounds = static_cast<std::size_t>(run.settings.value("min_rounds", 10));
-    loaded.cells = analysis::cell_samples(run.record, metric_names(run.settings, "metrics", {runner::Metric::wall}),
-                                          metric_names(run.settings, "gate", {runner::Metric::wall}));
-    return loaded;
+    return from_run(runner::read_results(document, path));
   }
   loaded.cells = analysis::parse_pairs_csv(text, path, stem, direction);
   return loaded;
@@ -121,17 +128,17 @@ CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
   cmd->add_option("files", o.files, "results.json, journal.jsonl, hyperfine --export-json or CSV files")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--threshold", o.threshold, "Ratio beyond which a change is a regression")->capture_default_str();
-  cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions")->capture_default_str();
+  cmd->add_option("--threshold", o.threshold,
+                  "Ratio beyond which a change is a regression (default: the run's, else 1.15)");
+  cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions (default: the run's, else 0.05)");
   cmd->add_option("--better", o.better, "Direction of CSV/hyperfine values: lower or higher")
       ->check(CLI::IsMember({"lower", "higher"}))
       ->capture_default_str();
   cmd->add_option("--format", o.format, "Output: markdown, json or csv")
       ->check(CLI::IsMember({"markdown", "json", "csv"}))
       ->capture_default_str();
-  cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap")
-      ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
-      ->capture_default_str();
+  cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap (default: the run's, else signed-rank)")
+      ->check(CLI::IsMember({"signed-rank", "bootstrap"}));
   cmd->add_option("--fail-on", o.fail_on, "Which verdict fails: regression, inconclusive or never")
       ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
       ->capture_default_str();
@@ -140,37 +147,54 @@ CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
 }
 
 int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
-  if (!(o.threshold > 1.0)) {
-    throw UsageError(fmt::format("--threshold must be a ratio above 1 (e.g. 1.15), got {}", o.threshold));
-  }
-  if (!(o.alpha > 0.0 && o.alpha < 1.0)) {
-    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", o.alpha));
-  }
   const auto direction =
       o.better == "higher" ? analysis::Direction::higher_is_better : analysis::Direction::lower_is_better;
   std::vector<analysis::CellSamples> cells;
   std::size_t min_rounds = 2;
   std::optional<std::uint64_t> seed = o.seed;
   bool partial = false;
-  for (const auto& file : o.files) {
-    auto loaded = load(file, direction);
+  nlohmann::json recorded = nlohmann::json::object(); // the first refbench run's settings
+  nlohmann::json run_cells = nlohmann::json::array();
+  nlohmann::json arms;
+  nlohmann::json environment;
+  for (std::size_t group = 0; group < o.files.size(); ++group) {
+    auto loaded = load(o.files[group], direction);
     min_rounds = std::max(min_rounds, loaded.min_rounds);
     seed = seed ? seed : loaded.seed;
     partial = partial || loaded.partial;
+    if (!loaded.settings.is_null() && recorded.empty()) {
+      recorded = loaded.settings;
+      arms = loaded.arms;
+      environment = loaded.environment;
+    }
+    if (loaded.cells_json.is_array()) {
+      run_cells.insert(run_cells.end(), loaded.cells_json.begin(), loaded.cells_json.end());
+    }
     for (auto& cell : loaded.cells) {
       if (std::any_of(cells.begin(), cells.end(), [&](const auto& c) { return c.name == cell.name; })) {
         throw UsageError(fmt::format("cell '{}' appears in more than one input", cell.name),
                          "give each file's cells distinct names (CSV: a `cell` column)");
       }
+      cell.group = group;
       cells.push_back(std::move(cell));
     }
   }
-  analysis::Settings settings{o.threshold,
-                              o.alpha,
+  // a flag wins; else what the (first) refbench run recorded; else the default
+  const double threshold = o.threshold.value_or(recorded.value("threshold", 1.15));
+  const double alpha = o.alpha.value_or(recorded.value("alpha", 0.05));
+  const std::string interval = o.interval.value_or(recorded.value("interval", std::string("signed-rank")));
+  if (!(std::isfinite(threshold) && threshold > 1.0)) {
+    throw UsageError(fmt::format("--threshold must be a finite ratio above 1 (e.g. 1.15), got {}", threshold));
+  }
+  if (!(alpha > 0.0 && alpha < 1.0)) {
+    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", alpha));
+  }
+  analysis::Settings settings{threshold,
+                              alpha,
                               0.95,
                               min_rounds,
-                              o.interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
-                                                        : analysis::IntervalMethod::signed_rank,
+                              interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
+                                                      : analysis::IntervalMethod::signed_rank,
                               seed.value_or(0)};
   auto results = analysis::analyze(cells, settings);
   const std::string verdict = analysis::overall_verdict(results);
@@ -188,19 +212,24 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
                             {"verdict", verdict},
                             {"partial", partial},
                             {"settings",
-                             {{"threshold", o.threshold},
-                              {"alpha", o.alpha},
+                             {{"threshold", threshold},
+                              {"alpha", alpha},
                               {"min_rounds", min_rounds},
-                              {"interval", o.interval},
+                              {"interval", interval},
                               {"better", o.better}}},
                             {"analysis", std::move(analysis_json)}};
-    std::cout << document.dump(2) << "\n";
+    if (!arms.is_null()) {
+      document["arms"] = arms;
+      document["environment"] = environment;
+      document["cells"] = run_cells;
+    }
+    std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (o.format == "csv") {
     std::cout << render_csv(results);
   } else {
     std::cout << report::render_verdict_table(results);
     if (!common.quiet) {
-      std::cout << report::render_summary_line(results, o.threshold);
+      std::cout << report::render_summary_line(results, threshold);
       if (partial) {
         std::cout << "partial: the run was interrupted; every completed pair is included\n";
       }

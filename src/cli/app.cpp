@@ -62,6 +62,10 @@ int main(int argc, char** argv) {
     std::cerr << "refbench: error: " << error.what()
               << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";
     return static_cast<int>(ExitCode::measurement);
+  } catch (const std::exception& error) {
+    std::cerr << "refbench: error: internal error: " << error.what()
+              << " — please report it with the command line; the journal in the output directory has the samples\n";
+    return static_cast<int>(ExitCode::measurement);
   }
 }
 

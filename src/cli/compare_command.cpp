@@ -13,6 +13,7 @@
 #include <refbench/util/rng.hpp>
 #include <refbench/util/shell_words.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -89,13 +90,13 @@ void validate(const CompareOptions& o) {
   if (o.warmup < 0) {
     throw UsageError(fmt::format("--warmup must be 0 or more, got {}", o.warmup));
   }
-  if (!(o.threshold > 1.0)) {
+  if (!(std::isfinite(o.threshold) && o.threshold > 1.0)) {
     throw UsageError(fmt::format("--threshold must be a ratio above 1 (e.g. 1.15), got {}", o.threshold));
   }
   if (!(o.alpha > 0.0 && o.alpha < 1.0)) {
     throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", o.alpha));
   }
-  if (!(o.precision > 0.0)) {
+  if (!(std::isfinite(o.precision) && o.precision > 0.0)) {
     throw UsageError(fmt::format("--precision must be above 0, got {}", o.precision));
   }
   if (o.name.empty()) {
@@ -131,7 +132,7 @@ void print_failures(const runner::RunRecord& record) {
     std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
     std::cerr << fmt::format("refbench: error: cell {}: the {} command {} in {} — fix the command (its stderr "
                              "ends below) and rerun\n",
-                             cell.name, runner::arm_name(f.arm), f.description, round);
+                             cell.name, runner::arm_label(cell, f.arm), f.description, round);
     std::string tail = process::last_lines(f.stderr_tail, 10);
     if (!tail.empty()) {
       std::size_t start = 0;
@@ -234,7 +235,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
                              o.alpha,    o.precision,
                              o.interval, report::environment_json()};
   runner::Journal journal((out / "journal.jsonl").string());
-  journal.append(report::journal_header(context, launcher->rss_probe(), settings.seed));
+  journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
 
   runner::RoundHooks hooks;
   hooks.observer = [&](int round, std::size_t active, double elapsed) {
@@ -244,12 +245,6 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
                                report::format_seconds(settings.budget_seconds));
     }
   };
-  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
-    return analysis::precise_enough(record, cell, gated, o.precision, static_cast<std::size_t>(settings.min_rounds));
-  };
-  auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
-  journal.sync();
-
   analysis::Settings analysis_settings{o.threshold,
                                        o.alpha,
                                        0.95,
@@ -257,10 +252,17 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
                                        o.interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
                                                                  : analysis::IntervalMethod::signed_rank,
                                        settings.seed};
+  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+    return analysis::precise_enough(record, cell, gated, o.precision, analysis_settings);
+  };
+  auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
+  journal.sync();
+
   auto results = analysis::analyze(analysis::cell_samples(record, metrics, gated), analysis_settings);
   auto document = report::results_json(record, context, results);
   document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
-  if (!util::write_file_atomically(out / "results.json", document.dump(2) + "\n")) {
+  if (!util::write_file_atomically(out / "results.json",
+                                   document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
     throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
                            "check free disk space and the --out directory; the journal has every sample");
   }
@@ -277,8 +279,9 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   }
   for (const auto& cell : record.cells) {
     if (cell.failure && cell.failure->could_not_start) {
-      throw RefusedError(fmt::format("{} command {}", runner::arm_name(cell.failure->arm), cell.failure->description),
-                         "check that it is a program for this machine, or pass --shell for shell scripts");
+      throw RefusedError(
+          fmt::format("{} command {}", runner::arm_label(cell, cell.failure->arm), cell.failure->description),
+          "check that it is a program for this machine, or pass --shell for shell scripts");
     }
   }
   const std::string verdict = analysis::overall_verdict(results);

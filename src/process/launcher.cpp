@@ -4,20 +4,26 @@
 #include <refbench/process/wire.hpp>
 #include <refbench/util/error.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sstream>
 #include <string>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <system_error>
 #include <unistd.h>
+#include <vector>
 
 extern char** environ;
 
@@ -45,6 +51,32 @@ void await_request(int socket_fd) {
   }
 }
 
+// The median absolute deviation of the wall of spawning `true`, which also
+// brings the launcher to the memory it holds while serving.
+double spawn_resolution() {
+  const char* path = std::getenv("PATH");
+  auto no_op = find_executable("true", path != nullptr ? path : "/usr/bin:/bin");
+  if (!no_op) {
+    return 0;
+  }
+  std::vector<double> walls;
+  for (int i = 0; i < k_spawn_probe_runs; ++i) {
+    auto outcome = run_process({{*no_op}, {}, "", std::chrono::seconds(10), "", false, false});
+    if (!succeeded(outcome)) {
+      return 0;
+    }
+    walls.push_back(outcome.wall_seconds);
+  }
+  std::sort(walls.begin(), walls.end());
+  const double median = walls[walls.size() / 2];
+  std::vector<double> deviations;
+  for (double wall : walls) {
+    deviations.push_back(std::fabs(wall - median));
+  }
+  std::sort(deviations.begin(), deviations.end());
+  return deviations[deviations.size() / 2];
+}
+
 } // namespace
 
 std::int64_t own_peak_rss_bytes() {
@@ -69,13 +101,18 @@ int launcher_main(int socket_fd) {
   ::signal(SIGTERM, SIG_IGN);
   ::signal(SIGHUP, SIG_IGN);
   ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGCHLD, SIG_DFL); // an inherited SIG_IGN would reap children before wait4
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::fcntl(socket_fd, F_SETFD, FD_CLOEXEC);
   // Reset the high-water mark left by the dynamic loader to what we hold now.
   if (int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
     [[maybe_unused]] auto n = ::write(fd, "5", 1);
     ::close(fd);
   }
-  if (!wire::write_frame(socket_fd, std::to_string(own_peak_rss_bytes()))) {
+  const double resolution = spawn_resolution();
+  if (!wire::write_frame(socket_fd, fmt::format("{} {:.9f}", own_peak_rss_bytes(), resolution))) {
     return 1;
   }
   std::string body;
@@ -140,7 +177,9 @@ std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
     ::waitpid(pid, nullptr, 0);
     launcher_died();
   }
-  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", std::stoll(hello)};
+  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", 0, 0};
+  std::istringstream fields(hello);
+  fields >> probe.floor_bytes >> probe.spawn_resolution_seconds;
   return std::unique_ptr<Launcher>(new Launcher(std::move(ours), pid, std::move(probe)));
 }
 

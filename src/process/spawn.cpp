@@ -33,33 +33,41 @@ double monotonic_seconds() {
 
 double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
-// Keeps the last k_stderr_tail_bytes of what is appended.
-class TailBuffer {
+// Collects a child's output: either the last `limit` bytes (a tail) or the
+// first `limit` bytes (a capture).
+class OutputBuffer {
 public:
+  OutputBuffer(std::size_t limit, bool keep_tail) : m_limit(limit), m_keep_tail(keep_tail) {}
   void append(const char* data, std::size_t size) {
+    if (!m_keep_tail) {
+      m_text.append(data, std::min(size, m_limit - std::min(m_limit, m_text.size())));
+      return;
+    }
     m_text.append(data, size);
-    if (m_text.size() > 2 * k_stderr_tail_bytes) {
-      m_text.erase(0, m_text.size() - k_stderr_tail_bytes);
+    if (m_text.size() > 2 * m_limit) {
+      m_text.erase(0, m_text.size() - m_limit);
     }
   }
   std::string take() {
-    if (m_text.size() > k_stderr_tail_bytes) {
-      m_text.erase(0, m_text.size() - k_stderr_tail_bytes);
+    if (m_text.size() > m_limit) {
+      m_text.erase(0, m_text.size() - m_limit);
     }
     return std::move(m_text);
   }
 
 private:
+  std::size_t m_limit;
+  bool m_keep_tail;
   std::string m_text;
 };
 
-// Reads what is available on `fd` into `tail`; false at EOF or error.
-bool drain(int fd, TailBuffer& tail) {
-  std::array<char, 16384> buffer{};
+// Reads what is available on `fd` into `buffer`; false at EOF or error.
+bool drain(int fd, OutputBuffer& buffer) {
+  std::array<char, 16384> chunk{};
   for (;;) {
-    ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    ssize_t n = ::read(fd, chunk.data(), chunk.size());
     if (n > 0) {
-      tail.append(buffer.data(), static_cast<std::size_t>(n));
+      buffer.append(chunk.data(), static_cast<std::size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) {
@@ -67,6 +75,22 @@ bool drain(int fd, TailBuffer& tail) {
     }
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
   }
+}
+
+// A pipe whose write end goes to the child; the read end is non-blocking.
+struct Pipe {
+  Fd read;
+  Fd write;
+};
+
+Pipe make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    throw_errno("pipe2");
+  }
+  Pipe pipe{Fd(fds[0]), Fd(fds[1])};
+  ::fcntl(pipe.read.get(), F_SETFL, O_NONBLOCK);
+  return pipe;
 }
 
 // posix_spawn attributes: own process group, default dispositions, empty mask.
@@ -168,23 +192,27 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
     return outcome;
   }
 
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    throw_errno("pipe2");
+  Pipe err = make_pipe();
+  Pipe out;
+  if (invocation.capture_stdout) {
+    out = make_pipe();
   }
-  Fd err_read(pipe_fds[0]);
-  Fd err_write(pipe_fds[1]);
-  ::fcntl(err_read.get(), F_SETFL, O_NONBLOCK);
 
   FileActions actions;
   posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
-  if (invocation.stdout_path.empty()) {
+  if (invocation.capture_stdout) {
+    posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), 1);
+  } else if (invocation.stdout_path.empty()) {
     posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
   } else {
     posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
   }
-  posix_spawn_file_actions_adddup2(actions.get(), err_write.get(), 2);
+  if (invocation.stderr_to_stdout) {
+    posix_spawn_file_actions_adddup2(actions.get(), 1, 2);
+  } else {
+    posix_spawn_file_actions_adddup2(actions.get(), err.write.get(), 2);
+  }
   if (!invocation.cwd.empty()) {
     posix_spawn_file_actions_addchdir_np(actions.get(), invocation.cwd.c_str());
   }
@@ -200,7 +228,8 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
     outcome.spawn_errno = rc;
     return outcome;
   }
-  err_write.reset();
+  err.write.reset();
+  out.write.reset();
   Fd pidfd(open_pidfd(pid));
   if (!pidfd.valid()) {
     int saved = errno;
@@ -210,20 +239,24 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
     throw_errno("pidfd_open (Linux 5.3 or newer is required)");
   }
 
-  TailBuffer tail;
+  OutputBuffer tail(k_stderr_tail_bytes, true);
+  OutputBuffer captured(k_stdout_capture_bytes, false);
   const bool has_timeout = invocation.timeout.count() > 0;
   double deadline = start + std::chrono::duration<double>(invocation.timeout).count();
   bool term_sent = false;
   bool cancelled = false;
-  bool err_open = true;
+  double end = start;
+  bool err_open = !invocation.stderr_to_stdout;
+  bool out_open = invocation.capture_stdout;
   for (;;) {
-    std::array<pollfd, 3> fds{{{pidfd.get(), POLLIN, 0},
-                               {err_open ? err_read.get() : -1, POLLIN, 0},
-                               {cancelled ? -1 : cancel_fd, POLLIN, 0}}};
+    std::array<pollfd, 4> fds{{{pidfd.get(), POLLIN, 0},
+                               {err_open ? err.read.get() : -1, POLLIN, 0},
+                               {cancelled ? -1 : cancel_fd, POLLIN, 0},
+                               {out_open ? out.read.get() : -1, POLLIN, 0}}};
     int wait_ms = -1;
     if (has_timeout) {
       double left = deadline - monotonic_seconds();
-      wait_ms = left <= 0 ? 0 : static_cast<int>(left * 1000.0) + 1;
+      wait_ms = left <= 0 ? 0 : static_cast<int>(std::min(left * 1000.0, 3.6e6)) + 1;
     }
     int ready = ::poll(fds.data(), fds.size(), wait_ms);
     if (ready < 0) {
@@ -233,16 +266,20 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
       throw_errno("poll");
     }
     if (fds[0].revents != 0) {
+      end = monotonic_seconds(); // the leader has exited
       break;
     }
     if (fds[1].revents != 0) {
-      err_open = drain(err_read.get(), tail);
+      err_open = drain(err.read.get(), tail);
+    }
+    if (fds[3].revents != 0) {
+      out_open = drain(out.read.get(), captured);
     }
     if (fds[2].revents != 0) {
       cancelled = true;
       ::kill(-pid, SIGKILL);
     }
-    if (has_timeout && ready == 0 && monotonic_seconds() >= deadline) {
+    if (has_timeout && monotonic_seconds() >= deadline) { // also when output keeps poll busy
       if (!term_sent) {
         term_sent = true;
         ::kill(-pid, SIGTERM);
@@ -256,15 +293,20 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
 
   int status = 0;
   rusage usage{};
+  // Members the leader left behind must not disturb the next invocation.
+  // Killed before the leader is reaped: its zombie keeps the group id ours.
+  ::kill(-pid, SIGKILL);
   while (::wait4(pid, &status, 0, &usage) < 0) {
     if (errno != EINTR) {
       throw_errno("wait4");
     }
   }
-  const double end = monotonic_seconds();
-  ::kill(-pid, SIGKILL); // members the leader left behind must not disturb the next invocation
+
   if (err_open) {
-    drain(err_read.get(), tail);
+    drain(err.read.get(), tail);
+  }
+  if (out_open) {
+    drain(out.read.get(), captured);
   }
 
   outcome.wall_seconds = end - start;
@@ -272,6 +314,7 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   outcome.sys_seconds = seconds_of(usage.ru_stime);
   outcome.peak_rss_bytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
   outcome.stderr_tail = tail.take();
+  outcome.stdout_text = captured.take();
   if (cancelled) {
     outcome.termination = Termination::cancelled;
   } else if (term_sent) {

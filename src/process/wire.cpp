@@ -84,6 +84,8 @@ std::string encode(const Invocation& invocation) {
   w.str(invocation.cwd);
   w.i64(invocation.timeout.count());
   w.str(invocation.stdout_path);
+  w.u64(invocation.capture_stdout ? 1 : 0);
+  w.u64(invocation.stderr_to_stdout ? 1 : 0);
   return w.take();
 }
 
@@ -95,6 +97,9 @@ std::optional<Invocation> decode_invocation(std::string_view body) {
   invocation.cwd = r.str();
   invocation.timeout = std::chrono::nanoseconds(r.i64());
   invocation.stdout_path = r.str();
+  invocation.capture_stdout = r.u64() != 0;
+  invocation.stderr_to_stdout = r.u64() != 0;
+
   return r.done() ? std::optional(std::move(invocation)) : std::nullopt;
 }
 
@@ -110,6 +115,7 @@ std::string encode(const Outcome& outcome) {
   w.i64(outcome.peak_rss_bytes);
   w.i64(outcome.rss_floor_bytes);
   w.str(outcome.stderr_tail);
+  w.str(outcome.stdout_text);
   return w.take();
 }
 
@@ -126,6 +132,7 @@ std::optional<Outcome> decode_outcome(std::string_view body) {
   outcome.peak_rss_bytes = r.i64();
   outcome.rss_floor_bytes = r.i64();
   outcome.stderr_tail = r.str();
+  outcome.stdout_text = r.str();
   return r.done() ? std::optional(std::move(outcome)) : std::nullopt;
 }
 

@@ -82,8 +82,14 @@ nlohmann::json environment_json() {
           {"cpus", std::thread::hardware_concurrency()}};
 }
 
-nlohmann::json journal_header(const RunContext& context, const process::RssProbe& rss, std::uint64_t seed) {
+nlohmann::json journal_header(const RunContext& context, const std::vector<runner::CellSpec>& cells,
+                              const process::RssProbe& rss, std::uint64_t seed) {
+  nlohmann::json cell_list = nlohmann::json::array();
+  for (const auto& cell : cells) {
+    cell_list.push_back({{"name", cell.name}, {"control", cell.control}});
+  }
   return {{"type", "header"},
+          {"cells", std::move(cell_list)},
           {"schema_version", 1},
           {"tool", {{"name", "refbench"}, {"version", k_version}}},
           {"command", context.command},
@@ -91,13 +97,15 @@ nlohmann::json journal_header(const RunContext& context, const process::RssProbe
           {"baseline", context.baseline_label},
           {"candidate", context.candidate_label},
           {"settings", settings_json(context)},
-          {"rss", {{"method", rss.method}, {"floor_bytes", rss.floor_bytes}}},
+          {"rss",
+           {{"method", rss.method},
+            {"floor_bytes", rss.floor_bytes},
+            {"spawn_resolution_seconds", rss.spawn_resolution_seconds}}},
           {"environment", context.environment},
           {"reproduce", context.reproduce}};
 }
 
-nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
-                            const std::vector<analysis::MetricResult>& results) {
+nlohmann::json cells_json(const runner::RunRecord& record) {
   nlohmann::json cells = nlohmann::json::array();
   for (std::size_t cell = 0; cell < record.cells.size(); ++cell) {
     auto j = runner::to_json(record.cells[cell]);
@@ -112,6 +120,12 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
     }
     cells.push_back(std::move(j));
   }
+  return cells;
+}
+
+nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
+                            const std::vector<analysis::MetricResult>& results) {
+  nlohmann::json cells = cells_json(record);
   nlohmann::json analysis = nlohmann::json::array();
   for (const auto& r : results) {
     analysis.push_back(to_json(r));
@@ -127,7 +141,10 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
        {{"baseline", {{"command", context.baseline_label}}}, {"candidate", {{"command", context.candidate_label}}}}},
       {"settings", settings_json(context)},
       {"environment", context.environment},
-      {"rss", {{"method", record.rss.method}, {"floor_bytes", record.rss.floor_bytes}}},
+      {"rss",
+       {{"method", record.rss.method},
+        {"floor_bytes", record.rss.floor_bytes},
+        {"spawn_resolution_seconds", record.rss.spawn_resolution_seconds}}},
       {"elapsed_seconds", record.elapsed_seconds},
       {"reproduce", context.reproduce},
       {"cells", std::move(cells)},

@@ -39,7 +39,7 @@ void Journal::append(const nlohmann::json& line) {
   if (!m_fd.valid()) {
     return;
   }
-  std::string text = line.dump() + "\n";
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (!util::write_all(m_fd.get(), text.data(), text.size())) {
     int saved = errno;
     throw MeasurementError("cannot write the journal " + m_path + ": " + std::strerror(saved),

@@ -63,13 +63,13 @@ double metric_value(const process::Outcome& outcome, Metric metric) {
   return 0;
 }
 
-bool at_floor(const process::Outcome& outcome, Metric metric, std::int64_t start_floor_bytes) {
+bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors) {
   switch (metric) {
   case Metric::rss:
     return outcome.peak_rss_bytes <=
-           std::max(outcome.rss_floor_bytes, start_floor_bytes) + process::k_rss_censor_margin;
+           std::max(outcome.rss_floor_bytes, floors.floor_bytes) + process::k_rss_censor_margin;
   case Metric::wall:
-    return outcome.wall_seconds < 10 * timer_resolution_seconds();
+    return outcome.wall_seconds < 10 * std::max(timer_resolution_seconds(), floors.spawn_resolution_seconds);
   case Metric::cpu:
   case Metric::user:
   case Metric::sys:
@@ -100,8 +100,8 @@ PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric me
       pairs.rounds.push_back(round);
       pairs.baseline.push_back(metric_value(arms[0]->outcome, metric));
       pairs.candidate.push_back(metric_value(arms[1]->outcome, metric));
-      pairs.baseline_at_floor.push_back(at_floor(arms[0]->outcome, metric, record.rss.floor_bytes));
-      pairs.candidate_at_floor.push_back(at_floor(arms[1]->outcome, metric, record.rss.floor_bytes));
+      pairs.baseline_at_floor.push_back(at_floor(arms[0]->outcome, metric, record.rss));
+      pairs.candidate_at_floor.push_back(at_floor(arms[1]->outcome, metric, record.rss));
     }
   }
   return pairs;

@@ -4,6 +4,10 @@ namespace refbench::runner {
 
 std::string_view arm_name(Arm arm) { return arm == Arm::baseline ? "baseline" : "candidate"; }
 
+std::string arm_label(const CellRecord& cell, Arm arm) {
+  return cell.control ? std::string("baseline (A/A control)") : std::string(arm_name(arm));
+}
+
 std::string_view stop_reason_name(StopReason reason) {
   switch (reason) {
   case StopReason::running:
@@ -18,6 +22,8 @@ std::string_view stop_reason_name(StopReason reason) {
     return "error";
   case StopReason::interrupted:
     return "interrupted";
+  case StopReason::aborted:
+    return "aborted";
   }
   return "unknown";
 }

@@ -25,7 +25,7 @@ process::Termination termination_from(const std::string& status) {
 
 StopReason stop_from(const std::string& reason) {
   for (auto r : {StopReason::precision, StopReason::max_rounds, StopReason::budget, StopReason::error,
-                 StopReason::interrupted}) {
+                 StopReason::interrupted, StopReason::aborted}) {
     if (stop_reason_name(r) == reason) {
       return r;
     }
@@ -70,9 +70,12 @@ ReadRun read_results(const nlohmann::json& document, const std::string& source) 
     ReadRun run;
     run.record.seed = document.at("seed").get<std::uint64_t>();
     run.record.rss = {document.at("rss").at("method").get<std::string>(),
-                      document.at("rss").at("floor_bytes").get<std::int64_t>()};
+                      document.at("rss").at("floor_bytes").get<std::int64_t>(),
+                      document.at("rss").value("spawn_resolution_seconds", 0.0)};
     run.record.elapsed_seconds = document.value("elapsed_seconds", 0.0);
     run.settings = document.at("settings");
+    run.arms = document.value("arms", nlohmann::json::object());
+    run.environment = document.value("environment", nlohmann::json::object());
     run.partial = document.value("partial", false);
     for (const auto& cell : document.at("cells")) {
       std::size_t index = run.record.cells.size();
@@ -97,7 +100,7 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
   auto cell_of = [&](const std::string& name) {
     auto [it, inserted] = cell_index.try_emplace(name, run.record.cells.size());
     if (inserted) {
-      run.record.cells.push_back({name, name.ends_with("-control"), StopReason::interrupted, 0, std::nullopt});
+      run.record.cells.push_back({name, false, StopReason::interrupted, 0, std::nullopt});
     }
     return it->second;
   };
@@ -121,8 +124,16 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
         have_header = true;
         run.record.seed = j.at("seed").get<std::uint64_t>();
         run.record.rss = {j.at("rss").at("method").get<std::string>(),
-                          j.at("rss").at("floor_bytes").get<std::int64_t>()};
+                          j.at("rss").at("floor_bytes").get<std::int64_t>(),
+                          j.at("rss").value("spawn_resolution_seconds", 0.0)};
+
         run.settings = j.at("settings");
+        run.arms = {{"baseline", {{"command", j.value("baseline", std::string())}}},
+                    {"candidate", {{"command", j.value("candidate", std::string())}}}};
+        run.environment = j.value("environment", nlohmann::json::object());
+        for (const auto& cell : j.value("cells", nlohmann::json::array())) {
+          run.record.cells[cell_of(cell.at("name").get<std::string>())].control = cell.value("control", false);
+        }
       } else if (type == "sample") {
         auto sample = sample_from(j, cell_of(j.at("cell").get<std::string>()));
         auto& cell = run.record.cells[sample.cell];
@@ -150,8 +161,10 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
   if (!have_header) {
     throw UsageError(source + ": not a refbench journal (no header line)", "pass a journal.jsonl written by refbench");
   }
-  run.partial = std::any_of(run.record.cells.begin(), run.record.cells.end(),
-                            [](const CellRecord& c) { return c.stop == StopReason::interrupted; });
+  // a journal without a stop line for every cell is a run that was killed
+  run.partial =
+      run.record.cells.empty() || std::any_of(run.record.cells.begin(), run.record.cells.end(),
+                                              [](const CellRecord& c) { return c.stop == StopReason::interrupted; });
   return run;
 }
 

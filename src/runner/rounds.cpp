@@ -8,6 +8,10 @@
 namespace refbench::runner {
 namespace {
 
+// Thrown inside the runner when a command cannot be started at all: the run
+// stops at once instead of measuring the other cells to the end.
+struct CannotStart {};
+
 // Mutable state of one run; the record is what the caller gets back.
 class RoundRunner {
 public:
@@ -40,6 +44,10 @@ public:
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
         stop(cell, StopReason::max_rounds);
       }
+    } catch (const CannotStart&) {
+      for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+        stop(cell, StopReason::aborted);
+      }
     } catch (const InterruptedError& interrupted) {
       m_record.interrupted_by = interrupted.signal_number();
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
@@ -65,7 +73,9 @@ private:
 
   void run_round(int round, const std::vector<std::size_t>& active) {
     std::string pad = round_pad(m_rng);
-    auto slots = shuffled_round(cheapest_first(active, round_costs()), m_rng);
+    // shuffle the cells in index order: an order taken from measured costs
+    // would make the schedule of a seed depend on timing noise
+    auto slots = shuffled_round(active, m_rng);
     for (std::size_t order = 0; order < slots.size(); ++order) {
       if (m_record.cells[slots[order].cell].stop == StopReason::running) {
         measure(slots[order], round, order, pad);
@@ -96,7 +106,11 @@ private:
                       sample.outcome.stderr_tail, sample.outcome.termination == process::Termination::spawn_failed};
       stop(slot.cell, StopReason::error);
     }
+    const bool cannot_start = sample.outcome.termination == process::Termination::spawn_failed;
     m_record.samples.push_back(std::move(sample));
+    if (cannot_start) {
+      throw CannotStart{};
+    }
   }
 
   std::vector<double> round_costs() const {

@@ -58,8 +58,10 @@ Interval bca_bootstrap_interval(std::span<const double> d, double confidence, st
     replicates.push_back(fast_hodges_lehmann(resample, buffer));
   }
   std::sort(replicates.begin(), replicates.end());
+  // like the signed-rank interval, claim the confidence only from 6 values on
+  const bool reaches = d.size() >= 6;
   if (replicates.front() == replicates.back()) {
-    return {replicates.front(), replicates.front()};
+    return {replicates.front(), replicates.front(), reaches};
   }
 
   // bias correction z0 from the share of replicates below the estimate (ties count half)
@@ -96,7 +98,8 @@ Interval bca_bootstrap_interval(std::span<const double> d, double confidence, st
     return boost::math::cdf(normal, z0 + (z0 + z) / (1.0 - acceleration * (z0 + z)));
   };
   const double tail = (1.0 - confidence) / 2.0;
-  return {quantile_of_sorted(replicates, adjusted(tail)), quantile_of_sorted(replicates, adjusted(1.0 - tail))};
+  return {quantile_of_sorted(replicates, adjusted(tail)), quantile_of_sorted(replicates, adjusted(1.0 - tail)),
+          reaches};
 }
 
 } // namespace refbench::stats

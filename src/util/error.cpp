@@ -7,7 +7,7 @@ namespace refbench {
 InterruptedError::InterruptedError(int signal_number)
     : Error(signal_number == SIGTERM ? ExitCode::interrupted_term : ExitCode::interrupted_int,
             signal_number == SIGTERM ? "terminated (SIGTERM)" : "interrupted (SIGINT)",
-            "partial results were written; render them with `refbench report <out>/journal.jsonl`"),
+            "partial results were written; analyse them with `refbench analyze <out>/journal.jsonl`"),
       m_signal(signal_number) {}
 
 std::string format_error_line(const Error& error) {

@@ -1,6 +1,7 @@
 #include "simulate.hpp"
 
 #include <refbench/analysis/analysis.hpp>
+#include <refbench/analysis/from_record.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/rounds.hpp>
@@ -129,29 +130,44 @@ TEST_CASE("calibration: Benjamini–Hochberg keeps the false discovery rate ≤ 
 }
 
 TEST_CASE("calibration: precision stopping keeps coverage ≥ 93 %") {
+  // Whole A/A runs through the real scheduler (fake executor), stopping with
+  // the same precision rule as compare: n ≥ 10 and half-width ≤ 0.02.
   for (Model model : {Model::normal, Model::student_t3}) {
     Noise noise(900 + static_cast<std::uint64_t>(model));
     int covered = 0;
+    int stopped_on_precision = 0;
     double rounds = 0;
     const int total = runs();
     for (int run = 0; run < total; ++run) {
-      std::vector<double> d;
-      auto all = paired_log_ratios(model, noise, 60, 1.0);
-      for (double v : all) {
-        d.push_back(v);
-        if (d.size() >= 10 && stats::signed_rank_interval(d, 0.95).half_width() <= 0.02) {
-          break;
-        }
-      }
+      process::FakeExecutor fake([&](const process::Invocation&, std::size_t index) {
+        process::Outcome outcome;
+        outcome.wall_seconds = 0.1 * std::exp(log_noise(model, noise, static_cast<int>(index), 120));
+        return outcome;
+      });
+      process::Invocation same{{"prog"}, {}, "", {}, ""};
+      runner::RoundSettings settings{1e9, 60, 10, 0, static_cast<std::uint64_t>(run)};
+      analysis::Settings analysis_settings;
+      analysis_settings.min_rounds = 10;
+      runner::Journal journal;
+      runner::RoundHooks hooks;
+      hooks.clock = [&] { return fake.now(); };
+      hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+        return analysis::precise_enough(record, cell, {runner::Metric::wall}, 0.02, analysis_settings);
+      };
+      auto record = runner::run_rounds({{"aa", same, same, false}}, settings, fake, journal, hooks);
+      auto pairs = runner::complete_pairs(record, 0, runner::Metric::wall);
+      auto d = analysis::log_ratios(pairs.baseline, pairs.candidate, analysis::Direction::lower_is_better);
       auto interval = stats::signed_rank_interval(d, 0.95);
       covered += (interval.lo <= 0 && 0 <= interval.hi) ? 1 : 0;
+      stopped_on_precision += record.cells[0].stop == runner::StopReason::precision ? 1 : 0;
       rounds += static_cast<double>(d.size());
     }
     double coverage = static_cast<double>(covered) / total;
-    std::printf("precision stop (0.02) %-30s: coverage %5.2f %%, mean rounds %4.1f\n", model_name(model),
-                100 * coverage, rounds / total);
+    std::printf("precision stop (0.02) %-30s: coverage %5.2f %%, mean rounds %4.1f, stopped on precision %5.1f %%\n",
+                model_name(model), 100 * coverage, rounds / total, 100.0 * stopped_on_precision / total);
     CAPTURE(model_name(model));
     CHECK(coverage >= 0.93);
+    CHECK(stopped_on_precision > total / 2); // the rule is exercised, not just max-rounds
   }
 }
 

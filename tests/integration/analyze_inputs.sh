@@ -180,4 +180,23 @@ assert rc == (1 if run["verdict"] == "regression" else 0), f"exit {rc} for verdi
 print(f"{sys.argv[2]}: {len(want)} cell × metric rows identical, verdict {run['verdict']}")
 PY
 done
-echo "ok: analyze rejects bad input with FILE:LINE, handles one pair, --better, csv and re-analysis"
+# no pairs at all: nothing can pass
+printf 'baseline,candidate\n' >"$WORK/empty.csv"
+run_refbench analyze --format json "$WORK/empty.csv"
+expect_rc 0
+"$PY" -c 'import json,sys; assert json.load(open(sys.argv[1]))["verdict"] == "inconclusive"' "$WORK/out" || fail "empty CSV not inconclusive"
+run_refbench analyze --fail-on inconclusive "$WORK/empty.csv"
+expect_rc 1
+# a run killed during warm-up: a journal with only its header is partial and inconclusive
+head -1 "$WORK/run/journal.jsonl" >"$WORK/killed.jsonl"
+run_refbench analyze --format json "$WORK/killed.jsonl"
+expect_rc 0
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["partial"] and d["verdict"] == "inconclusive", d' "$WORK/out" \
+  || fail "header-only journal: $(cat "$WORK/out")"
+# a user cell named like a control is still a gated cell when read back from the journal
+"$REFBENCH" compare -q --seed 6 --max-rounds 6 --no-control --fail-on never --name api-control \
+  --out "$WORK/named" "$SAMPLE_WORK 10" "$SAMPLE_WORK 11" >/dev/null 2>&1
+run_refbench analyze --format json "$WORK/named/journal.jsonl"
+"$PY" -c 'import json,sys; a=json.load(open(sys.argv[1]))["analysis"][0]; assert a["gated"] and not a["control"] and a["p"] is not None, a' "$WORK/out" \
+  || fail "cell named *-control lost its gate: $(cat "$WORK/out")"
+echo "ok: analyze rejects bad input with FILE:LINE, handles one pair, no pairs, --better, csv and re-analysis"

@@ -16,4 +16,7 @@ chmod 755 "$WORK/garbage"
 run_refbench compare --out "$WORK/o2" "$WORK/garbage" true
 expect_rc 3
 expect_in "$WORK/err" "refbench: error: baseline command could not be started: Exec format error"
+# the run stopped at once instead of measuring the A/A control to the end
+expect_json "$WORK/o2/results.json" "sum(len(c['samples']) for c in r['cells']) <= 4"
+expect_json "$WORK/o2/results.json" "sorted(c['stop_reason'] for c in r['cells']) == ['aborted', 'error']"
 echo "ok: not found → exit 3"

@@ -114,6 +114,28 @@ TEST_CASE("process::run_process environment, stdin, stdout, cwd") {
   std::filesystem::remove(out);
 }
 
+TEST_CASE("process::run_process stdout capture and merged stderr") {
+  SUBCASE("capture") {
+    Invocation invocation = sh("echo out; echo err >&2; printf tail");
+    invocation.capture_stdout = true;
+    auto outcome = run_process(invocation);
+    CHECK(outcome.stdout_text == "out\ntail");
+    CHECK(outcome.stderr_tail == "err\n");
+  }
+  SUBCASE("stderr into the stdout file, in order") {
+    auto log = temp_file("log");
+    Invocation invocation = sh("echo one; echo two >&2; echo three");
+    invocation.stdout_path = log.string();
+    invocation.stderr_to_stdout = true;
+    auto outcome = run_process(invocation);
+    CHECK(outcome.stderr_tail.empty());
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text == "one\ntwo\nthree\n");
+    std::filesystem::remove(log);
+  }
+}
+
 TEST_CASE("process::run_process stderr tail") {
   SUBCASE("short stderr is kept whole") {
     auto outcome = run_process(sh("echo one >&2; echo two >&2; exit 1"));

@@ -39,6 +39,7 @@ struct CellSamples {
   bool control = false;
   std::optional<std::string> error; // why the cell is ERROR, if it is
   std::vector<MetricSamples> metrics;
+  std::size_t group = 0; // cells measured together (one run); a control's floor applies to its group
 };
 
 struct Settings {
@@ -56,6 +57,7 @@ inline constexpr double k_censor_share = 0.2;
 struct MetricResult {
   std::string cell;
   std::string metric;
+  std::size_t group = 0;
   Unit unit = Unit::seconds;
   Direction direction = Direction::lower_is_better;
   bool control = false;
@@ -84,12 +86,16 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
 
 // The run's verdict word of SPEC §5: "error" if any ERROR, else
 // "regression" if a gated metric regressed, else "inconclusive" if a gated
-// non-control metric is INCONCLUSIVE, else "pass".
+// non-control metric is INCONCLUSIVE or there are no results, else "pass".
 std::string overall_verdict(const std::vector<MetricResult>& results);
 
 // Log-ratios d = ln(y / x), or ln(x / y) for higher-is-better, for the pairs
 // where both readings are positive (d > 0 is always worse).
 std::vector<double> log_ratios(const std::vector<double>& baseline, const std::vector<double>& candidate,
                                Direction direction);
+
+// The bootstrap seed of cell `cell`, metric `metric` of a run seeded `seed`,
+// so one cell's interval does not depend on the others.
+std::uint64_t interval_seed(std::uint64_t seed, std::size_t cell, std::size_t metric);
 
 } // namespace refbench::analysis

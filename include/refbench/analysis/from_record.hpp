@@ -15,10 +15,11 @@ namespace refbench::analysis {
 std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
                                       const std::vector<runner::Metric>& gated);
 
-// True when `cell` of `record` has at least `min_rounds` pairs and the
-// signed-rank interval of every metric in `gated` has a half-width (log
-// units) of at most `precision` (SPEC §4.5).
+// True when `cell` of `record` has at least `settings.min_rounds` pairs and
+// the interval (of `settings.interval`) of every metric in `gated` reaches
+// its confidence with a half-width (log units) of at most `precision`
+// (SPEC §4.5). Never looks at significance.
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
-                    double precision, std::size_t min_rounds);
+                    double precision, const Settings& settings);
 
 } // namespace refbench::analysis

@@ -12,11 +12,11 @@ namespace refbench::cli {
 
 struct AnalyzeOptions {
   std::vector<std::string> files;
-  double threshold = 1.15;
-  double alpha = 0.05;
+  std::optional<double> threshold; // default: the analysed run's, else 1.15
+  std::optional<double> alpha;     // default: the analysed run's, else 0.05
   std::string better = "lower";
   std::string format = "markdown";
-  std::string interval = "signed-rank";
+  std::optional<std::string> interval; // default: the analysed run's, else signed-rank
   std::string fail_on = "regression";
   std::optional<std::uint64_t> seed; // bootstrap seed (default: the run's, else 0)
 };

@@ -14,7 +14,13 @@ namespace refbench::process {
 struct RssProbe {
   std::string method;
   std::int64_t floor_bytes = 0;
+  // The jitter of spawning a no-op (`true`) from the launcher at start-up:
+  // the median absolute deviation of its wall over k_spawn_probe_runs runs.
+  // Wall readings below 10x this are censored (SPEC §4.4). 0 when unknown.
+  double spawn_resolution_seconds = 0;
 };
+
+inline constexpr int k_spawn_probe_runs = 11;
 
 inline constexpr std::int64_t k_rss_censor_margin = 64 * 1024;
 

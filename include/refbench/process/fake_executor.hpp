@@ -13,7 +13,7 @@ class FakeExecutor final : public Executor {
 public:
   // `script(invocation, index)` produces the outcome of the `index`-th call.
   using Script = std::function<Outcome(const Invocation&, std::size_t)>;
-  explicit FakeExecutor(Script script, RssProbe probe = {"fake", 1 << 20});
+  explicit FakeExecutor(Script script, RssProbe probe = {"fake", 1 << 20, 0});
 
   Outcome run(const Invocation& invocation) override;
   RssProbe rss_probe() const override { return m_probe; }

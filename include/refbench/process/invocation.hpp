@@ -17,6 +17,8 @@ struct Invocation {
   std::string cwd;                     // empty: the caller's directory
   std::chrono::nanoseconds timeout{0}; // 0: no timeout
   std::string stdout_path;             // empty: /dev/null; else truncated and written
+  bool capture_stdout = false;         // stdout into Outcome::stdout_text (overrides stdout_path)
+  bool stderr_to_stdout = false;       // stderr goes where stdout goes (no stderr tail then)
 };
 
 enum class Termination {
@@ -40,9 +42,11 @@ struct Outcome {
   // it into the child): readings near it are censored. 0 when unknown.
   std::int64_t rss_floor_bytes = 0;
   std::string stderr_tail; // at most the last k_stderr_tail_bytes
+  std::string stdout_text; // with capture_stdout: the first k_stdout_capture_bytes
 };
 
 inline constexpr std::size_t k_stderr_tail_bytes = 64 * 1024;
+inline constexpr std::size_t k_stdout_capture_bytes = 64 * 1024 * 1024;
 
 // True when the invocation exited with code 0.
 inline bool succeeded(const Outcome& outcome) {

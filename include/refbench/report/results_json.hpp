@@ -30,12 +30,19 @@ struct RunContext {
 // One `analysis` entry of results.json (SPEC §5); NaN becomes null.
 nlohmann::json to_json(const analysis::MetricResult& result);
 
+// The `cells` array of results.json: every cell with its stop reason,
+// failure and every sample.
+nlohmann::json cells_json(const runner::RunRecord& record);
+
 // The results.json document for `record` and its analysis `results`.
 nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
                             const std::vector<analysis::MetricResult>& results);
 
 // The journal's first line for a run described by `context`.
-nlohmann::json journal_header(const RunContext& context, const process::RssProbe& rss, std::uint64_t seed);
+// The journal's first line for a run described by `context` with `cells`
+// (their names and which is the A/A control, so a killed run reads back).
+nlohmann::json journal_header(const RunContext& context, const std::vector<runner::CellSpec>& cells,
+                              const process::RssProbe& rss, std::uint64_t seed);
 
 // Machine facts recorded with every run: kernel, CPU model, cores.
 nlohmann::json environment_json();

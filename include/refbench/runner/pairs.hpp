@@ -34,9 +34,9 @@ struct PairedValues {
 
 // Whether `outcome`'s `metric` reading sits at its measurement floor (§4.4):
 // rss within k_rss_censor_margin of the launcher's peak (the larger of the
-// sample's and the run's start-up `start_floor_bytes`); wall below 10× the
-// timer resolution; cpu/user/sys of 0 (below the rusage resolution).
-bool at_floor(const process::Outcome& outcome, Metric metric, std::int64_t start_floor_bytes);
+// sample's and the run's start-up floor in `floors`); wall below 10× the
+// timer or spawn resolution; cpu/user/sys of 0 (below the rusage resolution).
+bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors);
 
 // The complete pairs of `cell` in `record` for `metric`, in round order;
 // warm-up samples and rounds with a failed or missing arm are left out.

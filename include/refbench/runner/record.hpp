@@ -43,7 +43,8 @@ struct Sample {
   process::Outcome outcome;
 };
 
-enum class StopReason { running, precision, max_rounds, budget, error, interrupted };
+// aborted: another cell's command could not be started, so the run stopped.
+enum class StopReason { running, precision, max_rounds, budget, error, interrupted, aborted };
 std::string_view stop_reason_name(StopReason reason);
 
 // The first failed invocation of a cell.
@@ -62,6 +63,10 @@ struct CellRecord {
   int rounds = 0; // rounds in which the cell ran
   std::optional<CellFailure> failure;
 };
+
+// Who ran in `arm` of `cell`, for messages: "baseline", "candidate", or
+// "baseline (A/A control)" in the control cell, where both arms run it.
+std::string arm_label(const CellRecord& cell, Arm arm);
 
 struct RunRecord {
   std::uint64_t seed = 0;

@@ -12,8 +12,10 @@ namespace refbench::runner {
 // A run read back, with the header facts analysis needs.
 struct ReadRun {
   RunRecord record;
-  nlohmann::json settings; // the "settings" object as written
-  bool partial = false;    // a journal without the end of the run
+  nlohmann::json settings;    // the "settings" object as written
+  nlohmann::json arms;        // what the arms ran ({} when unknown)
+  nlohmann::json environment; // the machine it ran on ({} when unknown)
+  bool partial = false;       // a journal without the end of the run
 };
 
 // Parses a results.json document; throws UsageError naming `source` and the

@@ -1,0 +1,219 @@
+#include <doctest/doctest.h>
+
+#include <refbench/analysis/analysis.hpp>
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/journal.hpp>
+#include <refbench/runner/record_reader.hpp>
+#include <refbench/util/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace refbench;
+using namespace refbench::analysis;
+
+namespace {
+
+// `n` pairs with candidate/baseline = ratio · exp(small alternating noise).
+MetricSamples pairs(const std::string& metric, double ratio, int n, bool gated = true) {
+  MetricSamples m;
+  m.metric = metric;
+  m.gated = gated;
+  for (int i = 0; i < n; ++i) {
+    double noise = 0.002 * ((i % 5) - 2) + 0.0001 * i;
+    m.baseline.push_back(100.0);
+    m.candidate.push_back(100.0 * ratio * std::exp(noise));
+  }
+  return m;
+}
+
+const MetricResult& find(const std::vector<MetricResult>& results, const std::string& cell, const std::string& metric) {
+  for (const auto& r : results) {
+    if (r.cell == cell && r.metric == metric) {
+      return r;
+    }
+  }
+  FAIL("no result for " << cell << "/" << metric);
+  return results.front();
+}
+
+} // namespace
+
+TEST_CASE("analysis::analyze") {
+  Settings settings;
+  settings.min_rounds = 10;
+
+  SUBCASE("higher-is-better: ratio stays candidate/baseline, verdict uses the worse side") {
+    auto throughput = pairs("throughput", 0.7, 20);
+    throughput.direction = Direction::higher_is_better;
+    auto r = analyze({{"svc", false, std::nullopt, {throughput}}}, settings).front();
+    CHECK(r.ratio == doctest::Approx(0.7).epsilon(0.01));
+    CHECK(r.ci_low < r.ci_high);
+    CHECK(r.ci_high < 0.75);
+    CHECK(r.verdict == stats::Verdict::regression);
+    throughput.direction = Direction::lower_is_better;
+    CHECK(analyze({{"svc", false, std::nullopt, {throughput}}}, settings).front().verdict == stats::Verdict::improved);
+  }
+  SUBCASE("the BH family: gated, non-control, not censored, not errored") {
+    auto censored = pairs("wall", 1.3, 20);
+    censored.candidate_at_floor.assign(20, false);
+    censored.baseline_at_floor.assign(20, false);
+    for (int i = 0; i < 4; ++i) { // exactly 20 % at the floor
+      censored.baseline_at_floor[static_cast<std::size_t>(i)] = true;
+    }
+    auto results = analyze(
+        {{"a", false, std::nullopt, {pairs("wall", 1.3, 20), pairs("cpu", 1.3, 20, false)}},
+         {"b", false, std::nullopt, {censored}},
+         {"c", false, std::string("the candidate command exited with code 1 in round 3"), {pairs("wall", 1.3, 20)}},
+         {"a-control", true, std::nullopt, {pairs("wall", 1.0, 20)}}},
+        settings);
+    CHECK(find(results, "a", "wall").p_bh.has_value());
+    CHECK_FALSE(find(results, "a", "cpu").p_bh.has_value()); // info metric: raw p only
+    CHECK(find(results, "a", "cpu").p.has_value());
+    CHECK(find(results, "b", "wall").censored);
+    CHECK(find(results, "b", "wall").verdict == stats::Verdict::censored);
+    CHECK_FALSE(find(results, "b", "wall").p_bh.has_value());
+    CHECK(find(results, "c", "wall").verdict == stats::Verdict::error);
+    CHECK_FALSE(find(results, "a-control", "wall").p.has_value());
+    // a family of one: p_bh == p
+    CHECK(*find(results, "a", "wall").p_bh == doctest::Approx(*find(results, "a", "wall").p));
+    CHECK(overall_verdict(results) == "error");
+  }
+  SUBCASE("19 % at the floor is not censored") {
+    auto m = pairs("rss", 1.0, 21);
+    m.baseline_at_floor.assign(21, false);
+    for (int i = 0; i < 4; ++i) {
+      m.baseline_at_floor[static_cast<std::size_t>(i)] = true;
+    }
+    CHECK_FALSE(analyze({{"x", false, std::nullopt, {m}}}, settings).front().censored);
+  }
+  SUBCASE("the control's floor applies to its own group and metric only") {
+    auto noisy = pairs("wall", 1.0, 20);
+    for (std::size_t i = 0; i < noisy.candidate.size(); ++i) {
+      noisy.candidate[i] *= (i % 2 == 0) ? 1.3 : 0.75; // a wide A/A interval
+    }
+    CellSamples control{"g0-control", true, std::nullopt, {noisy}, 0};
+    CellSamples same_group{"g0", false, std::nullopt, {pairs("wall", 1.02, 20), pairs("cpu", 1.02, 20, false)}, 0};
+    CellSamples other_group{"g1", false, std::nullopt, {pairs("wall", 1.02, 20)}, 1};
+    auto results = analyze({control, same_group, other_group}, settings);
+    REQUIRE(find(results, "g0", "wall").noise_floor.has_value());
+    CHECK(*find(results, "g0", "wall").noise_floor >= 1.15);
+    CHECK(find(results, "g0", "wall").verdict == stats::Verdict::inconclusive); // floor ≥ T: no PASS
+    CHECK_FALSE(find(results, "g0", "cpu").noise_floor.has_value());
+    CHECK_FALSE(find(results, "g1", "wall").noise_floor.has_value());
+    CHECK(find(results, "g1", "wall").verdict == stats::Verdict::pass);
+  }
+  SUBCASE("no pairs: no p, no NaN verdict, the run is inconclusive") {
+    MetricSamples empty;
+    empty.metric = "wall";
+    empty.gated = true;
+    auto results = analyze({{"e", false, std::nullopt, {empty}}}, settings);
+    CHECK_FALSE(results.front().p.has_value());
+    CHECK(results.front().verdict == stats::Verdict::inconclusive);
+    CHECK(overall_verdict(results) == "inconclusive");
+    CHECK(overall_verdict({}) == "inconclusive");
+    auto j = report::to_json(results.front());
+    CHECK(j["ratio"].is_null());
+    CHECK(j["p"].is_null());
+  }
+}
+
+TEST_CASE("report::render_verdict_table snapshot") {
+  std::vector<MetricResult> rows(3);
+  rows[0].cell = "encrypt-1MiB-control";
+  rows[0].metric = "wall";
+  rows[0].control = true;
+  rows[0].baseline_median = 0.4718;
+  rows[0].candidate_median = 0.4554;
+  rows[0].ratio = 1.011;
+  rows[0].ci_low = 0.947;
+  rows[0].ci_high = 1.038;
+  rows[0].n = 57;
+  rows[0].verdict = stats::Verdict::pass;
+  rows[1].cell = "a|b `c` <d>";
+  rows[1].metric = "wall";
+  rows[1].gated = true;
+  rows[1].baseline_median = 0.5267;
+  rows[1].candidate_median = 0.6336;
+  rows[1].ratio = 1.203;
+  rows[1].ci_low = 1.171;
+  rows[1].ci_high = 1.236;
+  rows[1].p = 0.001;
+  rows[1].p_bh = 0.003;
+  rows[1].n = 34;
+  rows[1].verdict = stats::Verdict::regression;
+  rows[2].cell = "x";
+  rows[2].metric = "rss";
+  rows[2].unit = Unit::bytes;
+  rows[2].baseline_median = 4063232;
+  rows[2].candidate_median = 4063232;
+  rows[2].ratio = 1.0;
+  rows[2].ci_low = 1.0;
+  rows[2].ci_high = 1.0;
+  rows[2].p = 0.9991;
+  rows[2].n = 10;
+  rows[2].verdict = stats::Verdict::censored;
+  CHECK(report::render_verdict_table(rows) ==
+        "| cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+        "| encrypt-1MiB-control | wall | 471.8 ms | 455.4 ms | 1.011x [0.947, 1.038] | — | 57 | PASS |\n"
+        "| a\\|b \\`c\\` &lt;d&gt; | wall | 526.7 ms | 633.6 ms | 1.203x [1.171, 1.236] | 0.003 | 34 | REGRESSION |\n"
+        "| x | rss | 3.875 MiB | 3.875 MiB | 1.000x [1.000, 1.000] | 0.999 | 10 | CENSORED (info) |\n");
+}
+
+TEST_CASE("runner::read_journal and read_results give the record back") {
+  runner::RunRecord record;
+  record.seed = 7;
+  record.rss = {"launcher", 4 << 20, 0.0001};
+  record.cells = {{"work", false, runner::StopReason::max_rounds, 2, std::nullopt},
+                  {"work-control", true, runner::StopReason::max_rounds, 2, std::nullopt}};
+  for (int round = 1; round <= 2; ++round) {
+    for (std::size_t cell = 0; cell < 2; ++cell) {
+      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
+        process::Outcome o;
+        o.wall_seconds = 0.1 * round + (arm == runner::Arm::candidate ? 0.05 : 0.0);
+        o.user_seconds = 0.01;
+        o.peak_rss_bytes = 8 << 20;
+        record.samples.push_back({cell, arm, round, record.samples.size() % 4, o});
+      }
+    }
+  }
+  // a journal as compare writes it, then a torn last line
+  report::RunContext context;
+  context.metrics = {runner::Metric::wall};
+  context.gated = {runner::Metric::wall};
+  std::vector<runner::CellSpec> specs{{"work", {}, {}, false}, {"work-control", {}, {}, true}};
+  std::string text = report::journal_header(context, specs, record.rss, record.seed).dump() + "\n";
+  for (const auto& sample : record.samples) {
+    text += runner::to_json(sample, record.cells).dump() + "\n";
+  }
+  text += "{\"type\":\"sample\",\"cell\":\"wo";
+  auto journal = runner::read_journal(text, "journal.jsonl");
+  CHECK(journal.partial); // no stop lines
+  REQUIRE(journal.record.cells.size() == 2);
+  CHECK(journal.record.cells[1].control);
+  CHECK(journal.record.samples.size() == record.samples.size());
+  CHECK(journal.record.rss.spawn_resolution_seconds == 0.0001);
+
+  auto document = report::results_json(record, context, {});
+  auto results = runner::read_results(document, "results.json");
+  CHECK_FALSE(results.partial);
+  CHECK(results.record.cells[1].control);
+  CHECK(results.record.samples.size() == record.samples.size());
+  // results.json groups samples by cell; every (cell, arm, round) comes back with its values
+  for (const auto& original : record.samples) {
+    auto same = std::find_if(results.record.samples.begin(), results.record.samples.end(), [&](const auto& s) {
+      return s.cell == original.cell && s.arm == original.arm && s.round == original.round;
+    });
+    REQUIRE(same != results.record.samples.end());
+    CHECK(same->outcome.wall_seconds == original.outcome.wall_seconds);
+    CHECK(same->outcome.peak_rss_bytes == original.outcome.peak_rss_bytes);
+  }
+
+  SUBCASE("a bad line that is not the last is an error naming the line") {
+    std::string broken = report::journal_header(context, specs, record.rss, record.seed).dump() + "\nnot json\n{}\n";
+    CHECK_THROWS_WITH_AS(runner::read_journal(broken, "j.jsonl"), doctest::Contains("j.jsonl:2"), refbench::UsageError);
+  }
+}
