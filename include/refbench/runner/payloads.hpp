@@ -1,0 +1,2 @@
+#pragma once
+// Placeholder: filled in by the work on `refbench run`.

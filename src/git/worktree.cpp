@@ -1,0 +1,1 @@
+#include <refbench/git/worktree.hpp>

@@ -1,0 +1,1 @@
+#include <refbench/runner/payloads.hpp>

@@ -1,0 +1,1 @@
+#include <refbench/util/sha256.hpp>
