@@ -1,0 +1,76 @@
+#pragma once
+// refbench.toml (SPEC §2) read with toml++ into plain settings. Unknown keys
+// and wrong types are UsageErrors naming file:line:column; values are
+// validated here (durations, sizes, ranges), flags are merged by the caller.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace refbench::config {
+
+// A command as written: a string runs with /bin/sh -c, an array is the argv.
+struct Command {
+  std::string shell;              // set when written as a string
+  std::vector<std::string> argv;  // set when written as an array
+  bool is_shell() const { return argv.empty(); }
+};
+
+struct BuildConfig {
+  std::optional<Command> command;  // none: nothing to build
+  std::vector<std::string> env;    // "NAME=value", added to the environment
+  std::optional<std::chrono::nanoseconds> timeout;
+  bool parallel = false;
+  std::optional<std::uint64_t> disk;  // bytes a build may need (preflight)
+};
+
+// [run]: the same names as the run flags; unset values take the defaults.
+struct RunConfig {
+  std::optional<std::chrono::nanoseconds> budget;
+  std::optional<int> max_rounds;
+  std::optional<int> min_rounds;
+  std::optional<double> precision;
+  std::optional<double> threshold;
+  std::optional<double> alpha;
+  std::optional<int> warmup;
+  std::optional<std::chrono::nanoseconds> timeout;
+  std::optional<std::uint64_t> seed;
+  std::optional<bool> control;
+  std::optional<std::string> control_cell;
+  std::optional<std::string> isolate;
+};
+
+struct PayloadSize {
+  std::string label;  // as written, e.g. "32MiB"
+  std::uint64_t bytes = 0;
+};
+
+struct CellConfig {
+  std::string name;
+  Command command;
+  std::vector<std::string> env;
+  std::vector<std::string> metrics;            // default: wall, cpu, rss
+  std::vector<std::string> gate;               // default: wall
+  std::map<std::string, double> threshold;     // per-metric overrides
+  bool check_output = false;
+  std::string where;                           // "file:line:column" of the [[cell]]
+};
+
+struct Config {
+  std::string path;
+  BuildConfig build;
+  RunConfig run;
+  std::vector<PayloadSize> payload_sizes;
+  std::vector<CellConfig> cells;
+};
+
+// Reads and validates `path`; throws UsageError "path:line:column: problem".
+Config load_config(const std::string& path);
+
+// Parses TOML `text` that came from `source` (a name for messages).
+Config parse_config(const std::string& text, const std::string& source);
+
+} // namespace refbench::config

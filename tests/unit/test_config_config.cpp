@@ -1,0 +1,124 @@
+#include <doctest/doctest.h>
+
+#include <refbench/config/config.hpp>
+#include <refbench/util/error.hpp>
+
+using namespace refbench;
+using namespace refbench::config;
+
+namespace {
+
+// The message of the UsageError `text` raises.
+std::string error_of(const std::string& text) {
+  try {
+    parse_config(text, "refbench.toml");
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "<no error>";
+}
+
+const char* k_full = R"(
+[build]
+command = "make -j2"
+env = { CFLAGS = "-O2" }
+timeout = "30m"
+parallel = true
+disk = "2GiB"
+
+[run]
+budget = "25m"
+max_rounds = 60
+min_rounds = 10
+precision = 0.02
+threshold = 1.15
+alpha = 0.05
+warmup = 1
+timeout = "10m"
+seed = 42
+control = true
+control_cell = "encrypt-1MiB"
+isolate = "auto"
+
+[payloads]
+sizes = ["1KiB", "1MiB", "32MiB"]
+
+[[cell]]
+name = "encrypt-{size}"
+command = ["{arm}/bin/tool", "encrypt", "{payload}", "-o", "{output}"]
+env = { TOOL_MODE = "fast" }
+metrics = ["wall", "cpu", "rss"]
+gate = ["wall"]
+threshold = { wall = 1.15, rss = 1.10 }
+check_output = true
+
+[[cell]]
+name = "startup"
+command = "{arm}/bin/tool --version"
+)";
+
+} // namespace
+
+TEST_CASE("config::parse_config reads every key of SPEC §2") {
+  auto c = parse_config(k_full, "refbench.toml");
+  REQUIRE(c.build.command.has_value());
+  CHECK(c.build.command->is_shell());
+  CHECK(c.build.command->shell == "make -j2");
+  CHECK(c.build.env == std::vector<std::string>{"CFLAGS=-O2"});
+  CHECK(c.build.timeout == std::chrono::minutes(30));
+  CHECK(c.build.parallel);
+  CHECK(c.build.disk == 2ull << 30);
+  CHECK(c.run.budget == std::chrono::minutes(25));
+  CHECK(c.run.max_rounds == 60);
+  CHECK(c.run.min_rounds == 10);
+  CHECK(c.run.precision == 0.02);
+  CHECK(c.run.threshold == 1.15);
+  CHECK(c.run.alpha == 0.05);
+  CHECK(c.run.warmup == 1);
+  CHECK(c.run.timeout == std::chrono::minutes(10));
+  CHECK(c.run.seed == 42u);
+  CHECK(c.run.control == true);
+  CHECK(c.run.control_cell == "encrypt-1MiB");
+  CHECK(c.run.isolate == "auto");
+  REQUIRE(c.payload_sizes.size() == 3);
+  CHECK(c.payload_sizes[2].label == "32MiB");
+  CHECK(c.payload_sizes[2].bytes == 32ull << 20);
+  REQUIRE(c.cells.size() == 2);
+  CHECK(c.cells[0].command.argv.size() == 5);
+  CHECK(c.cells[0].env == std::vector<std::string>{"TOOL_MODE=fast"});
+  CHECK(c.cells[0].threshold.at("rss") == 1.10);
+  CHECK(c.cells[0].check_output);
+  CHECK(c.cells[1].command.shell == "{arm}/bin/tool --version");
+  CHECK(c.cells[1].metrics == std::vector<std::string>{"wall", "cpu", "rss"});
+  CHECK(c.cells[1].gate == std::vector<std::string>{"wall"});
+  CHECK(c.cells[1].where == "refbench.toml:35:1");
+}
+
+TEST_CASE("config::parse_config errors name file:line:column") {
+  const std::string cell = "\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n";
+  SUBCASE("unknown key, with its table") {
+    CHECK(error_of("[run]\nbudget = \"1m\"\n  treshold = 1.2\n" + cell) ==
+          "refbench.toml:3:3: unknown key 'treshold' in [run]");
+    CHECK(error_of("colour = 1\n" + cell) == "refbench.toml:1:1: unknown key 'colour'");
+    CHECK(error_of(cell + "gates = [\"wall\"]\n") == "refbench.toml:5:1: unknown key 'gates' in [cell]");
+  }
+  SUBCASE("wrong types") {
+    CHECK(error_of("[run]\nmax_rounds = \"60\"\n" + cell) == "refbench.toml:2:14: run.max_rounds must be an integer");
+    CHECK(error_of("[build]\nparallel = \"yes\"\n" + cell) == "refbench.toml:2:12: build.parallel must be true or false");
+    CHECK(error_of("[run]\nbudget = \"5 parsecs\"\n" + cell).starts_with("refbench.toml:2:10: run.budget: invalid duration"));
+    CHECK(error_of("[payloads]\nsizes = [\"1 MiB\"]\n" + cell).starts_with("refbench.toml:2:10: payloads.sizes: invalid size"));
+    CHECK(error_of("[run]\nthreshold = 0.9\n" + cell).starts_with("refbench.toml:2:13: run.threshold must be above 1"));
+    CHECK(error_of("[run]\n" + std::string("isolate = \"some\"\n") + cell).starts_with("refbench.toml:2:11: run.isolate"));
+    CHECK(error_of("run = 3\n" + cell).starts_with("refbench.toml:1:7: run must be a table"));
+  }
+  SUBCASE("cells") {
+    CHECK(error_of("").starts_with("refbench.toml: no [[cell]]"));
+    CHECK(error_of("[[cell]]\ncommand = \"x\"\n") == "refbench.toml:1:1: a [[cell]] needs a non-empty name");
+    CHECK(error_of("[[cell]]\nname = \"x\"\ncommand = []\n").find("non-empty array") != std::string::npos);
+    CHECK(error_of(cell + "metrics = [\"wall\", \"speed\"]\n").find("unknown metric 'speed'") != std::string::npos);
+    CHECK(error_of(cell + "metrics = [\"wall\"]\ngate = [\"rss\"]\n").find("'rss' is not among") != std::string::npos);
+    CHECK(error_of(cell + cell).find("appears twice") != std::string::npos);
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"tput\"\n").find("not supported") != std::string::npos);
+  }
+  SUBCASE("TOML syntax") { CHECK(error_of("[run\nbudget = 1").starts_with("refbench.toml:1:")); }
+}
