@@ -17,28 +17,36 @@ std::string failure_text(const runner::CellRecord& cell, const runner::CellFailu
 
 } // namespace
 
+CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, const std::vector<runner::Metric>& metrics,
+                            const std::vector<runner::Metric>& gated, const std::map<std::string, double>& thresholds) {
+  const auto& cell = record.cells[c];
+  CellSamples samples{cell.name, cell.control, std::nullopt, {}};
+  if (cell.failure) {
+    samples.error = failure_text(cell, *cell.failure);
+  }
+  for (runner::Metric metric : metrics) {
+    auto pairs = runner::complete_pairs(record, c, metric);
+    MetricSamples m;
+    m.metric = std::string(runner::metric_name(metric));
+    m.unit = unit_of(metric);
+    m.gated = std::find(gated.begin(), gated.end(), metric) != gated.end();
+    m.baseline = std::move(pairs.baseline);
+    m.candidate = std::move(pairs.candidate);
+    m.baseline_at_floor = std::move(pairs.baseline_at_floor);
+    m.candidate_at_floor = std::move(pairs.candidate_at_floor);
+    if (auto it = thresholds.find(m.metric); it != thresholds.end()) {
+      m.threshold = it->second;
+    }
+    samples.metrics.push_back(std::move(m));
+  }
+  return samples;
+}
+
 std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
                                       const std::vector<runner::Metric>& gated) {
   std::vector<CellSamples> cells;
   for (std::size_t c = 0; c < record.cells.size(); ++c) {
-    const auto& cell = record.cells[c];
-    CellSamples samples{cell.name, cell.control, std::nullopt, {}};
-    if (cell.failure) {
-      samples.error = failure_text(cell, *cell.failure);
-    }
-    for (runner::Metric metric : metrics) {
-      auto pairs = runner::complete_pairs(record, c, metric);
-      MetricSamples m;
-      m.metric = std::string(runner::metric_name(metric));
-      m.unit = unit_of(metric);
-      m.gated = std::find(gated.begin(), gated.end(), metric) != gated.end();
-      m.baseline = std::move(pairs.baseline);
-      m.candidate = std::move(pairs.candidate);
-      m.baseline_at_floor = std::move(pairs.baseline_at_floor);
-      m.candidate_at_floor = std::move(pairs.candidate_at_floor);
-      samples.metrics.push_back(std::move(m));
-    }
-    cells.push_back(std::move(samples));
+    cells.push_back(cell_samples_of(record, c, metrics, gated));
   }
   return cells;
 }

@@ -1,6 +1,8 @@
 #include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/app.hpp>
 #include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/run_command.hpp>
+
 #include <refbench/process/launcher.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/version.hpp>
@@ -28,8 +30,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   CompareOptions compare;
   CLI::App* compare_command = add_compare_command(app, compare);
-  AnalyzeOptions analyze;
+    AnalyzeOptions analyze;
   CLI::App* analyze_command = add_analyze_command(app, analyze);
+  RunOptions run;
+  CLI::App* run_command = add_run_command(app, run);
+  ResolveOptions resolve;
+  CLI::App* resolve_command = add_resolve_command(app, resolve);
 
   try {
     try {
@@ -51,8 +57,14 @@ int main(int argc, char** argv) {
     if (compare_command->parsed()) {
       return run_compare(compare, common);
     }
-    if (analyze_command->parsed()) {
+        if (analyze_command->parsed()) {
       return run_analyze(analyze, common);
+    }
+    if (run_command->parsed()) {
+      return run_run(run, common);
+    }
+    if (resolve_command->parsed()) {
+      return run_resolve(resolve);
     }
     return static_cast<int>(ExitCode::usage);
   } catch (const Error& error) {

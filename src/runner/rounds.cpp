@@ -3,6 +3,10 @@
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <refbench/util/sha256.hpp>
+#include <refbench/util/strings.hpp>
 #include <ctime>
 
 namespace refbench::runner {
@@ -17,8 +21,9 @@ class RoundRunner {
 public:
   RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
               Journal& journal, const RoundHooks& hooks)
-      : m_cells(cells), m_settings(settings), m_executor(executor), m_journal(journal), m_hooks(hooks),
-        m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}) {
+            : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_journal(journal), m_hooks(hooks),
+        m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
+        m_output_hashes(cells.size()) {
     m_record.seed = settings.seed;
     m_record.rss = executor.rss_probe();
     for (const auto& cell : cells) {
@@ -29,7 +34,11 @@ public:
   RunRecord run() {
     const double start = m_clock();
     try {
-      warm_up();
+            warm_up();
+      if (m_settings.auto_control) {
+        add_control_of_cheapest();
+      }
+
       for (int round = 1; round <= m_settings.max_rounds; ++round) {
         auto active = active_cells();
         drop_over_budget(active, m_settings.budget_seconds - (m_clock() - start));
@@ -71,6 +80,25 @@ private:
     }
   }
 
+    // SPEC §3.2: the A/A control replicates the cheapest cell (by warm-up
+  // cost), baseline on both arms; announced in the journal as a "cell" line.
+  void add_control_of_cheapest() {
+    auto candidates = active_cells();
+    if (candidates.empty()) {
+      return;
+    }
+    const std::size_t cheapest = cheapest_first(candidates, round_costs()).front();
+    CellSpec control = m_cells[cheapest];
+    control.name += "-control";
+    control.control = true;
+    control.check_output = false;
+    m_cells.push_back(control);
+    m_last_wall.push_back({m_last_wall[cheapest][0], m_last_wall[cheapest][0]});
+    m_output_hashes.emplace_back();
+    m_record.cells.push_back({control.name, true, StopReason::running, 0, std::nullopt});
+    m_journal.append({{"type", "cell"}, {"name", control.name}, {"control", true}, {"of", m_cells[cheapest].name}});
+  }
+
   void run_round(int round, const std::vector<std::size_t>& active) {
     std::string pad = round_pad(m_rng);
     // shuffle the cells in index order: an order taken from measured costs
@@ -93,11 +121,23 @@ private:
     }
   }
 
-  void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
+    void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
     const CellSpec& spec = m_cells[slot.cell];
     process::Invocation invocation = slot.arm == Arm::baseline || spec.control ? spec.baseline : spec.candidate;
     invocation.env.push_back("REFBENCH_PAD=" + pad);
+    std::string output;
+    if (spec.placeholders) {
+      output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
+      substitute_placeholders(invocation, round, output);
+    }
     Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation)};
+    if (!output.empty()) {
+      if (spec.check_output && round == 1 && process::succeeded(sample.outcome)) {
+        record_output_hash(slot, output);
+      }
+      std::error_code ignored;
+      std::filesystem::remove(output, ignored);
+    }
     m_last_wall[slot.cell][slot.arm == Arm::baseline ? 0 : 1] = sample.outcome.wall_seconds;
     m_journal.append(to_json(sample, m_record.cells));
     if (!process::succeeded(sample.outcome)) {
@@ -110,6 +150,23 @@ private:
     m_record.samples.push_back(std::move(sample));
     if (cannot_start) {
       throw CannotStart{};
+    }
+  }
+
+    // Hashes `output` of `slot` in round 1; once both arms are in, differing
+  // hashes make the cell ERROR (the arms did different work).
+  void record_output_hash(Slot slot, const std::string& output) {
+    auto& hashes = m_output_hashes[slot.cell];
+    auto hash = util::sha256_file(output);
+    hashes[slot.arm == Arm::baseline ? 0 : 1] = hash ? *hash : "missing (" + hash.error() + ")";
+    if (!hashes[0].empty() && !hashes[1].empty() && hashes[0] != hashes[1] && !m_record.cells[slot.cell].failure) {
+      m_record.cells[slot.cell].failure =
+          CellFailure{slot.arm, 1,
+                      fmt::format("wrote a different {{output}} than the baseline (sha256 {} vs {}): the arms did "
+                                  "different work",
+                                  hashes[1].substr(0, 12), hashes[0].substr(0, 12)),
+                      "", false};
+      stop(slot.cell, StopReason::error);
     }
   }
 
@@ -148,7 +205,8 @@ private:
         {{"type", "stop"}, {"cell", record.name}, {"reason", stop_reason_name(reason)}, {"rounds", record.rounds}});
   }
 
-  const std::vector<CellSpec>& m_cells;
+    std::vector<CellSpec> m_cells;
+  std::vector<std::array<std::string, 2>> m_output_hashes;
   const RoundSettings& m_settings;
   process::Executor& m_executor;
   Journal& m_journal;
@@ -160,6 +218,18 @@ private:
 };
 
 } // namespace
+
+void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output) {
+    auto fill = [&](std::string& text) {
+    text = util::replace_all(util::replace_all(std::move(text), "{round}", std::to_string(round)), "{output}", output);
+  };
+  for (auto& word : invocation.argv) {
+    fill(word);
+  }
+  for (auto& entry : invocation.env) {
+    fill(entry);
+  }
+}
 
 double monotonic_now() {
   timespec ts{};

@@ -61,3 +61,16 @@ expect_json() {
   value="$(json_eval "$1" "$2")" || fail "cannot evaluate $2 on $1"
   [ "$value" = "True" ] || fail "expected $2 on $1, got $value"
 }
+
+# Creates the sample repository with `variant` (scripts/make-sample-repo.sh)
+# at $WORK/repo-<variant> and prints its path.
+make_sample() {
+  local dir="$WORK/repo-$1"
+  "$(dirname "${BASH_SOURCE[0]}")/../../scripts/make-sample-repo.sh" "$dir" "$1" >/dev/null
+  echo "$dir"
+}
+
+# The verdict of `cell`/`metric` in results file $1.
+verdict_of() {
+  json_eval "$1" "next(a['verdict'] for a in r['analysis'] if a['cell'] == '$2' and a['metric'] == '$3')"
+}

@@ -4,12 +4,15 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
+#include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/journal.hpp>
+#include <refbench/runner/rounds.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace refbench;
 using namespace refbench::analysis;
@@ -216,4 +219,43 @@ TEST_CASE("runner::read_journal and read_results give the record back") {
     std::string broken = report::journal_header(context, specs, record.rss, record.seed).dump() + "\nnot json\n{}\n";
     CHECK_THROWS_WITH_AS(runner::read_journal(broken, "j.jsonl"), doctest::Contains("j.jsonl:2"), refbench::UsageError);
   }
+}
+
+TEST_CASE("a fixed seed and the same measurements give byte-identical analysis") {
+  auto run = [] {
+    // measurements depend only on what runs (cell, arm, its n-th call), not on when
+    std::map<std::string, int> calls;
+    process::FakeExecutor fake([&](const process::Invocation& invocation, std::size_t) {
+      const std::string key = invocation.argv[0] + invocation.argv[1];
+      const int n = calls[key]++;
+      process::Outcome outcome;
+      outcome.wall_seconds = (invocation.argv[1] == "cand" ? 0.12 : 0.1) * (1.0 + 0.01 * ((n * 7) % 5));
+      outcome.user_seconds = outcome.wall_seconds * 0.9;
+      outcome.peak_rss_bytes = (10 << 20) + n * 4096;
+      return outcome;
+    });
+    auto spec = [](const std::string& name) {
+      return runner::CellSpec{name, {{name, "base"}, {}, "", {}, ""}, {{name, "cand"}, {}, "", {}, ""}, false};
+    };
+    runner::RoundSettings settings{1000, 20, 10, 1, 4242};
+    settings.auto_control = true;
+    runner::Journal journal;
+    runner::RoundHooks hooks;
+    hooks.clock = [&] { return fake.now(); };
+    Settings analysis_settings;
+    hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+      return precise_enough(record, cell, {runner::Metric::wall}, 0.02, analysis_settings);
+    };
+    auto record = runner::run_rounds({spec("x"), spec("y")}, settings, fake, journal, hooks);
+    auto results = analyze(cell_samples(record, {runner::Metric::wall, runner::Metric::rss}, {runner::Metric::wall}),
+                           analysis_settings);
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : results) {
+      j.push_back(report::to_json(r));
+    }
+    return j.dump();
+  };
+  const auto first = run();
+  CHECK(first == run());
+  CHECK(first.find("x-control") != std::string::npos); // the automatic A/A control was added
 }

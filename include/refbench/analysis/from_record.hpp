@@ -6,9 +6,17 @@
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/record.hpp>
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace refbench::analysis {
+
+// The samples of cell `cell` of `record` for `metrics`; those in `gated` can
+// fail the run; `thresholds` overrides the run's threshold per metric name.
+CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t cell,
+                            const std::vector<runner::Metric>& metrics, const std::vector<runner::Metric>& gated,
+                            const std::map<std::string, double>& thresholds = {});
 
 // The samples of every cell of `record` for `metrics`; those in `gated` can
 // fail the run. Failed cells carry their failure as the error.

@@ -23,14 +23,21 @@ struct CellSpec {
   process::Invocation baseline;
   process::Invocation candidate;
   bool control = false;
+  // Replace {round} and {output} in argv and env values per invocation;
+  // {output} is a fresh path under RoundSettings::output_dir, deleted after.
+  bool placeholders = false;
+  // SPEC §3.7: in round 1 both arms' {output} files must be byte-identical.
+  bool check_output = false;
 };
 
 struct RoundSettings {
   double budget_seconds = 120;
   int max_rounds = 60;
   int min_rounds = 10;
-  int warmup = 1;
+    int warmup = 1;
   std::uint64_t seed = 0;
+  std::string output_dir;     // where {output} files live (placeholders only)
+  bool auto_control = false;  // after warm-up, add an A/A control of the cheapest cell
 };
 
 // One invocation as measured. `round` 0 is warm-up (discarded by analysis);

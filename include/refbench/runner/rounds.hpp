@@ -30,6 +30,9 @@ struct RoundHooks {
   PrecisionCheck precise; // empty: never stop on precision
 };
 
+// Replaces {round} and {output} in `invocation`'s argv and environment values.
+void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output);
+
 // Runs warm-up then rounds of `cells` through `executor` and returns what
 // was measured. A failed invocation stops its cell (StopReason::error); an
 // interrupt stops the run and sets `interrupted_by` instead of throwing, so

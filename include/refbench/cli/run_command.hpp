@@ -1,0 +1,52 @@
+#pragma once
+// `refbench run` (SPEC §1, §3.1) and `refbench resolve`: two refs resolved,
+// built side by side in worktrees, measured in interleaved rounds.
+
+#include <refbench/cli/compare_command.hpp>
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace refbench::cli {
+
+// The flags as given; unset ones fall back to refbench.toml, then defaults.
+struct RunOptions {
+  std::optional<std::string> config;
+  std::string repo = ".";
+  std::optional<std::string> baseline;
+  std::optional<std::string> candidate;
+  std::optional<std::string> budget;
+  std::optional<int> max_rounds;
+  std::optional<int> min_rounds;
+  std::optional<double> precision;
+  std::optional<double> threshold;
+  std::optional<double> alpha;
+  std::optional<std::uint64_t> seed;
+  std::optional<int> warmup;
+  std::optional<std::string> timeout;
+  std::string out = "refbench-out";
+  std::optional<std::string> workdir;
+  bool keep_worktrees = false;
+  bool allow_same_commit = false;
+  std::string fail_on = "regression";
+  std::string interval = "signed-rank";
+};
+
+struct ResolveOptions {
+  std::string repo = ".";
+  std::vector<std::string> refs;
+};
+
+// Registers `run` / `resolve` and their flags on `app`, bound to `options`.
+CLI::App* add_run_command(CLI::App& app, RunOptions& options);
+CLI::App* add_resolve_command(CLI::App& app, ResolveOptions& options);
+
+// Runs the whole pipeline; returns the exit code or throws a refbench::Error.
+int run_run(const RunOptions& options, const CommonOptions& common);
+
+// Prints REF<TAB>SHA<TAB>DIRNAME per ref; returns the exit code.
+int run_resolve(const ResolveOptions& options);
+
+} // namespace refbench::cli

@@ -1,0 +1,94 @@
+#include <refbench/build/build.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/spawn.hpp>
+#include <refbench/util/error.hpp>
+
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace refbench::build {
+namespace {
+
+process::Invocation build_invocation(const ArmBuild& arm, const config::Command& command,
+                                     const std::vector<std::string>& env, const std::vector<std::string>& base_env,
+                                     std::chrono::nanoseconds timeout) {
+  process::Invocation invocation;
+  invocation.argv = command.is_shell() ? std::vector<std::string>{"/bin/sh", "-c", command.shell} : command.argv;
+  invocation.env = base_env;
+  for (const auto& entry : env) { // config entries override inherited ones
+    auto name = entry.substr(0, entry.find('=') + 1);
+    std::erase_if(invocation.env, [&](const std::string& e) { return e.starts_with(name); });
+    invocation.env.push_back(entry);
+  }
+  invocation.cwd = arm.worktree;
+  invocation.timeout = timeout;
+  invocation.stdout_path = arm.log_path;
+  invocation.stderr_to_stdout = true;
+  return invocation;
+}
+
+// Runs one build; the outcome says how it ended.
+process::Outcome run_build(const process::Invocation& invocation) {
+  return process::run_process(invocation, process::interrupt_fd());
+}
+
+} // namespace
+
+std::string log_tail(const std::string& path, std::size_t lines) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return process::last_lines(text.str(), lines);
+}
+
+BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& command,
+                      const std::vector<std::string>& env, const std::vector<std::string>& base_env,
+                      std::chrono::nanoseconds timeout, bool parallel) {
+  std::vector<process::Invocation> invocations;
+  for (const auto& arm : arms) {
+    invocations.push_back(build_invocation(arm, command, env, base_env, timeout));
+  }
+  std::vector<process::Outcome> outcomes(arms.size());
+  if (parallel) {
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < arms.size(); ++i) {
+      threads.emplace_back([&, i] { outcomes[i] = run_build(invocations[i]); });
+    }
+    for (auto& thread : threads) {
+      thread.join();
+    }
+  } else {
+    for (std::size_t i = 0; i < arms.size(); ++i) {
+      outcomes[i] = run_build(invocations[i]);
+      if (!process::succeeded(outcomes[i])) {
+        break; // no point building the other arm
+      }
+    }
+  }
+  BuildTimes times;
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    const auto& outcome = outcomes[i];
+    if (outcome.termination == process::Termination::cancelled || process::interrupt_signal() != 0) {
+      process::throw_if_interrupted();
+    }
+        if (!process::succeeded(outcome)) { // arms are checked in order, so a skipped arm is never reached
+      std::cerr << fmt::format("refbench: the {} build {}; the last lines of {}:\n", arms[i].arm,
+                               process::describe(outcome, timeout), arms[i].log_path);
+      std::string tail = log_tail(arms[i].log_path, k_build_log_tail_lines);
+      std::istringstream lines(tail);
+      for (std::string line; std::getline(lines, line);) {
+        std::cerr << "  | " << line << "\n";
+      }
+      throw RefusedError(fmt::format("the {} build {} (log: {})", arms[i].arm, process::describe(outcome, timeout),
+                                     arms[i].log_path),
+                         "fix the build of that ref, or the [build] command in refbench.toml");
+    }
+    times.seconds.push_back(outcome.wall_seconds);
+  }
+  return times;
+}
+
+} // namespace refbench::build

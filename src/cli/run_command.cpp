@@ -1,0 +1,433 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/build/build.hpp>
+#include <refbench/cli/run_command.hpp>
+#include <refbench/config/cells.hpp>
+#include <refbench/config/config.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/git/worktree.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/report/units.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/payloads.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+#include <refbench/util/quantity.hpp>
+#include <refbench/util/rng.hpp>
+#include <refbench/util/shell_words.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+
+extern char** environ;
+
+namespace refbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t k_default_build_disk = 1ull << 30;
+
+// Settings after merging flags over refbench.toml over the defaults.
+struct Effective {
+  runner::RoundSettings rounds;
+  std::chrono::nanoseconds timeout{};
+  double precision = 0.02;
+  double threshold = 1.15;
+  double alpha = 0.05;
+  bool control = true;
+  std::optional<std::string> control_cell;
+};
+
+std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {
+  auto parsed = util::parse_duration(text);
+  if (!parsed || parsed->count() <= 0) {
+    throw UsageError(flag + ": " + (parsed ? "must be greater than 0, got '" + text + "'" : parsed.error()));
+  }
+  return *parsed;
+}
+
+Effective effective_settings(const RunOptions& o, const config::Config& c) {
+  Effective e;
+  e.rounds.budget_seconds =
+      util::to_seconds(o.budget ? duration_flag("--budget", *o.budget) : c.run.budget.value_or(std::chrono::seconds(1500)));
+  e.rounds.max_rounds = o.max_rounds.value_or(c.run.max_rounds.value_or(60));
+  e.rounds.min_rounds = o.min_rounds.value_or(c.run.min_rounds.value_or(std::min(10, e.rounds.max_rounds)));
+  e.rounds.warmup = o.warmup.value_or(c.run.warmup.value_or(1));
+  e.rounds.seed = o.seed ? *o.seed : c.run.seed ? *c.run.seed : util::random_seed();
+  e.timeout = o.timeout ? duration_flag("--timeout", *o.timeout) : c.run.timeout.value_or(std::chrono::minutes(10));
+  e.precision = o.precision.value_or(c.run.precision.value_or(0.02));
+  e.threshold = o.threshold.value_or(c.run.threshold.value_or(1.15));
+  e.alpha = o.alpha.value_or(c.run.alpha.value_or(0.05));
+  e.control = c.run.control.value_or(true);
+  e.control_cell = c.run.control_cell;
+  if (e.rounds.max_rounds < 1) {
+    throw UsageError(fmt::format("--max-rounds must be at least 1, got {}", e.rounds.max_rounds));
+  }
+  if (e.rounds.min_rounds < 1 || e.rounds.min_rounds > e.rounds.max_rounds) {
+    throw UsageError(fmt::format("--min-rounds must be between 1 and max-rounds ({}), got {}", e.rounds.max_rounds,
+                                 e.rounds.min_rounds));
+  }
+  if (e.rounds.warmup < 0) {
+    throw UsageError(fmt::format("--warmup must be 0 or more, got {}", e.rounds.warmup));
+  }
+  if (!(std::isfinite(e.threshold) && e.threshold > 1.0)) {
+    throw UsageError(fmt::format("--threshold must be a finite ratio above 1, got {}", e.threshold));
+  }
+  if (!(e.alpha > 0.0 && e.alpha < 1.0)) {
+    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", e.alpha));
+  }
+  if (!(std::isfinite(e.precision) && e.precision > 0.0)) {
+    throw UsageError(fmt::format("--precision must be above 0, got {}", e.precision));
+  }
+  return e;
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    env.emplace_back(*entry);
+  }
+  return env;
+}
+
+std::vector<runner::Metric> metrics_of(const std::vector<std::string>& names) {
+  std::vector<runner::Metric> metrics;
+  for (const auto& name : names) {
+    metrics.push_back(runner::parse_metric_list(name).value().front());
+  }
+  return metrics;
+}
+
+// The refs: both must be named; the candidate first, since `merge-base`
+// as the baseline is relative to it.
+std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, const std::string& repo) {
+  if (!o.baseline || !o.candidate) {
+    throw RefusedError(fmt::format("only one arm named: {} is missing", o.baseline ? "--candidate" : "--baseline"),
+                       "name both refs, e.g. --baseline latest-release --candidate HEAD");
+  }
+  auto candidate = git::resolve(repo, *o.candidate);
+  auto baseline = git::resolve(repo, *o.baseline, candidate.sha);
+  if (baseline.sha == candidate.sha && !o.allow_same_commit) {
+    throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline,
+                                   *o.candidate, baseline.sha.substr(0, 12)),
+                       "pick two different refs, or pass --allow-same-commit for an A/A run");
+  }
+  return {baseline, candidate};
+}
+
+// Worktrees of both arms plus the equal-length {arm} links <work>/a, <work>/b;
+// removed again on destruction unless kept.
+class Arms {
+public:
+  Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef& baseline,
+       const git::ResolvedRef& candidate, bool keep)
+      : m_work(work), m_keep(keep) {
+    fs::create_directories(work);
+    std::string candidate_dir = candidate.dir_name == baseline.dir_name ? candidate.dir_name + "-2" : candidate.dir_name;
+    m_trees.push_back(git::Worktree::add(repo, baseline.sha, (work / baseline.dir_name).string(), process::interrupt_fd()));
+    m_trees.push_back(git::Worktree::add(repo, candidate.sha, (work / candidate_dir).string(), process::interrupt_fd()));
+    link("a", baseline.dir_name);
+    link("b", candidate_dir);
+    if (keep) {
+      for (auto& tree : m_trees) {
+        tree.keep();
+      }
+    }
+  }
+  Arms(const Arms&) = delete;
+  Arms& operator=(const Arms&) = delete;
+  ~Arms() {
+    if (!m_keep) {
+      std::error_code ignored;
+      fs::remove(m_work / "a", ignored);
+      fs::remove(m_work / "b", ignored);
+    }
+  }
+  std::string path(runner::Arm arm) const { return (m_work / (arm == runner::Arm::baseline ? "a" : "b")).string(); }
+  std::string tree(runner::Arm arm) const { return m_trees[arm == runner::Arm::baseline ? 0 : 1].path(); }
+
+private:
+  void link(const std::string& name, const std::string& target) {
+    std::error_code ignored;
+    fs::remove(m_work / name, ignored);
+    fs::create_directory_symlink(target, m_work / name);
+  }
+  fs::path m_work;
+  bool m_keep;
+  std::vector<git::Worktree> m_trees;
+};
+
+std::string reproduce_line(const RunOptions& o, const std::string& config_path, const Effective& e,
+                           const git::ResolvedRef& baseline, const git::ResolvedRef& candidate) {
+  return fmt::format("refbench run --repo {} --config {} --baseline {} --candidate {} --seed {} --budget {}s "
+                     "--max-rounds {} --min-rounds {} --warmup {} --precision {} --threshold {} --alpha {} "
+                     "--interval {} --fail-on {}",
+                     util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha,
+                     candidate.sha, e.rounds.seed, e.rounds.budget_seconds, e.rounds.max_rounds,
+                     e.rounds.min_rounds, e.rounds.warmup, e.precision, e.threshold, e.alpha, o.interval,
+                     o.fail_on);
+}
+
+void print_failures(const runner::RunRecord& record) {
+  for (const auto& cell : record.cells) {
+    if (!cell.failure) {
+      continue;
+    }
+    const auto& f = *cell.failure;
+    std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
+    std::cerr << fmt::format("refbench: error: cell {}: the {} {} in {} — fix it (its stderr ends below) and rerun\n",
+                             cell.name, runner::arm_label(cell, f.arm), f.description, round);
+    std::string tail = process::last_lines(f.stderr_tail, 10);
+    std::size_t start = 0;
+    while (!tail.empty() && start <= tail.size()) {
+      std::size_t end = std::min(tail.find('\n', start), tail.size());
+      std::cerr << "  | " << tail.substr(start, end - start) << "\n";
+      start = end + 1;
+    }
+  }
+}
+
+} // namespace
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
+  CLI::App* cmd = app.add_subcommand("run", "Resolve two refs, build both, measure them in interleaved rounds");
+  cmd->add_option("-c,--config", o.config, "Config file (default: refbench.toml in the repository)");
+  cmd->add_option("--repo", o.repo, "The git repository")->capture_default_str();
+  cmd->add_option("--baseline", o.baseline, "Baseline ref (or latest-release, default-branch, merge-base)");
+  cmd->add_option("--candidate", o.candidate, "Candidate ref (or a keyword)");
+  cmd->add_option("--budget", o.budget, "Measurement time budget (default 1500s)");
+  cmd->add_option("--max-rounds", o.max_rounds, "Most rounds per cell (default 60)");
+  cmd->add_option("--min-rounds", o.min_rounds, "Fewest rounds before precision stopping (default 10)");
+  cmd->add_option("--precision", o.precision, "Target interval half-width in log units (default 0.02)");
+  cmd->add_option("--threshold", o.threshold, "Ratio beyond which a change is a regression (default 1.15)");
+  cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions (default 0.05)");
+  cmd->add_option("--seed", o.seed, "Seed of shuffles, pads and payloads (default: random, recorded)");
+  cmd->add_option("--warmup", o.warmup, "Discarded runs of each cell and arm before round 1 (default 1)");
+  cmd->add_option("--timeout", o.timeout, "Per-invocation timeout (default 10m)");
+  cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
+  cmd->add_option("--workdir", o.workdir, "Where the worktrees go (default <out>/arms)");
+  cmd->add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
+  cmd->add_flag("--allow-same-commit", o.allow_same_commit, "Allow an A/A run of one commit");
+  cmd->add_option("--fail-on", o.fail_on, "Which verdict fails the run: regression, inconclusive or never")
+      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
+      ->capture_default_str();
+  cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap")
+      ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
+      ->capture_default_str();
+  return cmd;
+}
+
+CLI::App* add_resolve_command(CLI::App& app, ResolveOptions& o) {
+  CLI::App* cmd = app.add_subcommand("resolve", "Print REF, SHA and directory name for each ref");
+  cmd->add_option("refs", o.refs, "Refs or keywords (latest-release, default-branch, merge-base)")->required();
+  cmd->add_option("--repo", o.repo, "The git repository")->capture_default_str();
+  return cmd;
+}
+
+int run_resolve(const ResolveOptions& o) {
+  const std::string repo = fs::absolute(o.repo).lexically_normal().string();
+  if (!git::is_repository(repo)) {
+    throw RefusedError(repo + " is not a git repository", "pass --repo DIR");
+  }
+  std::optional<std::string> head;
+  for (const auto& ref : o.refs) {
+    if (ref == "merge-base" && !head) {
+      head = git::resolve(repo, "HEAD").sha;
+    }
+    auto resolved = git::resolve(repo, ref, head);
+    std::cout << ref << "\t" << resolved.sha << "\t" << resolved.dir_name << "\n";
+  }
+  return 0;
+}
+
+int run_run(const RunOptions& o, const CommonOptions& common) {
+  process::install_interrupt_handlers();
+  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (SPEC §3.4)
+
+  const std::string repo = fs::absolute(o.repo).lexically_normal().string();
+  if (!git::is_repository(repo)) {
+    throw RefusedError(repo + " is not a git repository", "pass --repo DIR with the repository to compare");
+  }
+  const std::string config_path = o.config ? *o.config : (fs::path(repo) / "refbench.toml").string();
+  if (!o.config && !fs::exists(config_path)) {
+    throw UsageError("no refbench.toml in " + repo, "create one (see the README) or pass --config FILE");
+  }
+  const auto config = config::load_config(config_path);
+  const auto e = effective_settings(o, config);
+  auto [baseline, candidate] = resolve_refs(o, repo);
+
+  const fs::path out = fs::absolute(o.out).lexically_normal();
+  const fs::path work = o.workdir ? fs::absolute(*o.workdir).lexically_normal() : out / "arms";
+  std::vector<std::uint64_t> payload_bytes;
+  for (const auto& size : config.payload_sizes) {
+    payload_bytes.push_back(size.bytes);
+  }
+  runner::check_disk(out.string(), work.string(),
+                     runner::disk_needs(git::checkout_size_bytes(repo, baseline.sha),
+                                        git::checkout_size_bytes(repo, candidate.sha),
+                                        config.build.disk.value_or(k_default_build_disk), payload_bytes));
+  std::error_code ec;
+  fs::create_directories(out / "logs", ec);
+  fs::create_directories(out / "outputs", ec);
+  if (ec) {
+    throw RefusedError("cannot create " + out.string() + ": " + ec.message(), "choose a writable --out directory");
+  }
+
+  if (!common.quiet) {
+    std::cerr << fmt::format("refbench: baseline {} ({}), candidate {} ({})\n", *o.baseline,
+                             baseline.sha.substr(0, 7), *o.candidate, candidate.sha.substr(0, 7));
+  }
+  Arms arms(repo, work, baseline, candidate, o.keep_worktrees);
+  const auto env = current_environment();
+  build::BuildTimes build_times{{0.0, 0.0}};
+  if (config.build.command) {
+    if (!common.quiet) {
+      std::cerr << "refbench: building both arms" << (config.build.parallel ? " in parallel" : "") << "\n";
+    }
+    build_times = build::build_arms({{"baseline", arms.tree(runner::Arm::baseline), (out / "logs/build-baseline.log").string()},
+                                     {"candidate", arms.tree(runner::Arm::candidate), (out / "logs/build-candidate.log").string()}},
+                                    *config.build.command, config.build.env, env,
+                                    config.build.timeout.value_or(std::chrono::minutes(30)), config.build.parallel);
+  }
+
+  std::vector<config::PayloadFile> payload_files;
+  nlohmann::json payloads_json = nlohmann::json::array();
+  for (const auto& size : config.payload_sizes) {
+    auto payload = runner::make_payload(out.string(), size.bytes, e.rounds.seed);
+    payload_files.push_back({size.label, payload.path});
+    payloads_json.push_back({{"label", size.label}, {"bytes", size.bytes}, {"path", payload.path},
+                             {"sha256", payload.sha256}, {"reused", payload.reused}});
+  }
+
+  auto planned = config::plan_cells(config.cells, payload_files,
+                                    {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env,
+                                    e.timeout);
+  std::vector<runner::CellSpec> cells;
+  std::map<std::string, const config::PlannedCell*> by_name;
+  for (const auto& p : planned) {
+    cells.push_back(p.spec);
+    by_name[p.spec.name] = &p;
+  }
+  runner::RoundSettings settings = e.rounds;
+  settings.output_dir = (out / "outputs").string();
+  if (e.control && e.control_cell) {
+    auto it = by_name.find(*e.control_cell);
+    if (it == by_name.end()) {
+      throw UsageError(fmt::format("{}: run.control_cell '{}' is not a cell", config_path, *e.control_cell),
+                       "name one of the cells (after {size} expansion)");
+    }
+    runner::CellSpec control = it->second->spec;
+    control.name += "-control";
+    control.control = true;
+    control.check_output = false;
+    cells.push_back(control);
+  } else {
+    settings.auto_control = e.control;
+  }
+  // what analysis needs per cell, by name (a control uses its source cell's)
+  auto planned_of = [&](const std::string& name) -> const config::PlannedCell& {
+    auto it = by_name.find(name);
+    if (it == by_name.end() && name.ends_with("-control")) {
+      it = by_name.find(name.substr(0, name.size() - 8));
+    }
+    return *it->second;
+  };
+
+  report::RunContext context{"run",
+                             reproduce_line(o, config_path, e, baseline, candidate),
+                             *o.baseline,
+                             *o.candidate,
+                             settings,
+                             {runner::Metric::wall, runner::Metric::cpu, runner::Metric::rss},
+                             {runner::Metric::wall},
+                             e.threshold,
+                             e.alpha,
+                             e.precision,
+                             o.interval,
+                             report::environment_json()};
+  runner::Journal journal((out / "journal.jsonl").string());
+  journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
+
+  analysis::Settings analysis_settings{e.threshold,
+                                       e.alpha,
+                                       0.95,
+                                       static_cast<std::size_t>(settings.min_rounds),
+                                       o.interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
+                                                                 : analysis::IntervalMethod::signed_rank,
+                                       settings.seed};
+  runner::RoundHooks hooks;
+  hooks.observer = [&](int round, std::size_t active, double elapsed) {
+    if (!common.quiet) {
+      std::cerr << fmt::format("refbench: round {}/{}: {} cell(s) active, {} of {} budget\n", round,
+                               settings.max_rounds, active, report::format_seconds(elapsed),
+                               report::format_seconds(settings.budget_seconds));
+    }
+  };
+  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+    return analysis::precise_enough(record, cell, metrics_of(planned_of(record.cells[cell].name).gate), e.precision,
+                                    analysis_settings);
+  };
+  auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
+  journal.sync();
+
+  std::vector<analysis::CellSamples> samples;
+  for (std::size_t c = 0; c < record.cells.size(); ++c) {
+    const auto& p = planned_of(record.cells[c].name);
+    samples.push_back(analysis::cell_samples_of(record, c, metrics_of(p.metrics), metrics_of(p.gate), p.threshold));
+  }
+  auto results = analysis::analyze(samples, analysis_settings);
+  auto document = report::results_json(record, context, results);
+  auto arm_json = [&](const git::ResolvedRef& ref, const std::string& typed, runner::Arm arm, double seconds) {
+    return nlohmann::json{{"ref", typed}, {"sha", ref.sha}, {"dir", arms.tree(arm)}, {"build_seconds", seconds}};
+  };
+  document["arms"] = {{"baseline", arm_json(baseline, *o.baseline, runner::Arm::baseline, build_times.seconds[0])},
+                      {"candidate", arm_json(candidate, *o.candidate, runner::Arm::candidate, build_times.seconds[1])}};
+  document["payloads"] = payloads_json;
+  document["config"] = config_path;
+  document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
+  if (!util::write_file_atomically(out / "results.json",
+                                   document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
+    throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
+                           runner::low_on_disk(out.string()) ? "out of disk space: free some space; the journal has every sample"
+                                                             : "check the --out directory; the journal has every sample");
+  }
+  std::cout << report::render_verdict_table(results);
+  if (!common.quiet) {
+    std::cout << report::render_summary_line(results, e.threshold);
+    std::cout << fmt::format("seed {} · {} · results in {}\n", settings.seed,
+                             report::format_seconds(record.elapsed_seconds), (out / "results.json").string());
+  }
+  if (record.interrupted_by != 0) {
+    throw InterruptedError(record.interrupted_by);
+  }
+  for (const auto& cell : record.cells) {
+    if (cell.failure && cell.failure->could_not_start) {
+      throw RefusedError(fmt::format("cell {}: the {} command {}", cell.name, runner::arm_label(cell, cell.failure->arm),
+                                     cell.failure->description),
+                         "check the cell's command in " + config_path + " and that the build produced it");
+    }
+  }
+  const std::string verdict = analysis::overall_verdict(results);
+  if (verdict == "error") {
+    print_failures(record);
+    if (runner::low_on_disk(out.string())) {
+      std::cerr << "refbench: error: out of disk space during the rounds — free space on " << out.string() << "\n";
+    }
+    return static_cast<int>(ExitCode::measurement);
+  }
+  if ((verdict == "regression" && o.fail_on != "never") || (verdict == "inconclusive" && o.fail_on == "inconclusive")) {
+    return static_cast<int>(ExitCode::regression);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+} // namespace refbench::cli

@@ -1,0 +1,87 @@
+#include <refbench/config/cells.hpp>
+#include <refbench/util/strings.hpp>
+
+namespace refbench::config {
+namespace {
+
+bool uses(const Command& command, std::string_view placeholder) {
+  if (command.is_shell()) {
+    return command.shell.find(placeholder) != std::string::npos;
+  }
+  for (const auto& word : command.argv) {
+    if (word.find(placeholder) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// `text` with {arm}, {payload} and {size} filled in.
+std::string fill(std::string text, const std::string& arm, const PayloadFile* payload) {
+  text = util::replace_all(std::move(text), "{arm}", arm);
+  if (payload != nullptr) {
+    text = util::replace_all(std::move(text), "{payload}", payload->path);
+    text = util::replace_all(std::move(text), "{size}", payload->label);
+  }
+  return text;
+}
+
+process::Invocation arm_invocation(const CellConfig& cell, const std::string& arm, const PayloadFile* payload,
+                                   const std::vector<std::string>& base_env, std::chrono::nanoseconds timeout) {
+  process::Invocation invocation;
+  if (cell.command.is_shell()) {
+    invocation.argv = {"/bin/sh", "-c", fill(cell.command.shell, arm, payload)};
+  } else {
+    for (const auto& word : cell.command.argv) {
+      invocation.argv.push_back(fill(word, arm, payload));
+    }
+  }
+  invocation.env = base_env;
+  for (const auto& entry : cell.env) {
+    auto name = entry.substr(0, entry.find('=') + 1);
+    std::erase_if(invocation.env, [&](const std::string& e) { return e.starts_with(name); });
+    invocation.env.push_back(fill(entry, arm, payload));
+  }
+  invocation.cwd = arm;
+  invocation.timeout = timeout;
+  return invocation;
+}
+
+} // namespace
+
+
+
+std::vector<PlannedCell> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
+                                    const ArmPaths& arms, const std::vector<std::string>& base_env,
+                                    std::chrono::nanoseconds timeout) {
+  std::vector<PlannedCell> planned;
+  for (const auto& cell : cells) {
+    std::vector<const PayloadFile*> variants{nullptr};
+    if (uses(cell.command, "{payload}") && !payloads.empty()) {
+      variants.clear();
+      for (const auto& payload : payloads) {
+        variants.push_back(&payload);
+      }
+    }
+    for (const PayloadFile* payload : variants) {
+      PlannedCell p;
+      p.spec.name = cell.name;
+      if (payload != nullptr) {
+        p.spec.name = cell.name.find("{size}") != std::string::npos
+                          ? util::replace_all(cell.name, "{size}", payload->label)
+                          : cell.name + "-" + payload->label;
+      }
+      p.spec.baseline = arm_invocation(cell, arms.baseline, payload, base_env, timeout);
+      p.spec.candidate = arm_invocation(cell, arms.candidate, payload, base_env, timeout);
+      p.spec.placeholders = true;
+      p.spec.check_output = cell.check_output;
+      p.metrics = cell.metrics;
+      p.gate = cell.gate;
+      p.threshold = cell.threshold;
+      planned.push_back(std::move(p));
+    }
+  }
+  return planned;
+}
+
+} // namespace refbench::config

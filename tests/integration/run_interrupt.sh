@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SIGTERM mid-run: exit 143, worktrees gone, journal valid and renderable;
+# a fixed seed reproduces the schedule.
+source "$(dirname "$0")/lib.sh"
+repo=$(make_sample slower)
+"$REFBENCH" run --repo "$repo" --baseline v1.0.0 --candidate main --max-rounds 200 --budget 10m \
+  --out "$WORK/o" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 300); do
+  [ "$(grep -c '"round":2' "$WORK/o/journal.jsonl" 2>/dev/null || echo 0)" -ge 1 ] && break
+  sleep 0.1
+done
+kill -TERM "$pid"
+set +e
+wait "$pid"
+RC=$?
+set -e
+expect_rc 143
+[ "$(git -C "$repo" worktree list | wc -l)" -eq 1 ] || fail "worktrees left after SIGTERM: $(git -C "$repo" worktree list)"
+[ -z "$(find "$WORK/o/arms" -mindepth 1 -maxdepth 1 2>/dev/null)" ] || fail "arms directory not empty: $(ls "$WORK/o/arms")"
+run_refbench analyze --format json "$WORK/o/journal.jsonl"
+expect_rc 0
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["partial"] and len(d["analysis"]) > 0, d' "$WORK/out" \
+  || fail "journal of the killed run does not render: $(cat "$WORK/out")"
+
+# the same seed gives the same schedule
+for run in 1 2; do
+  "$REFBENCH" run -q --repo "$repo" --baseline v1.0.0 --candidate main --seed 99 --max-rounds 4 --min-rounds 4 \
+    --fail-on never --out "$WORK/seed$run" >/dev/null 2>&1 || fail "seeded run $run failed"
+  "$PY" -c '
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o["type"] == "sample":
+        print(o["cell"], o["arm"], o["round"], o["order"])' "$WORK/seed$run/journal.jsonl" >"$WORK/order$run"
+done
+cmp -s "$WORK/order1" "$WORK/order2" || fail "the same seed gave different schedules"
+echo "ok: SIGTERM → 143 with worktrees removed and a renderable journal; seeds reproduce schedules"

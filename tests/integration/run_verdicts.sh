@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# refbench run on real git repositories of the sample project, built by make
+# in worktrees: docs-only → no regression; +30 % work → wall REGRESSION;
+# +60 % memory → rss REGRESSION; −30 % work → IMPROVED.
+source "$(dirname "$0")/lib.sh"
+run_case() { # variant expected-rc
+  local repo
+  repo=$(make_sample "$1")
+  run_refbench run -q --repo "$repo" --baseline latest-release --candidate main --seed 21 \
+    --max-rounds 15 --out "$WORK/out-$1"
+  expect_rc "$2"
+  RESULTS="$WORK/out-$1/results.json"
+  expect_json "$RESULTS" "r['arms']['baseline']['ref'] == 'latest-release' and len(r['arms']['candidate']['sha']) == 40"
+  expect_json "$RESULTS" "r['arms']['baseline']['build_seconds'] > 0 and r['arms']['candidate']['build_seconds'] > 0"
+  # worktrees are gone, the main checkout is the only one left
+  [ "$(git -C "$repo" worktree list | wc -l)" -eq 1 ] || fail "worktrees left behind: $(git -C "$repo" worktree list)"
+}
+
+run_case docs 0
+expect_json "$RESULTS" "r['verdict'] in ('pass', 'inconclusive')"
+expect_json "$RESULTS" "all(a['verdict'] != 'REGRESSION' for a in r['analysis'])"
+expect_json "$RESULTS" "[c['name'] for c in r['cells']] == ['compute', 'checksum-64KiB', 'checksum-2MiB', 'compute-control'] or 'compute-control' in [c['name'] for c in r['cells']] or 'checksum-64KiB-control' in [c['name'] for c in r['cells']]"
+expect_json "$RESULTS" "len(r['payloads']) == 2 and all(len(p['sha256']) == 64 for p in r['payloads'])"
+
+run_case slower 1
+[ "$(verdict_of "$RESULTS" compute wall)" = REGRESSION ] || fail "slower: compute wall is $(verdict_of "$RESULTS" compute wall)"
+expect_json "$RESULTS" "r['verdict'] == 'regression'"
+
+run_case fatter 1
+[ "$(verdict_of "$RESULTS" compute rss)" = REGRESSION ] || fail "fatter: compute rss is $(verdict_of "$RESULTS" compute rss)"
+expect_json "$RESULTS" "1.4 < next(a['ratio'] for a in r['analysis'] if a['cell'] == 'compute' and a['metric'] == 'rss') < 1.8"
+
+run_case faster 0
+[ "$(verdict_of "$RESULTS" compute wall)" = IMPROVED ] || fail "faster: compute wall is $(verdict_of "$RESULTS" compute wall)"
+echo "ok: docs-only passes, slower/fatter regress, faster improves"
