@@ -1,2 +1,71 @@
 #pragma once
-// Placeholder: filled in by the work on `refbench run`.
+// Git refs as refbench understands them (SPEC §1 "Refs"): running git,
+// resolving refs and keywords to commits, and naming the arms' directories.
+// Every git process goes through process::run_process.
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refbench::git {
+
+// A git command that did not succeed. Low level: orchestration turns it into
+// a RefusedError that says what to do.
+class GitError : public std::runtime_error {
+public:
+  // `what` names the command and its fate; `exit_code` is -1 when git did not
+  // exit normally; `stderr_tail` is the end of git's stderr.
+  GitError(const std::string& what, int exit_code, std::string stderr_tail)
+      : std::runtime_error(what), m_exit_code(exit_code), m_stderr_tail(std::move(stderr_tail)) {}
+  int exit_code() const { return m_exit_code; }
+  const std::string& stderr_tail() const { return m_stderr_tail; }
+
+private:
+  int m_exit_code;
+  std::string m_stderr_tail;
+};
+
+// A ref resolved to a commit: `ref` as the user typed it (keywords included),
+// `sha` the full commit hash, `dir_name` the arm's directory name.
+struct ResolvedRef {
+  std::string ref;
+  std::string sha;
+  std::string dir_name;
+};
+
+// Runs `git -C repo args...` with the current environment (minus variables
+// that would point git at another repository) and returns its stdout without
+// trailing newlines. Throws GitError on failure, InterruptedError when
+// `cancel_fd` fired because of SIGINT/SIGTERM.
+std::string run_git(const std::string& repo, const std::vector<std::string>& args, int cancel_fd = -1);
+
+// The directory name of `ref` at `sha` (SPEC §1): '/' → "--", other chars
+// outside [A-Za-z0-9._-] → '_' (one per UTF-8 code point), then "-<sha[:12]>".
+// Never empty, never starts with '.' or '-', never contains "..", ≤ 100 bytes.
+std::string directory_name(std::string_view ref, std::string_view sha);
+
+// True when `tag` is a release tag: ^v?[0-9]+\.[0-9]+\.[0-9]+$.
+bool is_release_tag(std::string_view tag);
+
+// The newest release tag of `tags` in numeric version order, pre-releases
+// excluded; of equal versions, "v1.2.0" wins over "1.2.0". nullopt: none.
+std::optional<std::string> latest_release(const std::vector<std::string>& tags);
+
+// The default branch of `repo`: what origin/HEAD points to (e.g.
+// "origin/main"), else the first of main, master, origin/main, origin/master
+// that exists. Throws RefusedError when there is none.
+std::string default_branch(const std::string& repo);
+
+// Resolves `ref` in `repo` to a commit. Keywords: latest-release,
+// default-branch, merge-base (of `merge_base_with`, the candidate's commit,
+// and the default branch). Throws RefusedError with a hint for an empty ref,
+// one starting with '-', or one that does not resolve to a commit.
+ResolvedRef resolve(const std::string& repo, const std::string& ref,
+                    const std::optional<std::string>& merge_base_with = std::nullopt);
+
+// True when `dir` is inside a git repository (or is one).
+bool is_repository(const std::string& dir);
+
+} // namespace refbench::git
