@@ -206,7 +206,6 @@ private:
   }
 
     std::vector<CellSpec> m_cells;
-  std::vector<std::array<std::string, 2>> m_output_hashes;
   const RoundSettings& m_settings;
   process::Executor& m_executor;
   Journal& m_journal;
@@ -214,6 +213,7 @@ private:
   const Clock& m_clock;
   util::Rng m_rng;
   std::vector<std::array<double, 2>> m_last_wall;
+  std::vector<std::array<std::string, 2>> m_output_hashes; // round 1 {output} hashes per cell
   RunRecord m_record;
 };
 
