@@ -2,8 +2,8 @@
 # Creates a git repository at DIR from examples/sample-project: the initial
 # version is tagged v1.0.0 (and v1.1.0-rc1 after a docs change, a
 # pre-release), then one more commit on `main` applies VARIANT:
-#   slower   +30 % work          fatter  +60 % memory touched
-#   faster   −30 % work          docs    a docs-only change
+#   slower   ~+30 % wall time    fatter  +60 % memory touched
+#   faster   ~−30 % wall time    docs    a docs-only change
 #   failing  exits with code 3   broken  does not compile
 #   different  writes a different checksum ({output} differs)
 # Usage: scripts/make-sample-repo.sh DIR [VARIANT]   (default: slower)
@@ -26,8 +26,8 @@ echo "Release candidate notes." >>"$dir/README.md"
 git -C "$dir" commit -q -am "docs: release notes"
 git -C "$dir" tag v1.1.0-rc1
 case "$variant" in
-  slower) sed -i 's/^#define WORK 25$/#define WORK 33/' "$dir/work.c" ;;
-  faster) sed -i 's/^#define WORK 25$/#define WORK 17/' "$dir/work.c" ;;
+  slower) sed -i 's/^#define WORK 25$/#define WORK 40/' "$dir/work.c" ;;
+  faster) sed -i 's/^#define WORK 25$/#define WORK 12/' "$dir/work.c" ;;
   fatter) sed -i 's/^#define MEMORY_MIB 8$/#define MEMORY_MIB 13/' "$dir/work.c" ;;
   failing) sed -i 's/^#define EXIT_CODE 0$/#define EXIT_CODE 3/' "$dir/work.c" ;;
   broken) sed -i 's/^  return EXIT_CODE;$/  return EXIT_CODE  \/* a missing semicolon *\//' "$dir/work.c" ;;

@@ -11,7 +11,7 @@
 #define MEMORY_MIB 8
 #define EXIT_CODE 0
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   uint64_t x = 88172645463325252ULL;
   for (long i = 0; i < WORK * 1000000L; ++i) {
     x ^= x << 13;
@@ -19,14 +19,17 @@ int main(int argc, char **argv) {
     x ^= x << 17;
   }
   size_t bytes = (size_t)MEMORY_MIB << 20;
-  unsigned char *block = malloc(bytes);
+  unsigned char* block = malloc(bytes);
   if (block == NULL) {
     return 2;
   }
-  memset(block, (int)(x & 0xff) | 1, bytes);
+  memset(block, 1, bytes);
+  if (x == 42) { /* keeps the work loop from being optimised away */
+    return 9;
+  }
   uint64_t sum = block[bytes / 2];
   if (argc > 1) {
-    FILE *in = fopen(argv[1], "rb");
+    FILE* in = fopen(argv[1], "rb");
     if (in == NULL) {
       perror(argv[1]);
       return 2;
@@ -41,7 +44,7 @@ int main(int argc, char **argv) {
     fclose(in);
   }
   if (argc > 2) {
-    FILE *out = fopen(argv[2], "w");
+    FILE* out = fopen(argv[2], "w");
     if (out == NULL) {
       perror(argv[2]);
       return 2;

@@ -74,7 +74,7 @@ BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& 
     if (outcome.termination == process::Termination::cancelled || process::interrupt_signal() != 0) {
       process::throw_if_interrupted();
     }
-        if (!process::succeeded(outcome)) { // arms are checked in order, so a skipped arm is never reached
+    if (!process::succeeded(outcome)) { // arms are checked in order, so a skipped arm is never reached
       std::cerr << fmt::format("refbench: the {} build {}; the last lines of {}:\n", arms[i].arm,
                                process::describe(outcome, timeout), arms[i].log_path);
       std::string tail = log_tail(arms[i].log_path, k_build_log_tail_lines);
@@ -82,9 +82,9 @@ BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& 
       for (std::string line; std::getline(lines, line);) {
         std::cerr << "  | " << line << "\n";
       }
-      throw RefusedError(fmt::format("the {} build {} (log: {})", arms[i].arm, process::describe(outcome, timeout),
-                                     arms[i].log_path),
-                         "fix the build of that ref, or the [build] command in refbench.toml");
+      throw RefusedError(
+          fmt::format("the {} build {} (log: {})", arms[i].arm, process::describe(outcome, timeout), arms[i].log_path),
+          "fix the build of that ref, or the [build] command in refbench.toml");
     }
     times.seconds.push_back(outcome.wall_seconds);
   }

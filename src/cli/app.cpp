@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   CompareOptions compare;
   CLI::App* compare_command = add_compare_command(app, compare);
-    AnalyzeOptions analyze;
+  AnalyzeOptions analyze;
   CLI::App* analyze_command = add_analyze_command(app, analyze);
   RunOptions run;
   CLI::App* run_command = add_run_command(app, run);
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     if (compare_command->parsed()) {
       return run_compare(compare, common);
     }
-        if (analyze_command->parsed()) {
+    if (analyze_command->parsed()) {
       return run_analyze(analyze, common);
     }
     if (run_command->parsed()) {

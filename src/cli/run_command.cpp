@@ -57,10 +57,11 @@ std::chrono::nanoseconds duration_flag(const std::string& flag, const std::strin
 
 Effective effective_settings(const RunOptions& o, const config::Config& c) {
   Effective e;
-  e.rounds.budget_seconds =
-      util::to_seconds(o.budget ? duration_flag("--budget", *o.budget) : c.run.budget.value_or(std::chrono::seconds(1500)));
+  e.rounds.budget_seconds = util::to_seconds(o.budget ? duration_flag("--budget", *o.budget)
+                                                      : c.run.budget.value_or(std::chrono::seconds(1500)));
   e.rounds.max_rounds = o.max_rounds.value_or(c.run.max_rounds.value_or(60));
-  e.rounds.min_rounds = o.min_rounds.value_or(c.run.min_rounds.value_or(std::min(10, e.rounds.max_rounds)));
+  // a min-rounds that only the file or the default sets yields to a smaller --max-rounds
+  e.rounds.min_rounds = o.min_rounds ? *o.min_rounds : std::min(c.run.min_rounds.value_or(10), e.rounds.max_rounds);
   e.rounds.warmup = o.warmup.value_or(c.run.warmup.value_or(1));
   e.rounds.seed = o.seed ? *o.seed : c.run.seed ? *c.run.seed : util::random_seed();
   e.timeout = o.timeout ? duration_flag("--timeout", *o.timeout) : c.run.timeout.value_or(std::chrono::minutes(10));
@@ -117,8 +118,8 @@ std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, 
   auto candidate = git::resolve(repo, *o.candidate);
   auto baseline = git::resolve(repo, *o.baseline, candidate.sha);
   if (baseline.sha == candidate.sha && !o.allow_same_commit) {
-    throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline,
-                                   *o.candidate, baseline.sha.substr(0, 12)),
+    throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline, *o.candidate,
+                                   baseline.sha.substr(0, 12)),
                        "pick two different refs, or pass --allow-same-commit for an A/A run");
   }
   return {baseline, candidate};
@@ -132,9 +133,12 @@ public:
        const git::ResolvedRef& candidate, bool keep)
       : m_work(work), m_keep(keep) {
     fs::create_directories(work);
-    std::string candidate_dir = candidate.dir_name == baseline.dir_name ? candidate.dir_name + "-2" : candidate.dir_name;
-    m_trees.push_back(git::Worktree::add(repo, baseline.sha, (work / baseline.dir_name).string(), process::interrupt_fd()));
-    m_trees.push_back(git::Worktree::add(repo, candidate.sha, (work / candidate_dir).string(), process::interrupt_fd()));
+    std::string candidate_dir =
+        candidate.dir_name == baseline.dir_name ? candidate.dir_name + "-2" : candidate.dir_name;
+    m_trees.push_back(
+        git::Worktree::add(repo, baseline.sha, (work / baseline.dir_name).string(), process::interrupt_fd()));
+    m_trees.push_back(
+        git::Worktree::add(repo, candidate.sha, (work / candidate_dir).string(), process::interrupt_fd()));
     link("a", baseline.dir_name);
     link("b", candidate_dir);
     if (keep) {
@@ -171,10 +175,9 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
   return fmt::format("refbench run --repo {} --config {} --baseline {} --candidate {} --seed {} --budget {}s "
                      "--max-rounds {} --min-rounds {} --warmup {} --precision {} --threshold {} --alpha {} "
                      "--interval {} --fail-on {}",
-                     util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha,
-                     candidate.sha, e.rounds.seed, e.rounds.budget_seconds, e.rounds.max_rounds,
-                     e.rounds.min_rounds, e.rounds.warmup, e.precision, e.threshold, e.alpha, o.interval,
-                     o.fail_on);
+                     util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha, candidate.sha,
+                     e.rounds.seed, e.rounds.budget_seconds, e.rounds.max_rounds, e.rounds.min_rounds, e.rounds.warmup,
+                     e.precision, e.threshold, e.alpha, o.interval, o.fail_on);
 }
 
 void print_failures(const runner::RunRecord& record) {
@@ -283,8 +286,8 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   }
 
   if (!common.quiet) {
-    std::cerr << fmt::format("refbench: baseline {} ({}), candidate {} ({})\n", *o.baseline,
-                             baseline.sha.substr(0, 7), *o.candidate, candidate.sha.substr(0, 7));
+    std::cerr << fmt::format("refbench: baseline {} ({}), candidate {} ({})\n", *o.baseline, baseline.sha.substr(0, 7),
+                             *o.candidate, candidate.sha.substr(0, 7));
   }
   Arms arms(repo, work, baseline, candidate, o.keep_worktrees);
   const auto env = current_environment();
@@ -293,10 +296,11 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
     if (!common.quiet) {
       std::cerr << "refbench: building both arms" << (config.build.parallel ? " in parallel" : "") << "\n";
     }
-    build_times = build::build_arms({{"baseline", arms.tree(runner::Arm::baseline), (out / "logs/build-baseline.log").string()},
-                                     {"candidate", arms.tree(runner::Arm::candidate), (out / "logs/build-candidate.log").string()}},
-                                    *config.build.command, config.build.env, env,
-                                    config.build.timeout.value_or(std::chrono::minutes(30)), config.build.parallel);
+    build_times = build::build_arms(
+        {{"baseline", arms.tree(runner::Arm::baseline), (out / "logs/build-baseline.log").string()},
+         {"candidate", arms.tree(runner::Arm::candidate), (out / "logs/build-candidate.log").string()}},
+        *config.build.command, config.build.env, env, config.build.timeout.value_or(std::chrono::minutes(30)),
+        config.build.parallel);
   }
 
   std::vector<config::PayloadFile> payload_files;
@@ -304,13 +308,16 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   for (const auto& size : config.payload_sizes) {
     auto payload = runner::make_payload(out.string(), size.bytes, e.rounds.seed);
     payload_files.push_back({size.label, payload.path});
-    payloads_json.push_back({{"label", size.label}, {"bytes", size.bytes}, {"path", payload.path},
-                             {"sha256", payload.sha256}, {"reused", payload.reused}});
+    payloads_json.push_back({{"label", size.label},
+                             {"bytes", size.bytes},
+                             {"path", payload.path},
+                             {"sha256", payload.sha256},
+                             {"reused", payload.reused}});
   }
 
-  auto planned = config::plan_cells(config.cells, payload_files,
-                                    {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env,
-                                    e.timeout);
+  auto planned =
+      config::plan_cells(config.cells, payload_files,
+                         {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env, e.timeout);
   std::vector<runner::CellSpec> cells;
   std::map<std::string, const config::PlannedCell*> by_name;
   for (const auto& p : planned) {
@@ -397,8 +404,9 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   if (!util::write_file_atomically(out / "results.json",
                                    document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
     throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
-                           runner::low_on_disk(out.string()) ? "out of disk space: free some space; the journal has every sample"
-                                                             : "check the --out directory; the journal has every sample");
+                           runner::low_on_disk(out.string())
+                               ? "out of disk space: free some space; the journal has every sample"
+                               : "check the --out directory; the journal has every sample");
   }
   std::cout << report::render_verdict_table(results);
   if (!common.quiet) {
@@ -411,8 +419,8 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   }
   for (const auto& cell : record.cells) {
     if (cell.failure && cell.failure->could_not_start) {
-      throw RefusedError(fmt::format("cell {}: the {} command {}", cell.name, runner::arm_label(cell, cell.failure->arm),
-                                     cell.failure->description),
+      throw RefusedError(fmt::format("cell {}: the {} command {}", cell.name,
+                                     runner::arm_label(cell, cell.failure->arm), cell.failure->description),
                          "check the cell's command in " + config_path + " and that the build produced it");
     }
   }

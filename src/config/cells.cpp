@@ -49,8 +49,6 @@ process::Invocation arm_invocation(const CellConfig& cell, const std::string& ar
 
 } // namespace
 
-
-
 std::vector<PlannedCell> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
                                     const ArmPaths& arms, const std::vector<std::string>& base_env,
                                     std::chrono::nanoseconds timeout) {

@@ -35,7 +35,9 @@ public:
     throw UsageError(fmt::format("{}: {}", position(m_source, node.source()), problem), k_hint);
   }
 
-  std::string key_name(std::string_view key) const { return m_name.empty() ? std::string(key) : m_name + "." + std::string(key); }
+  std::string key_name(std::string_view key) const {
+    return m_name.empty() ? std::string(key) : m_name + "." + std::string(key);
+  }
 
   std::optional<std::string> string(std::string_view key) {
     const auto* node = get(key);
@@ -84,8 +86,8 @@ public:
     }
     double value = *node->value<double>();
     if (!std::isfinite(value) || value <= low_exclusive || value >= high_exclusive) {
-      fail(*node, fmt::format("{} must be above {} and below {}, got {}", key_name(key), low_exclusive,
-                              high_exclusive, value));
+      fail(*node, fmt::format("{} must be above {} and below {}, got {}", key_name(key), low_exclusive, high_exclusive,
+                              value));
     }
     return value;
   }
@@ -240,7 +242,9 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "run");
   RunConfig run;
   run.budget = r.duration("budget");
-  auto as_int = [](std::optional<std::int64_t> v) { return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt; };
+  auto as_int = [](std::optional<std::int64_t> v) {
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  };
   run.max_rounds = as_int(r.integer("max_rounds", 1, 1000000));
   run.min_rounds = as_int(r.integer("min_rounds", 1, 1000000));
   run.precision = r.number("precision", 0.0, 10.0);
@@ -274,7 +278,8 @@ std::vector<PayloadSize> read_payloads(const toml::table& table, const std::stri
       r.fail(*node, "payloads.sizes must be an array like [\"1KiB\", \"1MiB\"]");
     }
     for (const auto& item : *array) {
-      std::string label = item.is_string() ? *item.value<std::string>() : fmt::format("{}", item.value_or<std::int64_t>(0));
+      std::string label =
+          item.is_string() ? *item.value<std::string>() : fmt::format("{}", item.value_or<std::int64_t>(0));
       auto bytes = r.size_of(item, "payloads.sizes");
       if (bytes == 0) {
         r.fail(item, "payloads.sizes: a payload must be at least 1 byte");
@@ -307,7 +312,8 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
     auto names = r.strings(key);
     for (const auto& metric : names) {
       if (!k_metrics.contains(metric)) {
-        r.fail(*r.table().get(key), fmt::format("cell.{}: unknown metric '{}' (use wall, cpu, user, sys, rss)", key, metric));
+        r.fail(*r.table().get(key),
+               fmt::format("cell.{}: unknown metric '{}' (use wall, cpu, user, sys, rss)", key, metric));
       }
     }
     (std::string_view(key) == "metrics" ? cell.metrics : cell.gate) = names;
@@ -330,7 +336,8 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
     }
     for (const auto& [metric, value] : *thresholds) {
       double ratio = value.value_or(0.0);
-      if (!k_metrics.contains(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) || !std::isfinite(ratio)) {
+      if (!k_metrics.contains(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) ||
+          !std::isfinite(ratio)) {
         r.fail(value, fmt::format("cell.threshold.{} must be a ratio above 1 for a known metric", metric.str()));
       }
       cell.threshold[std::string(metric.str())] = ratio;
@@ -382,7 +389,8 @@ Config parse_config(const std::string& text, const std::string& source) {
   std::set<std::string> names;
   for (const auto& cell : config.cells) {
     if (!names.insert(cell.name).second) {
-      throw UsageError(fmt::format("{}: a cell named '{}' appears twice", cell.where, cell.name), "give each cell its own name");
+      throw UsageError(fmt::format("{}: a cell named '{}' appears twice", cell.where, cell.name),
+                       "give each cell its own name");
     }
   }
   return config;
@@ -391,7 +399,8 @@ Config parse_config(const std::string& text, const std::string& source) {
 Config load_config(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw UsageError("cannot read the config file " + path, "pass --config FILE, or create refbench.toml in the repository");
+    throw UsageError("cannot read the config file " + path,
+                     "pass --config FILE, or create refbench.toml in the repository");
   }
   std::ostringstream text;
   text << in.rdbuf();

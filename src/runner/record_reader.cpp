@@ -146,7 +146,7 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
           cell.failure = CellFailure{sample.arm, sample.round, what, sample.outcome.stderr_tail, false};
         }
         run.record.samples.push_back(std::move(sample));
-            } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
+      } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
         run.record.cells[cell_of(j.at("name").get<std::string>())].control = j.value("control", false);
       } else if (type == "stop") {
         auto& cell = run.record.cells[cell_of(j.at("cell").get<std::string>())];

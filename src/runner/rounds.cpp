@@ -3,11 +3,11 @@
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <refbench/util/sha256.hpp>
 #include <refbench/util/strings.hpp>
-#include <ctime>
 
 namespace refbench::runner {
 namespace {
@@ -21,8 +21,8 @@ class RoundRunner {
 public:
   RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
               Journal& journal, const RoundHooks& hooks)
-            : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_journal(journal), m_hooks(hooks),
-        m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
+      : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_journal(journal),
+        m_hooks(hooks), m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
         m_output_hashes(cells.size()) {
     m_record.seed = settings.seed;
     m_record.rss = executor.rss_probe();
@@ -34,7 +34,7 @@ public:
   RunRecord run() {
     const double start = m_clock();
     try {
-            warm_up();
+      warm_up();
       if (m_settings.auto_control) {
         add_control_of_cheapest();
       }
@@ -80,7 +80,7 @@ private:
     }
   }
 
-    // SPEC §3.2: the A/A control replicates the cheapest cell (by warm-up
+  // SPEC §3.2: the A/A control replicates the cheapest cell (by warm-up
   // cost), baseline on both arms; announced in the journal as a "cell" line.
   void add_control_of_cheapest() {
     auto candidates = active_cells();
@@ -121,7 +121,7 @@ private:
     }
   }
 
-    void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
+  void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
     const CellSpec& spec = m_cells[slot.cell];
     process::Invocation invocation = slot.arm == Arm::baseline || spec.control ? spec.baseline : spec.candidate;
     invocation.env.push_back("REFBENCH_PAD=" + pad);
@@ -153,7 +153,7 @@ private:
     }
   }
 
-    // Hashes `output` of `slot` in round 1; once both arms are in, differing
+  // Hashes `output` of `slot` in round 1; once both arms are in, differing
   // hashes make the cell ERROR (the arms did different work).
   void record_output_hash(Slot slot, const std::string& output) {
     auto& hashes = m_output_hashes[slot.cell];
@@ -161,7 +161,7 @@ private:
     hashes[slot.arm == Arm::baseline ? 0 : 1] = hash ? *hash : "missing (" + hash.error() + ")";
     if (!hashes[0].empty() && !hashes[1].empty() && hashes[0] != hashes[1] && !m_record.cells[slot.cell].failure) {
       m_record.cells[slot.cell].failure =
-          CellFailure{slot.arm, 1,
+          CellFailure{Arm::candidate, 1,
                       fmt::format("wrote a different {{output}} than the baseline (sha256 {} vs {}): the arms did "
                                   "different work",
                                   hashes[1].substr(0, 12), hashes[0].substr(0, 12)),
@@ -205,7 +205,7 @@ private:
         {{"type", "stop"}, {"cell", record.name}, {"reason", stop_reason_name(reason)}, {"rounds", record.rounds}});
   }
 
-    std::vector<CellSpec> m_cells;
+  std::vector<CellSpec> m_cells;
   const RoundSettings& m_settings;
   process::Executor& m_executor;
   Journal& m_journal;
@@ -220,7 +220,7 @@ private:
 } // namespace
 
 void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output) {
-    auto fill = [&](std::string& text) {
+  auto fill = [&](std::string& text) {
     text = util::replace_all(util::replace_all(std::move(text), "{round}", std::to_string(round)), "{output}", output);
   };
   for (auto& word : invocation.argv) {

@@ -8,17 +8,17 @@ cp "$repo/refbench.toml" "$WORK/good.toml"
 sed 's/^max_rounds = 30$/max_rouns = 30/' "$WORK/good.toml" >"$WORK/typo.toml"
 run_refbench run --repo "$repo" --config "$WORK/typo.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
 expect_rc 2
-expect_in "$WORK/err" "refbench: error: $WORK/typo.toml:9:1: unknown key 'max_rouns' in [run]"
+expect_in "$WORK/err" "refbench: error: $WORK/typo.toml:8:1: unknown key 'max_rouns' in [run]"
 
 sed 's/^budget = "60s"$/budget = 60s/' "$WORK/good.toml" >"$WORK/syntax.toml"
 run_refbench run --repo "$repo" --config "$WORK/syntax.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
 expect_rc 2
-expect_in "$WORK/err" "$WORK/syntax.toml:8:"
+expect_in "$WORK/err" "$WORK/syntax.toml:7:"
 
 sed 's/^min_rounds = 10$/min_rounds = "ten"/' "$WORK/good.toml" >"$WORK/type.toml"
 run_refbench run --repo "$repo" --config "$WORK/type.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
 expect_rc 2
-expect_in "$WORK/err" "$WORK/type.toml:10:14: run.min_rounds must be an integer"
+expect_in "$WORK/err" "$WORK/type.toml:9:14: run.min_rounds must be an integer"
 [ "$(git -C "$repo" worktree list | wc -l)" -eq 1 ] || fail "a worktree was added despite a config error"
 
 # the disk preflight refuses a build that needs more than the filesystem has

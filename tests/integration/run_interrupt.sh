@@ -32,7 +32,9 @@ import json, sys
 for line in open(sys.argv[1]):
     o = json.loads(line)
     if o["type"] == "sample":
-        print(o["cell"], o["arm"], o["round"], o["order"])' "$WORK/seed$run/journal.jsonl" >"$WORK/order$run"
+                # the automatic control replicates the cheapest cell, which timing decides
+        cell = "control" if o["cell"].endswith("-control") else o["cell"]
+        print(cell, o["arm"], o["round"], o["order"])' "$WORK/seed$run/journal.jsonl" >"$WORK/order$run"
 done
 cmp -s "$WORK/order1" "$WORK/order2" || fail "the same seed gave different schedules"
 echo "ok: SIGTERM → 143 with worktrees removed and a renderable journal; seeds reproduce schedules"

@@ -2,12 +2,12 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/process/fake_executor.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/journal.hpp>
-#include <refbench/runner/rounds.hpp>
 #include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
 
 #include <algorithm>

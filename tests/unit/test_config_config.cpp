@@ -104,11 +104,15 @@ TEST_CASE("config::parse_config errors name file:line:column") {
   }
   SUBCASE("wrong types") {
     CHECK(error_of("[run]\nmax_rounds = \"60\"\n" + cell) == "refbench.toml:2:14: run.max_rounds must be an integer");
-    CHECK(error_of("[build]\nparallel = \"yes\"\n" + cell) == "refbench.toml:2:12: build.parallel must be true or false");
-    CHECK(error_of("[run]\nbudget = \"5 parsecs\"\n" + cell).starts_with("refbench.toml:2:10: run.budget: invalid duration"));
-    CHECK(error_of("[payloads]\nsizes = [\"1 MiB\"]\n" + cell).starts_with("refbench.toml:2:10: payloads.sizes: invalid size"));
+    CHECK(error_of("[build]\nparallel = \"yes\"\n" + cell) ==
+          "refbench.toml:2:12: build.parallel must be true or false");
+    CHECK(error_of("[run]\nbudget = \"5 parsecs\"\n" + cell)
+              .starts_with("refbench.toml:2:10: run.budget: invalid duration"));
+    CHECK(error_of("[payloads]\nsizes = [\"1 MiB\"]\n" + cell)
+              .starts_with("refbench.toml:2:10: payloads.sizes: invalid size"));
     CHECK(error_of("[run]\nthreshold = 0.9\n" + cell).starts_with("refbench.toml:2:13: run.threshold must be above 1"));
-    CHECK(error_of("[run]\n" + std::string("isolate = \"some\"\n") + cell).starts_with("refbench.toml:2:11: run.isolate"));
+    CHECK(error_of("[run]\n" + std::string("isolate = \"some\"\n") + cell)
+              .starts_with("refbench.toml:2:11: run.isolate"));
     CHECK(error_of("run = 3\n" + cell).starts_with("refbench.toml:1:7: run must be a table"));
   }
   SUBCASE("cells") {

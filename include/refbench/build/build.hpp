@@ -12,9 +12,9 @@ namespace refbench::build {
 
 // One arm to build.
 struct ArmBuild {
-  std::string arm;       // "baseline" or "candidate"
-  std::string worktree;  // where the command runs
-  std::string log_path;  // stdout + stderr of the build
+  std::string arm;      // "baseline" or "candidate"
+  std::string worktree; // where the command runs
+  std::string log_path; // stdout + stderr of the build
 };
 
 // How long each arm's build took, in the order given.

@@ -14,7 +14,7 @@ namespace refbench::config {
 
 // A payload file as the cells see it.
 struct PayloadFile {
-  std::string label;  // e.g. "32MiB"
+  std::string label; // e.g. "32MiB"
   std::string path;
 };
 
@@ -39,7 +39,5 @@ struct ArmPaths {
 std::vector<PlannedCell> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
                                     const ArmPaths& arms, const std::vector<std::string>& base_env,
                                     std::chrono::nanoseconds timeout);
-
-
 
 } // namespace refbench::config

@@ -14,17 +14,17 @@ namespace refbench::config {
 
 // A command as written: a string runs with /bin/sh -c, an array is the argv.
 struct Command {
-  std::string shell;              // set when written as a string
-  std::vector<std::string> argv;  // set when written as an array
+  std::string shell;             // set when written as a string
+  std::vector<std::string> argv; // set when written as an array
   bool is_shell() const { return argv.empty(); }
 };
 
 struct BuildConfig {
-  std::optional<Command> command;  // none: nothing to build
-  std::vector<std::string> env;    // "NAME=value", added to the environment
+  std::optional<Command> command; // none: nothing to build
+  std::vector<std::string> env;   // "NAME=value", added to the environment
   std::optional<std::chrono::nanoseconds> timeout;
   bool parallel = false;
-  std::optional<std::uint64_t> disk;  // bytes a build may need (preflight)
+  std::optional<std::uint64_t> disk; // bytes a build may need (preflight)
 };
 
 // [run]: the same names as the run flags; unset values take the defaults.
@@ -44,7 +44,7 @@ struct RunConfig {
 };
 
 struct PayloadSize {
-  std::string label;  // as written, e.g. "32MiB"
+  std::string label; // as written, e.g. "32MiB"
   std::uint64_t bytes = 0;
 };
 
@@ -52,11 +52,11 @@ struct CellConfig {
   std::string name;
   Command command;
   std::vector<std::string> env;
-  std::vector<std::string> metrics;            // default: wall, cpu, rss
-  std::vector<std::string> gate;               // default: wall
-  std::map<std::string, double> threshold;     // per-metric overrides
+  std::vector<std::string> metrics;        // default: wall, cpu, rss
+  std::vector<std::string> gate;           // default: wall
+  std::map<std::string, double> threshold; // per-metric overrides
   bool check_output = false;
-  std::string where;                           // "file:line:column" of the [[cell]]
+  std::string where; // "file:line:column" of the [[cell]]
 };
 
 struct Config {

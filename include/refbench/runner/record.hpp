@@ -34,10 +34,10 @@ struct RoundSettings {
   double budget_seconds = 120;
   int max_rounds = 60;
   int min_rounds = 10;
-    int warmup = 1;
+  int warmup = 1;
   std::uint64_t seed = 0;
-  std::string output_dir;     // where {output} files live (placeholders only)
-  bool auto_control = false;  // after warm-up, add an A/A control of the cheapest cell
+  std::string output_dir;    // where {output} files live (placeholders only)
+  bool auto_control = false; // after warm-up, add an A/A control of the cheapest cell
 };
 
 // One invocation as measured. `round` 0 is warm-up (discarded by analysis);
