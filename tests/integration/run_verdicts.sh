@@ -3,11 +3,11 @@
 # in worktrees: docs-only → no regression; +30 % work → wall REGRESSION;
 # +60 % memory → rss REGRESSION; −30 % work → IMPROVED.
 source "$(dirname "$0")/lib.sh"
-run_case() { # variant expected-rc
+run_case() { # variant expected-rc [extra flags]
   local repo
   repo=$(make_sample "$1")
   run_refbench run -q --repo "$repo" --baseline latest-release --candidate main --seed 21 \
-    --max-rounds 15 --out "$WORK/out-$1"
+    --max-rounds 15 --out "$WORK/out-$1" "${@:3}"
   expect_rc "$2"
   RESULTS="$WORK/out-$1/results.json"
   expect_json "$RESULTS" "r['arms']['baseline']['ref'] == 'latest-release' and len(r['arms']['candidate']['sha']) == 40"
@@ -30,6 +30,11 @@ run_case fatter 1
 [ "$(verdict_of "$RESULTS" compute rss)" = REGRESSION ] || fail "fatter: compute rss is $(verdict_of "$RESULTS" compute rss)"
 expect_json "$RESULTS" "1.4 < next(a['ratio'] for a in r['analysis'] if a['cell'] == 'compute' and a['metric'] == 'rss') < 1.8"
 
-run_case faster 0
+# both arms built at once (build.parallel)
+sed 's/^timeout = "5m"$/timeout = "5m"\nparallel = true/' "$(dirname "$0")/../../examples/sample-project/refbench.toml" \
+  >"$WORK/parallel.toml"
+run_case faster 0 --config "$WORK/parallel.toml"
+grep -q "cc" "$WORK/out-faster/logs/build-baseline.log" || fail "no baseline build log"
+grep -q "cc" "$WORK/out-faster/logs/build-candidate.log" || fail "no candidate build log"
 [ "$(verdict_of "$RESULTS" compute wall)" = IMPROVED ] || fail "faster: compute wall is $(verdict_of "$RESULTS" compute wall)"
 echo "ok: docs-only passes, slower/fatter regress, faster improves"
