@@ -7,7 +7,7 @@ run_case() { # variant expected-rc [extra flags]
   local repo
   repo=$(make_sample "$1")
   run_refbench run -q --repo "$repo" --baseline latest-release --candidate main --seed 21 \
-    --max-rounds 15 --out "$WORK/out-$1" "${@:3}"
+    --max-rounds 30 --out "$WORK/out-$1" "${@:3}"
   expect_rc "$2"
   RESULTS="$WORK/out-$1/results.json"
   expect_json "$RESULTS" "r['arms']['baseline']['ref'] == 'latest-release' and len(r['arms']['candidate']['sha']) == 40"
