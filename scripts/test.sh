@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds refbench (warnings are errors) and runs every test: the doctest
-# unit tests and the integration scenarios, through CTest.
+# Installs the dependencies, builds refbench (warnings are errors) and runs
+# every test through CTest: unit tests, calibration suite, integration
+# scenarios.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
+"$root/scripts/install-deps.sh"
 "$root/scripts/build.sh" -DREFBENCH_WERROR=ON "$@"
 cd "$build"
 ctest --output-on-failure
