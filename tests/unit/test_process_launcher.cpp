@@ -47,7 +47,7 @@ TEST_CASE("process::Launcher") {
   auto launcher = Launcher::start();
   auto probe = launcher->rss_probe();
   CHECK(probe.floor_bytes > 100 * 1024);
-  #ifdef __SANITIZE_ADDRESS__
+#ifdef __SANITIZE_ADDRESS__
   constexpr std::int64_t k_floor_limit = 256ll << 20; // ASan's shadow memory and runtime
 #else
   constexpr std::int64_t k_floor_limit = 64ll << 20;
@@ -65,7 +65,7 @@ TEST_CASE("process::Launcher") {
     std::vector<char> ballast(200u << 20, 1);
     auto outcome = launcher->run({{"/bin/true"}, {}, "", {}, ""});
     CHECK(succeeded(outcome));
-        // the 200 MiB of this process would show; the launcher's own floor may
+    // the 200 MiB of this process would show; the launcher's own floor may
     CHECK(outcome.peak_rss_bytes < probe.floor_bytes + (32ll << 20));
     CHECK(ballast[12345] == 1);
   }
