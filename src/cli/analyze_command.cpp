@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/cli/analyze_command.hpp>
+#include <refbench/cli/common.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/record_reader.hpp>
@@ -235,13 +236,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
       }
     }
   }
-  if (verdict == "error") {
-    return static_cast<int>(ExitCode::measurement);
-  }
-  if ((verdict == "regression" && o.fail_on != "never") || (verdict == "inconclusive" && o.fail_on == "inconclusive")) {
-    return static_cast<int>(ExitCode::regression);
-  }
-  return static_cast<int>(ExitCode::ok);
+  return exit_code_for(verdict, o.fail_on);
 }
 
 } // namespace refbench::cli

@@ -1,4 +1,5 @@
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/cli/common.hpp>
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
@@ -28,17 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {
-  auto parsed = util::parse_duration(text);
-  if (!parsed) {
-    throw UsageError(flag + ": " + parsed.error());
-  }
-  if (parsed->count() <= 0) {
-    throw UsageError(flag + " must be greater than 0, got '" + text + "'");
-  }
-  return *parsed;
-}
-
 std::vector<runner::Metric> metric_flag(const std::string& flag, const std::string& text) {
   auto parsed = runner::parse_metric_list(text);
   if (!parsed) {
@@ -58,14 +48,6 @@ std::vector<std::string> command_argv(const std::string& arm, const std::string&
                      "pass --shell to run it with /bin/sh -c, or quote the argument");
   }
   return *words;
-}
-
-std::vector<std::string> current_environment() {
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    env.emplace_back(*entry);
-  }
-  return env;
 }
 
 // Refuses (exit 3) a command whose program cannot be found or executed.
@@ -121,28 +103,6 @@ std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_
   line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", o.threshold, o.alpha,
                       o.precision, o.interval, o.fail_on);
   return line + " " + util::quote_shell_word(o.baseline) + " " + util::quote_shell_word(o.candidate);
-}
-
-void print_failures(const runner::RunRecord& record) {
-  for (const auto& cell : record.cells) {
-    if (!cell.failure) {
-      continue;
-    }
-    const auto& f = *cell.failure;
-    std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
-    std::cerr << fmt::format("refbench: error: cell {}: the {} command {} in {} — fix the command (its stderr "
-                             "ends below) and rerun\n",
-                             cell.name, runner::arm_label(cell, f.arm), f.description, round);
-    std::string tail = process::last_lines(f.stderr_tail, 10);
-    if (!tail.empty()) {
-      std::size_t start = 0;
-      while (start <= tail.size()) {
-        std::size_t end = std::min(tail.find('\n', start), tail.size());
-        std::cerr << "  | " << tail.substr(start, end - start) << "\n";
-        start = end + 1;
-      }
-    }
-  }
 }
 
 // Holds `REFBENCH_TEST_BALLAST_MIB` MiB of touched memory, so tests can show
@@ -287,12 +247,8 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   const std::string verdict = analysis::overall_verdict(results);
   if (verdict == "error") {
     print_failures(record);
-    return static_cast<int>(ExitCode::measurement);
   }
-  if ((verdict == "regression" && o.fail_on != "never") || (verdict == "inconclusive" && o.fail_on == "inconclusive")) {
-    return static_cast<int>(ExitCode::regression);
-  }
-  return static_cast<int>(ExitCode::ok);
+  return exit_code_for(verdict, o.fail_on);
 }
 
 } // namespace refbench::cli

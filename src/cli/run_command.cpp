@@ -1,5 +1,6 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/build/build.hpp>
+#include <refbench/cli/common.hpp>
 #include <refbench/cli/run_command.hpp>
 #include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
@@ -47,14 +48,6 @@ struct Effective {
   std::optional<std::string> control_cell;
 };
 
-std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {
-  auto parsed = util::parse_duration(text);
-  if (!parsed || parsed->count() <= 0) {
-    throw UsageError(flag + ": " + (parsed ? "must be greater than 0, got '" + text + "'" : parsed.error()));
-  }
-  return *parsed;
-}
-
 Effective effective_settings(const RunOptions& o, const config::Config& c) {
   Effective e;
   e.rounds.budget_seconds = util::to_seconds(o.budget ? duration_flag("--budget", *o.budget)
@@ -90,14 +83,6 @@ Effective effective_settings(const RunOptions& o, const config::Config& c) {
     throw UsageError(fmt::format("--precision must be above 0, got {}", e.precision));
   }
   return e;
-}
-
-std::vector<std::string> current_environment() {
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    env.emplace_back(*entry);
-  }
-  return env;
 }
 
 std::vector<runner::Metric> metrics_of(const std::vector<std::string>& names) {
@@ -178,25 +163,6 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
                      util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha, candidate.sha,
                      e.rounds.seed, e.rounds.budget_seconds, e.rounds.max_rounds, e.rounds.min_rounds, e.rounds.warmup,
                      e.precision, e.threshold, e.alpha, o.interval, o.fail_on);
-}
-
-void print_failures(const runner::RunRecord& record) {
-  for (const auto& cell : record.cells) {
-    if (!cell.failure) {
-      continue;
-    }
-    const auto& f = *cell.failure;
-    std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
-    std::cerr << fmt::format("refbench: error: cell {}: the {} {} in {} — fix it (its stderr ends below) and rerun\n",
-                             cell.name, runner::arm_label(cell, f.arm), f.description, round);
-    std::string tail = process::last_lines(f.stderr_tail, 10);
-    std::size_t start = 0;
-    while (!tail.empty() && start <= tail.size()) {
-      std::size_t end = std::min(tail.find('\n', start), tail.size());
-      std::cerr << "  | " << tail.substr(start, end - start) << "\n";
-      start = end + 1;
-    }
-  }
 }
 
 } // namespace
@@ -430,12 +396,8 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
     if (runner::low_on_disk(out.string())) {
       std::cerr << "refbench: error: out of disk space during the rounds — free space on " << out.string() << "\n";
     }
-    return static_cast<int>(ExitCode::measurement);
   }
-  if ((verdict == "regression" && o.fail_on != "never") || (verdict == "inconclusive" && o.fail_on == "inconclusive")) {
-    return static_cast<int>(ExitCode::regression);
-  }
-  return static_cast<int>(ExitCode::ok);
+  return exit_code_for(verdict, o.fail_on);
 }
 
 } // namespace refbench::cli

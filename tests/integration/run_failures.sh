@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 repo=$(make_sample failing)
 run_refbench run --repo "$repo" --baseline v1.0.0 --candidate main --seed 3 --max-rounds 5 --out "$WORK/failing"
 expect_rc 4
-grep -E "refbench: error: cell [a-z0-9-]+: the candidate exited with code 3 in (warm-up|round [0-9]+)" "$WORK/err" >/dev/null \
+grep -E "refbench: error: cell [a-z0-9-]+: the candidate command exited with code 3 in (warm-up|round [0-9]+)" "$WORK/err" >/dev/null \
   || fail "ERROR not named with arm and round: $(cat "$WORK/err")"
 expect_json "$WORK/failing/results.json" "r['verdict'] == 'error'"
 

@@ -1,0 +1,29 @@
+#pragma once
+// Helpers shared by the subcommands: flag values, the environment handed to
+// commands, failure messages, and the exit code of a verdict.
+
+#include <refbench/runner/record.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace refbench::cli {
+
+// Parses the duration `text` of `flag`; throws UsageError naming the flag
+// when it is malformed or not above zero.
+std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text);
+
+// refbench's own environment as "NAME=value" entries.
+std::vector<std::string> current_environment();
+
+// Prints one "refbench: error: cell …" line per failed cell of `record`,
+// followed by the last lines of its stderr.
+void print_failures(const runner::RunRecord& record);
+
+// SPEC §5.2 for a run's `verdict` word under `--fail-on` `fail_on`:
+// error → 4, regression → 1 (unless never), inconclusive → 1 only with
+// `inconclusive`, else 0.
+int exit_code_for(const std::string& verdict, const std::string& fail_on);
+
+} // namespace refbench::cli

@@ -1,0 +1,62 @@
+#include <refbench/cli/common.hpp>
+#include <refbench/process/invocation.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/quantity.hpp>
+
+#include <fmt/format.h>
+#include <iostream>
+
+extern char** environ;
+
+namespace refbench::cli {
+
+std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {
+  auto parsed = util::parse_duration(text);
+  if (!parsed) {
+    throw UsageError(flag + ": " + parsed.error());
+  }
+  if (parsed->count() <= 0) {
+    throw UsageError(flag + " must be greater than 0, got '" + text + "'");
+  }
+  return *parsed;
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    env.emplace_back(*entry);
+  }
+  return env;
+}
+
+void print_failures(const runner::RunRecord& record) {
+  for (const auto& cell : record.cells) {
+    if (!cell.failure) {
+      continue;
+    }
+    const auto& f = *cell.failure;
+    std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
+    std::cerr << fmt::format("refbench: error: cell {}: the {} command {} in {} — fix the command (its stderr "
+                             "ends below) and rerun\n",
+                             cell.name, runner::arm_label(cell, f.arm), f.description, round);
+    std::string tail = process::last_lines(f.stderr_tail, 10);
+    std::size_t start = 0;
+    while (!tail.empty() && start <= tail.size()) {
+      std::size_t end = std::min(tail.find('\n', start), tail.size());
+      std::cerr << "  | " << tail.substr(start, end - start) << "\n";
+      start = end + 1;
+    }
+  }
+}
+
+int exit_code_for(const std::string& verdict, const std::string& fail_on) {
+  if (verdict == "error") {
+    return static_cast<int>(ExitCode::measurement);
+  }
+  if ((verdict == "regression" && fail_on != "never") || (verdict == "inconclusive" && fail_on == "inconclusive")) {
+    return static_cast<int>(ExitCode::regression);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+} // namespace refbench::cli
