@@ -190,13 +190,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
   if (!(alpha > 0.0 && alpha < 1.0)) {
     throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", alpha));
   }
-  analysis::Settings settings{threshold,
-                              alpha,
-                              0.95,
-                              min_rounds,
-                              interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
-                                                      : analysis::IntervalMethod::signed_rank,
-                              seed.value_or(0)};
+  const auto settings = analysis_settings(threshold, alpha, static_cast<int>(min_rounds), interval, seed.value_or(0));
   auto results = analysis::analyze(cells, settings);
   const std::string verdict = analysis::overall_verdict(results);
 

@@ -3,6 +3,7 @@
 #include <refbench/util/error.hpp>
 #include <refbench/util/quantity.hpp>
 
+#include <cmath>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -47,6 +48,38 @@ void print_failures(const runner::RunRecord& record) {
       start = end + 1;
     }
   }
+}
+
+void validate_settings(const runner::RoundSettings& rounds, double threshold, double alpha, double precision) {
+  if (rounds.max_rounds < 1) {
+    throw UsageError(fmt::format("--max-rounds must be at least 1, got {}", rounds.max_rounds));
+  }
+  if (rounds.min_rounds < 1 || rounds.min_rounds > rounds.max_rounds) {
+    throw UsageError(fmt::format("--min-rounds must be between 1 and --max-rounds ({}), got {}", rounds.max_rounds,
+                                 rounds.min_rounds));
+  }
+  if (rounds.warmup < 0) {
+    throw UsageError(fmt::format("--warmup must be 0 or more, got {}", rounds.warmup));
+  }
+  if (!(std::isfinite(threshold) && threshold > 1.0)) {
+    throw UsageError(fmt::format("--threshold must be a ratio above 1 (e.g. 1.15), got {}", threshold));
+  }
+  if (!(alpha > 0.0 && alpha < 1.0)) {
+    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", alpha));
+  }
+  if (!(std::isfinite(precision) && precision > 0.0)) {
+    throw UsageError(fmt::format("--precision must be above 0, got {}", precision));
+  }
+}
+
+analysis::Settings analysis_settings(double threshold, double alpha, int min_rounds, const std::string& interval,
+                                     std::uint64_t seed) {
+  return {threshold,
+          alpha,
+          0.95,
+          static_cast<std::size_t>(min_rounds),
+          interval == "bootstrap" ? analysis::IntervalMethod::bootstrap : analysis::IntervalMethod::signed_rank,
+          seed};
 }
 
 int exit_code_for(const std::string& verdict, const std::string& fail_on) {

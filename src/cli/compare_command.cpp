@@ -61,31 +61,6 @@ void require_runnable(const std::string& arm, const std::vector<std::string>& ar
   }
 }
 
-void validate(const CompareOptions& o) {
-  if (o.max_rounds < 1) {
-    throw UsageError(fmt::format("--max-rounds must be at least 1, got {}", o.max_rounds));
-  }
-  if (o.min_rounds && (*o.min_rounds < 1 || *o.min_rounds > o.max_rounds)) {
-    throw UsageError(
-        fmt::format("--min-rounds must be between 1 and --max-rounds ({}), got {}", o.max_rounds, *o.min_rounds));
-  }
-  if (o.warmup < 0) {
-    throw UsageError(fmt::format("--warmup must be 0 or more, got {}", o.warmup));
-  }
-  if (!(std::isfinite(o.threshold) && o.threshold > 1.0)) {
-    throw UsageError(fmt::format("--threshold must be a ratio above 1 (e.g. 1.15), got {}", o.threshold));
-  }
-  if (!(o.alpha > 0.0 && o.alpha < 1.0)) {
-    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", o.alpha));
-  }
-  if (!(std::isfinite(o.precision) && o.precision > 0.0)) {
-    throw UsageError(fmt::format("--precision must be above 0, got {}", o.precision));
-  }
-  if (o.name.empty()) {
-    throw UsageError("--name must not be empty");
-  }
-}
-
 std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_rounds) {
   std::string line = fmt::format("refbench compare --seed {} --budget {} --max-rounds {} --min-rounds {} --warmup {} "
                                  "--timeout {} --metric {} --gate {}",
@@ -147,13 +122,16 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
 }
 
 int run_compare(const CompareOptions& o, const CommonOptions& common) {
-  validate(o);
+  if (o.name.empty()) {
+    throw UsageError("--name must not be empty");
+  }
   runner::RoundSettings settings;
   settings.budget_seconds = util::to_seconds(duration_flag("--budget", o.budget));
   settings.max_rounds = o.max_rounds;
   settings.min_rounds = o.min_rounds.value_or(std::min(10, o.max_rounds));
   settings.warmup = o.warmup;
   settings.seed = o.seed.value_or(util::random_seed());
+  validate_settings(settings, o.threshold, o.alpha, o.precision);
   const auto timeout = duration_flag("--timeout", o.timeout);
   auto metrics = metric_flag("--metric", o.metrics);
   auto gated = metric_flag("--gate", o.gate);
@@ -205,13 +183,8 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
                                report::format_seconds(settings.budget_seconds));
     }
   };
-  analysis::Settings analysis_settings{o.threshold,
-                                       o.alpha,
-                                       0.95,
-                                       static_cast<std::size_t>(settings.min_rounds),
-                                       o.interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
-                                                                 : analysis::IntervalMethod::signed_rank,
-                                       settings.seed};
+  const auto analysis_settings =
+      cli::analysis_settings(o.threshold, o.alpha, settings.min_rounds, o.interval, settings.seed);
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, gated, o.precision, analysis_settings);
   };

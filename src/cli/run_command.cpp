@@ -63,25 +63,7 @@ Effective effective_settings(const RunOptions& o, const config::Config& c) {
   e.alpha = o.alpha.value_or(c.run.alpha.value_or(0.05));
   e.control = c.run.control.value_or(true);
   e.control_cell = c.run.control_cell;
-  if (e.rounds.max_rounds < 1) {
-    throw UsageError(fmt::format("--max-rounds must be at least 1, got {}", e.rounds.max_rounds));
-  }
-  if (e.rounds.min_rounds < 1 || e.rounds.min_rounds > e.rounds.max_rounds) {
-    throw UsageError(fmt::format("--min-rounds must be between 1 and max-rounds ({}), got {}", e.rounds.max_rounds,
-                                 e.rounds.min_rounds));
-  }
-  if (e.rounds.warmup < 0) {
-    throw UsageError(fmt::format("--warmup must be 0 or more, got {}", e.rounds.warmup));
-  }
-  if (!(std::isfinite(e.threshold) && e.threshold > 1.0)) {
-    throw UsageError(fmt::format("--threshold must be a finite ratio above 1, got {}", e.threshold));
-  }
-  if (!(e.alpha > 0.0 && e.alpha < 1.0)) {
-    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", e.alpha));
-  }
-  if (!(std::isfinite(e.precision) && e.precision > 0.0)) {
-    throw UsageError(fmt::format("--precision must be above 0, got {}", e.precision));
-  }
+  validate_settings(e.rounds, e.threshold, e.alpha, e.precision);
   return e;
 }
 
@@ -330,13 +312,8 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   runner::Journal journal((out / "journal.jsonl").string());
   journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
 
-  analysis::Settings analysis_settings{e.threshold,
-                                       e.alpha,
-                                       0.95,
-                                       static_cast<std::size_t>(settings.min_rounds),
-                                       o.interval == "bootstrap" ? analysis::IntervalMethod::bootstrap
-                                                                 : analysis::IntervalMethod::signed_rank,
-                                       settings.seed};
+  const auto analysis_settings =
+      cli::analysis_settings(e.threshold, e.alpha, settings.min_rounds, o.interval, settings.seed);
   runner::RoundHooks hooks;
   hooks.observer = [&](int round, std::size_t active, double elapsed) {
     if (!common.quiet) {

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "scratch_dir.hpp"
+
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/error.hpp>
 
@@ -22,29 +24,7 @@ extern char** environ;
 namespace refbench::test {
 
 // A fresh directory under the temp dir, removed with its contents on destruction.
-class TempDir {
-public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "refbench-git-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("mkdtemp failed");
-    }
-    m_path = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
-  }
-
-  // The absolute path of `child` inside the directory.
-  std::string operator/(const std::string& child) const { return (m_path / child).string(); }
-  const std::filesystem::path& path() const { return m_path; }
-
-private:
-  std::filesystem::path m_path;
-};
+using TempDir = ScratchDir;
 
 // For its lifetime, git ignores the user's and the system's configuration,
 // commits under a fixed identity, allows file:// submodules, and is not

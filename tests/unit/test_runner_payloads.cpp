@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "scratch_dir.hpp"
+
 #include <refbench/runner/payloads.hpp>
 #include <refbench/util/quantity.hpp>
 #include <refbench/util/rng.hpp>
@@ -24,27 +26,7 @@ using namespace refbench::runner;
 
 namespace {
 
-// A fresh directory under the system temp dir, removed with its contents.
-class ScratchDir {
-public:
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    m_path = std::filesystem::temp_directory_path() /
-             ("refbench-unit-payloads-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(m_path);
-    std::filesystem::create_directories(m_path);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string str() const { return m_path.string(); }
-
-private:
-  std::filesystem::path m_path;
-};
+using refbench::test::ScratchDir;
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

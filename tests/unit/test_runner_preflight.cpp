@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "scratch_dir.hpp"
+
 #include <refbench/runner/preflight.hpp>
 #include <refbench/util/error.hpp>
 
@@ -19,27 +21,7 @@ constexpr std::uint64_t k_mib = k_kib << 10;
 constexpr std::uint64_t k_gib = k_mib << 10;
 constexpr std::uint64_t k_eib = k_gib << 30;
 
-// A fresh directory under the system temp dir, removed with its contents.
-class ScratchDir {
-public:
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    m_path = std::filesystem::temp_directory_path() /
-             ("refbench-unit-preflight-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(m_path);
-    std::filesystem::create_directories(m_path);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string str() const { return m_path.string(); }
-
-private:
-  std::filesystem::path m_path;
-};
+using refbench::test::ScratchDir;
 
 bool same_filesystem(const std::string& a, const std::string& b) {
   struct stat sa {};

@@ -2,6 +2,7 @@
 // Helpers shared by the subcommands: flag values, the environment handed to
 // commands, failure messages, and the exit code of a verdict.
 
+#include <refbench/analysis/analysis.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <chrono>
@@ -20,6 +21,15 @@ std::vector<std::string> current_environment();
 // Prints one "refbench: error: cell …" line per failed cell of `record`,
 // followed by the last lines of its stderr.
 void print_failures(const runner::RunRecord& record);
+
+// Checks the measurement settings shared by `compare` and `run`; throws a
+// UsageError naming the flag for the first bad value.
+void validate_settings(const runner::RoundSettings& rounds, double threshold, double alpha, double precision);
+
+// The analysis settings of a run: 95 % intervals of `interval`
+// ("signed-rank" or "bootstrap") seeded by `seed`.
+analysis::Settings analysis_settings(double threshold, double alpha, int min_rounds, const std::string& interval,
+                                     std::uint64_t seed);
 
 // SPEC §5.2 for a run's `verdict` word under `--fail-on` `fail_on`:
 // error → 4, regression → 1 (unless never), inconclusive → 1 only with
