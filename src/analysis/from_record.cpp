@@ -46,9 +46,25 @@ std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std
                                       const std::vector<runner::Metric>& gated) {
   std::vector<CellSamples> cells;
   for (std::size_t c = 0; c < record.cells.size(); ++c) {
-    cells.push_back(cell_samples_of(record, c, metrics, gated));
+    const auto& meta = record.cells[c].meta;
+    cells.push_back(cell_samples_of(record, c, metrics_named(meta.metrics, metrics), metrics_named(meta.gate, gated),
+                                    meta.threshold));
   }
   return cells;
+}
+
+std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::string>>& names,
+                                          const std::vector<runner::Metric>& fallback) {
+  if (!names) {
+    return fallback;
+  }
+  std::vector<runner::Metric> metrics;
+  for (const auto& name : *names) {
+    if (auto parsed = runner::parse_metric_list(name); parsed && parsed->size() == 1) {
+      metrics.push_back(parsed->front());
+    }
+  }
+  return metrics;
 }
 
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,

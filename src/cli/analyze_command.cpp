@@ -2,6 +2,7 @@
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/common.hpp>
+#include <refbench/report/csv.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/record_reader.hpp>
@@ -21,16 +22,6 @@ namespace refbench::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)), "check the path");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<runner::Metric> metric_names(const nlohmann::json& settings, const char* key,
                                          std::vector<runner::Metric> fallback) {
@@ -74,10 +65,10 @@ Loaded from_run(const runner::ReadRun& run) {
 // Reads one FILE by its kind: a refbench journal or results.json, a
 // hyperfine export, or a CSV of pairs.
 Loaded load(const std::string& path, analysis::Direction direction) {
-  const std::string text = read_file(path);
+  const std::string text = read_input_file(path);
   const std::string stem = fs::path(path).stem().string();
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (path.ends_with(".jsonl") || (first != std::string::npos && text[first] == '{' && text.find("\"type\"") < 64)) {
+  if (runner::looks_like_journal(path, text)) {
     return from_run(runner::read_journal(text, path));
   }
   Loaded loaded;
@@ -97,29 +88,6 @@ Loaded load(const std::string& path, analysis::Direction direction) {
   }
   loaded.cells = analysis::parse_pairs_csv(text, path, stem, direction);
   return loaded;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) {
-    return text;
-  }
-  std::string quoted = "\"";
-  for (char c : text) {
-    quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  }
-  return quoted + "\"";
-}
-
-std::string render_csv(const std::vector<analysis::MetricResult>& results) {
-  std::string out = "cell,metric,gated,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict\n";
-  auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string(); };
-  auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
-  for (const auto& r : results) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.cell), csv_field(r.metric),
-                       r.gated ? "true" : "false", r.n, num(r.baseline_median), num(r.candidate_median), num(r.ratio),
-                       num(r.ci_low), num(r.ci_high), opt(r.p), opt(r.p_bh), stats::verdict_name(r.verdict));
-  }
-  return out;
 }
 
 } // namespace
@@ -220,7 +188,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
     }
     std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (o.format == "csv") {
-    std::cout << render_csv(results);
+    std::cout << report::render_csv(results);
   } else {
     std::cout << report::render_verdict_table(results);
     if (!common.quiet) {

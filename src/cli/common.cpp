@@ -1,6 +1,7 @@
 #include <refbench/cli/common.hpp>
 #include <refbench/process/invocation.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
 #include <refbench/util/quantity.hpp>
 
 #include <cmath>
@@ -20,6 +21,14 @@ std::chrono::nanoseconds duration_flag(const std::string& flag, const std::strin
     throw UsageError(flag + " must be greater than 0, got '" + text + "'");
   }
   return *parsed;
+}
+
+std::string read_input_file(const std::string& path) {
+  auto text = util::read_file(path);
+  if (!text) {
+    throw UsageError(fmt::format("cannot read {}: {}", path, text.error()), "check the path");
+  }
+  return *text;
 }
 
 std::vector<std::string> current_environment() {

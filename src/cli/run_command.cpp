@@ -67,14 +67,6 @@ Effective effective_settings(const RunOptions& o, const config::Config& c) {
   return e;
 }
 
-std::vector<runner::Metric> metrics_of(const std::vector<std::string>& names) {
-  std::vector<runner::Metric> metrics;
-  for (const auto& name : names) {
-    metrics.push_back(runner::parse_metric_list(name).value().front());
-  }
-  return metrics;
-}
-
 // The refs: both must be named; the candidate first, since `merge-base`
 // as the baseline is relative to it.
 std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, const std::string& repo) {
@@ -145,6 +137,17 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
                      util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha, candidate.sha,
                      e.rounds.seed, e.rounds.budget_seconds, e.rounds.max_rounds, e.rounds.min_rounds, e.rounds.warmup,
                      e.precision, e.threshold, e.alpha, o.interval, o.fail_on);
+}
+
+// The results.json `arms` of a run: refs as typed, SHAs, worktrees, build times.
+nlohmann::json arms_json(const Arms& arms, const git::ResolvedRef& baseline, const git::ResolvedRef& candidate,
+                         const std::string& baseline_ref, const std::string& candidate_ref,
+                         const build::BuildTimes& build_times) {
+  auto arm = [&](const git::ResolvedRef& ref, const std::string& typed, runner::Arm which, double seconds) {
+    return nlohmann::json{{"ref", typed}, {"sha", ref.sha}, {"dir", arms.tree(which)}, {"build_seconds", seconds}};
+  };
+  return {{"baseline", arm(baseline, baseline_ref, runner::Arm::baseline, build_times.seconds[0])},
+          {"candidate", arm(candidate, candidate_ref, runner::Arm::candidate, build_times.seconds[1])}};
 }
 
 } // namespace
@@ -255,7 +258,7 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   nlohmann::json payloads_json = nlohmann::json::array();
   for (const auto& size : config.payload_sizes) {
     auto payload = runner::make_payload(out.string(), size.bytes, e.rounds.seed);
-    payload_files.push_back({size.label, payload.path});
+    payload_files.push_back({size.label, payload.path, size.bytes});
     payloads_json.push_back({{"label", size.label},
                              {"bytes", size.bytes},
                              {"path", payload.path},
@@ -263,39 +266,21 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
                              {"reused", payload.reused}});
   }
 
-  auto planned =
+  auto cells =
       config::plan_cells(config.cells, payload_files,
                          {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env, e.timeout);
-  std::vector<runner::CellSpec> cells;
-  std::map<std::string, const config::PlannedCell*> by_name;
-  for (const auto& p : planned) {
-    cells.push_back(p.spec);
-    by_name[p.spec.name] = &p;
-  }
   runner::RoundSettings settings = e.rounds;
   settings.output_dir = (out / "outputs").string();
   if (e.control && e.control_cell) {
-    auto it = by_name.find(*e.control_cell);
-    if (it == by_name.end()) {
+    auto it = std::find_if(cells.begin(), cells.end(), [&](const auto& c) { return c.name == *e.control_cell; });
+    if (it == cells.end()) {
       throw UsageError(fmt::format("{}: run.control_cell '{}' is not a cell", config_path, *e.control_cell),
                        "name one of the cells (after {size} expansion)");
     }
-    runner::CellSpec control = it->second->spec;
-    control.name += "-control";
-    control.control = true;
-    control.check_output = false;
-    cells.push_back(control);
+    cells.push_back(runner::control_of(*it));
   } else {
     settings.auto_control = e.control;
   }
-  // what analysis needs per cell, by name (a control uses its source cell's)
-  auto planned_of = [&](const std::string& name) -> const config::PlannedCell& {
-    auto it = by_name.find(name);
-    if (it == by_name.end() && name.ends_with("-control")) {
-      it = by_name.find(name.substr(0, name.size() - 8));
-    }
-    return *it->second;
-  };
 
   report::RunContext context{"run",
                              reproduce_line(o, config_path, e, baseline, candidate),
@@ -308,7 +293,8 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
                              e.alpha,
                              e.precision,
                              o.interval,
-                             report::environment_json()};
+                             report::environment_json(),
+                             arms_json(arms, baseline, candidate, *o.baseline, *o.candidate, build_times)};
   runner::Journal journal((out / "journal.jsonl").string());
   journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
 
@@ -323,24 +309,14 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
     }
   };
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
-    return analysis::precise_enough(record, cell, metrics_of(planned_of(record.cells[cell].name).gate), e.precision,
-                                    analysis_settings);
+    return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, {}),
+                                    e.precision, analysis_settings);
   };
   auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
   journal.sync();
 
-  std::vector<analysis::CellSamples> samples;
-  for (std::size_t c = 0; c < record.cells.size(); ++c) {
-    const auto& p = planned_of(record.cells[c].name);
-    samples.push_back(analysis::cell_samples_of(record, c, metrics_of(p.metrics), metrics_of(p.gate), p.threshold));
-  }
-  auto results = analysis::analyze(samples, analysis_settings);
+  auto results = analysis::analyze(analysis::cell_samples(record, context.metrics, context.gated), analysis_settings);
   auto document = report::results_json(record, context, results);
-  auto arm_json = [&](const git::ResolvedRef& ref, const std::string& typed, runner::Arm arm, double seconds) {
-    return nlohmann::json{{"ref", typed}, {"sha", ref.sha}, {"dir", arms.tree(arm)}, {"build_seconds", seconds}};
-  };
-  document["arms"] = {{"baseline", arm_json(baseline, *o.baseline, runner::Arm::baseline, build_times.seconds[0])},
-                      {"candidate", arm_json(candidate, *o.candidate, runner::Arm::candidate, build_times.seconds[1])}};
   document["payloads"] = payloads_json;
   document["config"] = config_path;
   document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();

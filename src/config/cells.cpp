@@ -49,10 +49,10 @@ process::Invocation arm_invocation(const CellConfig& cell, const std::string& ar
 
 } // namespace
 
-std::vector<PlannedCell> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
-                                    const ArmPaths& arms, const std::vector<std::string>& base_env,
-                                    std::chrono::nanoseconds timeout) {
-  std::vector<PlannedCell> planned;
+std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
+                                         const ArmPaths& arms, const std::vector<std::string>& base_env,
+                                         std::chrono::nanoseconds timeout) {
+  std::vector<runner::CellSpec> planned;
   for (const auto& cell : cells) {
     std::vector<const PayloadFile*> variants{nullptr};
     if (uses(cell.command, "{payload}") && !payloads.empty()) {
@@ -62,21 +62,23 @@ std::vector<PlannedCell> plan_cells(const std::vector<CellConfig>& cells, const 
       }
     }
     for (const PayloadFile* payload : variants) {
-      PlannedCell p;
-      p.spec.name = cell.name;
+      runner::CellSpec spec;
+      spec.name = cell.name;
       if (payload != nullptr) {
-        p.spec.name = cell.name.find("{size}") != std::string::npos
-                          ? util::replace_all(cell.name, "{size}", payload->label)
-                          : cell.name + "-" + payload->label;
+        spec.name = cell.name.find("{size}") != std::string::npos
+                        ? util::replace_all(cell.name, "{size}", payload->label)
+                        : cell.name + "-" + payload->label;
+        spec.meta.family = cell.name;
+        spec.meta.payload_bytes = payload->bytes;
       }
-      p.spec.baseline = arm_invocation(cell, arms.baseline, payload, base_env, timeout);
-      p.spec.candidate = arm_invocation(cell, arms.candidate, payload, base_env, timeout);
-      p.spec.placeholders = true;
-      p.spec.check_output = cell.check_output;
-      p.metrics = cell.metrics;
-      p.gate = cell.gate;
-      p.threshold = cell.threshold;
-      planned.push_back(std::move(p));
+      spec.baseline = arm_invocation(cell, arms.baseline, payload, base_env, timeout);
+      spec.candidate = arm_invocation(cell, arms.candidate, payload, base_env, timeout);
+      spec.placeholders = true;
+      spec.check_output = cell.check_output;
+      spec.meta.metrics = cell.metrics;
+      spec.meta.gate = cell.gate;
+      spec.meta.threshold = cell.threshold;
+      planned.push_back(std::move(spec));
     }
   }
   return planned;

@@ -1,11 +1,11 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/process/machine.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/journal.hpp>
 #include <refbench/version.hpp>
 
 #include <cmath>
 #include <fstream>
-#include <sys/utsname.h>
-#include <thread>
 
 namespace refbench::report {
 namespace {
@@ -26,18 +26,6 @@ nlohmann::json settings_json(const RunContext& context) {
           {"precision", context.precision},     {"interval", context.interval}};
 }
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  }
-  return "unknown";
-}
-
 // A number, or null when it is not finite (JSON has no NaN).
 nlohmann::json number(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
@@ -50,6 +38,9 @@ nlohmann::json optional_number(const std::optional<double>& value) {
 nlohmann::json to_json(const analysis::MetricResult& r) {
   nlohmann::json j{{"cell", r.cell},
                    {"metric", r.metric},
+                   {"unit", r.unit == analysis::Unit::seconds ? "seconds"
+                            : r.unit == analysis::Unit::bytes ? "bytes"
+                                                              : "plain"},
                    {"control", r.control},
                    {"gated", r.gated},
                    {"paired", r.paired},
@@ -74,19 +65,85 @@ nlohmann::json to_json(const analysis::MetricResult& r) {
 }
 
 nlohmann::json environment_json() {
-  utsname names{};
-  ::uname(&names);
-  return {{"kernel", std::string(names.sysname) + " " + names.release},
-          {"machine", names.machine},
-          {"cpu_model", cpu_model()},
-          {"cpus", std::thread::hardware_concurrency()}};
+  auto facts = process::machine_facts();
+  nlohmann::json j{{"kernel", facts.kernel},
+                   {"machine", facts.machine},
+                   {"cpu_model", facts.cpu_model},
+                   {"cpus", facts.cpus},
+                   {"governor", facts.governor}};
+  if (facts.threads_per_core > 0) {
+    j["threads_per_core"] = facts.threads_per_core;
+    j["cores"] = facts.cpus / facts.threads_per_core;
+  }
+  return j;
+}
+
+nlohmann::json warnings_json(const std::vector<analysis::SensitivityWarning>& warnings) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& w : warnings) {
+    list.push_back({{"cell", w.cell},
+                    {"family", w.family},
+                    {"fixed_share", w.fixed_share},
+                    {"max_ratio", w.max_ratio},
+                    {"threshold", w.threshold},
+                    {"message", w.message}});
+  }
+  return list;
+}
+
+namespace {
+
+nlohmann::json arms_json(const RunContext& context) {
+  if (!context.arms.is_null()) {
+    return context.arms;
+  }
+  return {{"baseline", {{"command", context.baseline_label}}}, {"candidate", {{"command", context.candidate_label}}}};
+}
+
+} // namespace
+
+RunContext context_from_json(const nlohmann::json& header) {
+  RunContext context;
+  const auto settings = header.value("settings", nlohmann::json::object());
+  auto metrics = [&](const char* key, std::vector<runner::Metric> fallback) {
+    std::optional<std::vector<std::string>> names;
+    if (settings.contains(key)) {
+      names = settings.at(key).get<std::vector<std::string>>();
+    }
+    return analysis::metrics_named(names, fallback);
+  };
+  context.command = header.value("command", std::string("run"));
+  context.reproduce = header.value("reproduce", std::string());
+  context.arms = header.value("arms", nlohmann::json());
+  auto label = [&](const char* arm) {
+    if (header.contains(arm) && header.at(arm).is_string()) { // the journal header's labels
+      return header.at(arm).get<std::string>();
+    }
+    const auto& a = context.arms.is_object() ? context.arms.value(arm, nlohmann::json::object()) : nlohmann::json();
+    return a.is_object() ? a.value("ref", a.value("command", std::string())) : std::string();
+  };
+  context.baseline_label = label("baseline");
+  context.candidate_label = label("candidate");
+  context.settings.budget_seconds = settings.value("budget_seconds", 0.0);
+  context.settings.max_rounds = settings.value("max_rounds", 0);
+  context.settings.min_rounds = settings.value("min_rounds", 10);
+  context.settings.warmup = settings.value("warmup", 0);
+  context.settings.seed = header.value("seed", std::uint64_t{0});
+  context.metrics = metrics("metrics", {runner::Metric::wall});
+  context.gated = metrics("gate", {runner::Metric::wall});
+  context.threshold = settings.value("threshold", 1.15);
+  context.alpha = settings.value("alpha", 0.05);
+  context.precision = settings.value("precision", 0.02);
+  context.interval = settings.value("interval", std::string("signed-rank"));
+  context.environment = header.value("environment", nlohmann::json::object());
+  return context;
 }
 
 nlohmann::json journal_header(const RunContext& context, const std::vector<runner::CellSpec>& cells,
                               const process::RssProbe& rss, std::uint64_t seed) {
   nlohmann::json cell_list = nlohmann::json::array();
   for (const auto& cell : cells) {
-    cell_list.push_back({{"name", cell.name}, {"control", cell.control}});
+    cell_list.push_back({{"name", cell.name}, {"control", cell.control}, {"meta", runner::to_json(cell.meta)}});
   }
   return {{"type", "header"},
           {"cells", std::move(cell_list)},
@@ -96,6 +153,7 @@ nlohmann::json journal_header(const RunContext& context, const std::vector<runne
           {"seed", seed},
           {"baseline", context.baseline_label},
           {"candidate", context.candidate_label},
+          {"arms", arms_json(context)},
           {"settings", settings_json(context)},
           {"rss",
            {{"method", rss.method},
@@ -130,25 +188,24 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
   for (const auto& r : results) {
     analysis.push_back(to_json(r));
   }
-  return {
-      {"schema_version", 1},
-      {"tool", {{"name", "refbench"}, {"version", k_version}}},
-      {"command", context.command},
-      {"seed", record.seed},
-      {"verdict", analysis::overall_verdict(results)},
-      {"partial", record.interrupted_by != 0},
-      {"arms",
-       {{"baseline", {{"command", context.baseline_label}}}, {"candidate", {{"command", context.candidate_label}}}}},
-      {"settings", settings_json(context)},
-      {"environment", context.environment},
-      {"rss",
-       {{"method", record.rss.method},
-        {"floor_bytes", record.rss.floor_bytes},
-        {"spawn_resolution_seconds", record.rss.spawn_resolution_seconds}}},
-      {"elapsed_seconds", record.elapsed_seconds},
-      {"reproduce", context.reproduce},
-      {"cells", std::move(cells)},
-      {"analysis", std::move(analysis)}};
+  return {{"schema_version", 1},
+          {"tool", {{"name", "refbench"}, {"version", k_version}}},
+          {"command", context.command},
+          {"seed", record.seed},
+          {"verdict", analysis::overall_verdict(results)},
+          {"partial", record.interrupted_by != 0},
+          {"arms", arms_json(context)},
+          {"settings", settings_json(context)},
+          {"environment", context.environment},
+          {"rss",
+           {{"method", record.rss.method},
+            {"floor_bytes", record.rss.floor_bytes},
+            {"spawn_resolution_seconds", record.rss.spawn_resolution_seconds}}},
+          {"elapsed_seconds", record.elapsed_seconds},
+          {"reproduce", context.reproduce},
+          {"cells", std::move(cells)},
+          {"analysis", std::move(analysis)},
+          {"warnings", warnings_json(analysis::sensitivity_warnings(analysis::family_points(record, results)))}};
 }
 
 } // namespace refbench::report

@@ -88,6 +88,7 @@ nlohmann::json to_json(const CellRecord& cell) {
       {"stop_reason", stop_reason_name(cell.stop)},
       {"rounds", cell.rounds},
   };
+  j["meta"] = to_json(cell.meta);
   if (cell.failure) {
     j["failure"] = {
         {"arm", arm_name(cell.failure->arm)},
@@ -97,6 +98,41 @@ nlohmann::json to_json(const CellRecord& cell) {
     };
   }
   return j;
+}
+
+nlohmann::json to_json(const CellMeta& meta) {
+  nlohmann::json j = nlohmann::json::object();
+  if (meta.metrics) {
+    j["metrics"] = *meta.metrics;
+  }
+  if (meta.gate) {
+    j["gate"] = *meta.gate;
+  }
+  if (!meta.threshold.empty()) {
+    j["threshold"] = meta.threshold;
+  }
+  if (!meta.family.empty()) {
+    j["family"] = meta.family;
+    j["payload_bytes"] = meta.payload_bytes;
+  }
+  return j;
+}
+
+CellMeta cell_meta_from_json(const nlohmann::json& j) {
+  CellMeta meta;
+  if (!j.is_object()) {
+    return meta;
+  }
+  if (j.contains("metrics")) {
+    meta.metrics = j.at("metrics").get<std::vector<std::string>>();
+  }
+  if (j.contains("gate")) {
+    meta.gate = j.at("gate").get<std::vector<std::string>>();
+  }
+  meta.threshold = j.value("threshold", std::map<std::string, double>{});
+  meta.family = j.value("family", std::string());
+  meta.payload_bytes = j.value("payload_bytes", std::uint64_t{0});
+  return meta;
 }
 
 } // namespace refbench::runner

@@ -4,6 +4,16 @@ namespace refbench::runner {
 
 std::string_view arm_name(Arm arm) { return arm == Arm::baseline ? "baseline" : "candidate"; }
 
+CellSpec control_of(const CellSpec& cell) {
+  CellSpec control = cell;
+  control.name += "-control";
+  control.control = true;
+  control.check_output = false;
+  control.meta.family.clear(); // a replica is not a point of its payload family's fit
+  control.meta.payload_bytes = 0;
+  return control;
+}
+
 std::string arm_label(const CellRecord& cell, Arm arm) {
   return cell.control ? std::string("baseline (A/A control)") : std::string(arm_name(arm));
 }

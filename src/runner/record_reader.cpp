@@ -1,3 +1,4 @@
+#include <refbench/runner/journal.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 
@@ -77,11 +78,12 @@ ReadRun read_results(const nlohmann::json& document, const std::string& source) 
     run.arms = document.value("arms", nlohmann::json::object());
     run.environment = document.value("environment", nlohmann::json::object());
     run.partial = document.value("partial", false);
+    run.header = document;
     for (const auto& cell : document.at("cells")) {
       std::size_t index = run.record.cells.size();
       run.record.cells.push_back({cell.at("name").get<std::string>(), cell.value("control", false),
                                   stop_from(cell.value("stop_reason", std::string())), cell.value("rounds", 0),
-                                  failure_from(cell)});
+                                  failure_from(cell), cell_meta_from_json(cell.value("meta", nlohmann::json()))});
       for (const auto& sample : cell.at("samples")) {
         run.record.samples.push_back(sample_from(sample, index));
       }
@@ -122,6 +124,7 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
       const std::string type = j.at("type").get<std::string>();
       if (type == "header") {
         have_header = true;
+        run.header = j;
         run.record.seed = j.at("seed").get<std::uint64_t>();
         run.record.rss = {j.at("rss").at("method").get<std::string>(),
                           j.at("rss").at("floor_bytes").get<std::int64_t>(),
@@ -132,7 +135,9 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
                     {"candidate", {{"command", j.value("candidate", std::string())}}}};
         run.environment = j.value("environment", nlohmann::json::object());
         for (const auto& cell : j.value("cells", nlohmann::json::array())) {
-          run.record.cells[cell_of(cell.at("name").get<std::string>())].control = cell.value("control", false);
+          auto& read = run.record.cells[cell_of(cell.at("name").get<std::string>())];
+          read.control = cell.value("control", false);
+          read.meta = cell_meta_from_json(cell.value("meta", nlohmann::json()));
         }
       } else if (type == "sample") {
         auto sample = sample_from(j, cell_of(j.at("cell").get<std::string>()));
@@ -147,7 +152,9 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
         }
         run.record.samples.push_back(std::move(sample));
       } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
-        run.record.cells[cell_of(j.at("name").get<std::string>())].control = j.value("control", false);
+        auto& added = run.record.cells[cell_of(j.at("name").get<std::string>())];
+        added.control = j.value("control", false);
+        added.meta = cell_meta_from_json(j.value("meta", nlohmann::json()));
       } else if (type == "stop") {
         auto& cell = run.record.cells[cell_of(j.at("cell").get<std::string>())];
         cell.stop = stop_from(j.at("reason").get<std::string>());
@@ -168,6 +175,25 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
       run.record.cells.empty() || std::any_of(run.record.cells.begin(), run.record.cells.end(),
                                               [](const CellRecord& c) { return c.stop == StopReason::interrupted; });
   return run;
+}
+
+bool looks_like_journal(const std::string& path, const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  return path.ends_with(".jsonl") || (first != std::string::npos && text[first] == '{' && text.find("\"type\"") < 64);
+}
+
+ReadRun read_run(const std::string& path, const std::string& text) {
+  if (looks_like_journal(path, text)) {
+    return read_journal(text, path);
+  }
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw UsageError(fmt::format("{}: invalid JSON at byte {}: {}", path, error.byte, error.what()),
+                     "pass a results.json or journal.jsonl written by refbench");
+  }
+  return read_results(document, path);
 }
 
 } // namespace refbench::runner

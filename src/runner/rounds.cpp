@@ -27,7 +27,7 @@ public:
     m_record.seed = settings.seed;
     m_record.rss = executor.rss_probe();
     for (const auto& cell : cells) {
-      m_record.cells.push_back({cell.name, cell.control, StopReason::running, 0, std::nullopt});
+      m_record.cells.push_back({cell.name, cell.control, StopReason::running, 0, std::nullopt, cell.meta});
     }
   }
 
@@ -88,15 +88,16 @@ private:
       return;
     }
     const std::size_t cheapest = cheapest_first(candidates, round_costs()).front();
-    CellSpec control = m_cells[cheapest];
-    control.name += "-control";
-    control.control = true;
-    control.check_output = false;
+    CellSpec control = control_of(m_cells[cheapest]);
     m_cells.push_back(control);
     m_last_wall.push_back({m_last_wall[cheapest][0], m_last_wall[cheapest][0]});
     m_output_hashes.emplace_back();
-    m_record.cells.push_back({control.name, true, StopReason::running, 0, std::nullopt});
-    m_journal.append({{"type", "cell"}, {"name", control.name}, {"control", true}, {"of", m_cells[cheapest].name}});
+    m_record.cells.push_back({control.name, true, StopReason::running, 0, std::nullopt, control.meta});
+    m_journal.append({{"type", "cell"},
+                      {"name", control.name},
+                      {"control", true},
+                      {"of", m_cells[cheapest].name},
+                      {"meta", to_json(control.meta)}});
   }
 
   void run_round(int round, const std::vector<std::size_t>& active) {

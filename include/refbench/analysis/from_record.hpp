@@ -18,10 +18,16 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t cell,
                             const std::vector<runner::Metric>& metrics, const std::vector<runner::Metric>& gated,
                             const std::map<std::string, double>& thresholds = {});
 
-// The samples of every cell of `record` for `metrics`; those in `gated` can
-// fail the run. Failed cells carry their failure as the error.
+// The samples of every cell of `record`: the metrics and gate of each cell's
+// meta, else `metrics` and `gated`; the meta's thresholds apply. Failed
+// cells carry their failure as the error.
 std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
                                       const std::vector<runner::Metric>& gated);
+
+// The metrics named in `names` (names refbench does not measure are left
+// out), or `fallback` when there are no names.
+std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::string>>& names,
+                                          const std::vector<runner::Metric>& fallback);
 
 // True when `cell` of `record` has at least `settings.min_rounds` pairs and
 // the interval (of `settings.interval`) of every metric in `gated` reaches

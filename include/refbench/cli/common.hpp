@@ -15,6 +15,10 @@ namespace refbench::cli {
 // when it is malformed or not above zero.
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text);
 
+// The content of the input file `path`; throws UsageError when it cannot
+// be read.
+std::string read_input_file(const std::string& path);
+
 // refbench's own environment as "NAME=value" entries.
 std::vector<std::string> current_environment();
 

@@ -16,14 +16,7 @@ namespace refbench::config {
 struct PayloadFile {
   std::string label; // e.g. "32MiB"
   std::string path;
-};
-
-// A runner cell plus what analysis needs to know about it.
-struct PlannedCell {
-  runner::CellSpec spec;
-  std::vector<std::string> metrics;
-  std::vector<std::string> gate;
-  std::map<std::string, double> threshold;
+  std::uint64_t bytes = 0;
 };
 
 // Where and how the arms run.
@@ -35,9 +28,10 @@ struct ArmPaths {
 // Expands `cells`: a cell whose command uses {payload} becomes one cell per
 // payload (its name's {size} replaced, or "-<size>" appended when the name
 // has none). A string command runs with /bin/sh -c. Each invocation runs in
-// its arm's path with `base_env` plus the cell's env and `timeout`.
-std::vector<PlannedCell> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
-                                    const ArmPaths& arms, const std::vector<std::string>& base_env,
-                                    std::chrono::nanoseconds timeout);
+// its arm's path with `base_env` plus the cell's env and `timeout`. The
+// cells' meta carries their metrics, gate, thresholds and payload family.
+std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
+                                         const ArmPaths& arms, const std::vector<std::string>& base_env,
+                                         std::chrono::nanoseconds timeout);
 
 } // namespace refbench::config

@@ -2,6 +2,7 @@
 // results.json (SPEC §5): everything about a run, every sample included.
 
 #include <refbench/analysis/analysis.hpp>
+#include <refbench/analysis/sensitivity.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/record.hpp>
 
@@ -25,7 +26,14 @@ struct RunContext {
   double precision = 0.02;
   std::string interval = "signed-rank"; // or "bootstrap"
   nlohmann::json environment;           // machine facts
+  // {"baseline": {...}, "candidate": {...}}: {"ref", "sha", "dir",
+  // "build_seconds"} for run; null: {"command": label} for each arm
+  nlohmann::json arms;
 };
+
+// The context a journal header or a results.json document records (the
+// inverse of what journal_header / results_json write).
+RunContext context_from_json(const nlohmann::json& header);
 
 // One `analysis` entry of results.json (SPEC §5); NaN becomes null.
 nlohmann::json to_json(const analysis::MetricResult& result);
@@ -34,17 +42,21 @@ nlohmann::json to_json(const analysis::MetricResult& result);
 // failure and every sample.
 nlohmann::json cells_json(const runner::RunRecord& record);
 
-// The results.json document for `record` and its analysis `results`.
+// The results.json document for `record` and its analysis `results`,
+// with the sensitivity warnings of its payload families (SPEC §4.7).
 nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
                             const std::vector<analysis::MetricResult>& results);
 
-// The journal's first line for a run described by `context`.
 // The journal's first line for a run described by `context` with `cells`
 // (their names and which is the A/A control, so a killed run reads back).
 nlohmann::json journal_header(const RunContext& context, const std::vector<runner::CellSpec>& cells,
                               const process::RssProbe& rss, std::uint64_t seed);
 
-// Machine facts recorded with every run: kernel, CPU model, cores.
+// Machine facts recorded with every run: kernel, CPU model, CPUs, threads
+// per core, governor.
 nlohmann::json environment_json();
+
+// The `warnings` array of results.json.
+nlohmann::json warnings_json(const std::vector<analysis::SensitivityWarning>& warnings);
 
 } // namespace refbench::report

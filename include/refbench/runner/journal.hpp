@@ -33,5 +33,8 @@ private:
 // JSON forms shared by the journal and results.json.
 nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cells);
 nlohmann::json to_json(const CellRecord& cell);
+nlohmann::json to_json(const CellMeta& meta);
+// The inverse of to_json(CellMeta); missing keys keep their defaults.
+CellMeta cell_meta_from_json(const nlohmann::json& meta);
 
 } // namespace refbench::runner

@@ -6,6 +6,7 @@
 #include <refbench/process/invocation.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,16 @@ namespace refbench::runner {
 // The two positions of a pair. In the A/A control cell both run the baseline.
 enum class Arm { baseline, candidate };
 std::string_view arm_name(Arm arm);
+
+// What analysis and the report know about a cell besides its samples; the
+// runner only carries it into the record and the journal.
+struct CellMeta {
+  std::optional<std::vector<std::string>> metrics; // shown metrics; none: the run's
+  std::optional<std::vector<std::string>> gate;    // metrics that can fail the run; none: the run's
+  std::map<std::string, double> threshold;         // per metric, over the run's threshold
+  std::string family;                              // the [[cell]] a payload expansion came from; "" if none
+  std::uint64_t payload_bytes = 0;                 // that expansion's payload size; 0 if none
+};
 
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
@@ -28,7 +39,12 @@ struct CellSpec {
   bool placeholders = false;
   // SPEC §3.7: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
+  CellMeta meta;
 };
+
+// The A/A control replica of `cell` (SPEC §3.2): named "<cell>-control",
+// baseline on both arms, no output check, outside any payload family.
+CellSpec control_of(const CellSpec& cell);
 
 struct RoundSettings {
   double budget_seconds = 120;
@@ -69,6 +85,7 @@ struct CellRecord {
   StopReason stop = StopReason::running;
   int rounds = 0; // rounds in which the cell ran
   std::optional<CellFailure> failure;
+  CellMeta meta;
 };
 
 // Who ran in `arm` of `cell`, for messages: "baseline", "candidate", or

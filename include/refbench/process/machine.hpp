@@ -1,0 +1,25 @@
+#pragma once
+// Facts about the machine a run measures on (SPEC §5.1 details): kernel,
+// CPU model, logical CPUs, threads per core, frequency governor.
+
+#include <string>
+
+namespace refbench::process {
+
+struct MachineFacts {
+  std::string kernel;            // e.g. "Linux 6.1.0"
+  std::string machine;           // e.g. "x86_64"
+  std::string cpu_model;         // "unknown" when /proc/cpuinfo has none
+  unsigned cpus = 0;             // logical CPUs online
+  unsigned threads_per_core = 0; // 0: unknown; 2 or more: SMT is on
+  std::string governor;          // cpufreq scaling governor of cpu0, or "unknown (no cpufreq)"
+};
+
+// Reads the facts from uname, /proc/cpuinfo and /sys/devices/system/cpu.
+MachineFacts machine_facts();
+
+// The number of CPUs in a Linux CPU list such as "0-3,8,10-11"; 0 when
+// `list` is malformed.
+unsigned count_cpu_list(const std::string& list);
+
+} // namespace refbench::process
