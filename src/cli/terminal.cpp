@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 namespace refbench::cli {
 namespace {
@@ -44,6 +46,16 @@ ProgressMode progress_mode(bool quiet, bool stderr_is_tty, const char* term_env)
     return ProgressMode::quiet;
   }
   return stderr_is_tty && !is_dumb(term_env) ? ProgressMode::live : ProgressMode::plain;
+}
+
+report::VerdictColour stdout_table_colour(std::string_view color_flag) {
+  return colour_enabled(color_flag, isatty(STDOUT_FILENO) == 1, std::getenv("NO_COLOR"), std::getenv("TERM"))
+             ? report::VerdictColour::ansi
+             : report::VerdictColour::plain;
+}
+
+ProgressMode stderr_progress_mode(bool quiet) {
+  return progress_mode(quiet, isatty(STDERR_FILENO) == 1, std::getenv("TERM"));
 }
 
 std::optional<double> estimate_end(const RoundTimes& times, int max_rounds, double budget_seconds) {

@@ -3,6 +3,7 @@
 // coloured, and the progress on stderr — one line redrawn in place on a
 // terminal, one plain line per round in logs, nothing with -q.
 
+#include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cstddef>
@@ -28,6 +29,13 @@ enum class ProgressMode {
 // quiet with `quiet`; live when `stderr_is_tty` and `term_env` is not "dumb"
 // (which cannot erase a line); else plain.
 ProgressMode progress_mode(bool quiet, bool stderr_is_tty, const char* term_env);
+
+// How the verdict table on stdout is coloured: colour_enabled() for
+// `color_flag`, isatty(1), NO_COLOR and TERM.
+report::VerdictColour stdout_table_colour(std::string_view color_flag);
+
+// The progress on stderr: progress_mode() for `quiet`, isatty(2) and TERM.
+ProgressMode stderr_progress_mode(bool quiet);
 
 // The timing of the rounds so far, in seconds since the run started (warm-up
 // included, as for the budget).
