@@ -2,6 +2,7 @@
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/common.hpp>
+#include <refbench/cli/terminal.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -190,7 +191,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
   } else if (o.format == "csv") {
     std::cout << report::render_csv(results);
   } else {
-    std::cout << report::render_verdict_table(results);
+    std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
     if (!common.quiet) {
       std::cout << report::render_summary_line(results, threshold);
       if (partial) {

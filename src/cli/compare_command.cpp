@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/cli/common.hpp>
 #include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/terminal.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/spawn.hpp>
@@ -21,6 +22,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 extern char** environ;
 
@@ -176,19 +178,15 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
 
   runner::RoundHooks hooks;
-  hooks.observer = [&](int round, std::size_t active, double elapsed) {
-    if (!common.quiet) {
-      std::cerr << fmt::format("refbench: round {}/{}: {} cell(s) active, {} of {} budget\n", round,
-                               settings.max_rounds, active, report::format_seconds(elapsed),
-                               report::format_seconds(settings.budget_seconds));
-    }
-  };
+  Progress progress(std::cerr, STDERR_FILENO, stderr_progress_mode(common.quiet), settings);
+  progress.attach(hooks);
   const auto analysis_settings =
       cli::analysis_settings(o.threshold, o.alpha, settings.min_rounds, o.interval, settings.seed);
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, gated, o.precision, analysis_settings);
   };
   auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
+  progress.finish();
   journal.sync();
 
   auto results = analysis::analyze(analysis::cell_samples(record, metrics, gated), analysis_settings);
@@ -199,7 +197,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
     throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
                            "check free disk space and the --out directory; the journal has every sample");
   }
-  std::cout << report::render_verdict_table(results);
+  std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
   if (!common.quiet) {
     std::cout << report::render_summary_line(results, o.threshold);
     std::cout << fmt::format("seed {} · {} · rss floor {} (launcher) · results in {}\n", settings.seed,

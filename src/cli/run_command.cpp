@@ -2,6 +2,7 @@
 #include <refbench/build/build.hpp>
 #include <refbench/cli/common.hpp>
 #include <refbench/cli/run_command.hpp>
+#include <refbench/cli/terminal.hpp>
 #include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
 #include <refbench/git/refs.hpp>
@@ -27,6 +28,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
+#include <unistd.h>
 
 extern char** environ;
 
@@ -301,18 +303,14 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   const auto analysis_settings =
       cli::analysis_settings(e.threshold, e.alpha, settings.min_rounds, o.interval, settings.seed);
   runner::RoundHooks hooks;
-  hooks.observer = [&](int round, std::size_t active, double elapsed) {
-    if (!common.quiet) {
-      std::cerr << fmt::format("refbench: round {}/{}: {} cell(s) active, {} of {} budget\n", round,
-                               settings.max_rounds, active, report::format_seconds(elapsed),
-                               report::format_seconds(settings.budget_seconds));
-    }
-  };
+  Progress progress(std::cerr, STDERR_FILENO, stderr_progress_mode(common.quiet), settings);
+  progress.attach(hooks);
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, {}),
                                     e.precision, analysis_settings);
   };
   auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
+  progress.finish();
   journal.sync();
 
   auto results = analysis::analyze(analysis::cell_samples(record, context.metrics, context.gated), analysis_settings);
@@ -327,7 +325,7 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
                                ? "out of disk space: free some space; the journal has every sample"
                                : "check the --out directory; the journal has every sample");
   }
-  std::cout << report::render_verdict_table(results);
+  std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
   if (!common.quiet) {
     std::cout << report::render_summary_line(results, e.threshold);
     std::cout << fmt::format("seed {} · {} · results in {}\n", settings.seed,

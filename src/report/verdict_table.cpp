@@ -67,13 +67,41 @@ std::string format_verdict(const analysis::MetricResult& r) {
   return r.gated || r.control ? word : word + " (info)";
 }
 
+std::string_view verdict_sgr(const analysis::MetricResult& r) {
+  if (!r.gated && !r.control) {
+    return "\033[2m"; // info rows: shown, never failing
+  }
+  switch (r.verdict) {
+  case stats::Verdict::regression:
+  case stats::Verdict::error:
+    return "\033[31m";
+  case stats::Verdict::improved:
+  case stats::Verdict::pass:
+    return "\033[32m";
+  case stats::Verdict::inconclusive:
+    return "\033[33m";
+  case stats::Verdict::censored:
+    return "\033[2m";
+  }
+  return "";
+}
+
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results) {
+  return render_verdict_table(results, VerdictColour::plain);
+}
+
+std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour) {
   std::string out = "| cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict |\n"
                     "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results) {
+    std::string verdict = format_verdict(r);
+    auto sgr = colour == VerdictColour::ansi ? verdict_sgr(r) : std::string_view();
+    if (!sgr.empty()) {
+      verdict = fmt::format("{}{}\033[0m", sgr, verdict);
+    }
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(r.cell), escape_cell(r.metric),
                        format_metric_value(r.baseline_median, r.unit), format_metric_value(r.candidate_median, r.unit),
-                       format_ratio_interval(r), format_p(r), r.n, format_verdict(r));
+                       format_ratio_interval(r), format_p(r), r.n, verdict);
   }
   return out;
 }

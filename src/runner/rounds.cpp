@@ -131,6 +131,9 @@ private:
       output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
       substitute_placeholders(invocation, round, output);
     }
+    if (m_hooks.before_invocation) {
+      m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
+    }
     Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation)};
     if (!output.empty()) {
       if (spec.check_output && round == 1 && process::succeeded(sample.outcome)) {

@@ -233,3 +233,31 @@ TEST_CASE("runner::run_rounds the schedule of a seed does not depend on timings"
   };
   CHECK(order(1) == order(2));
 }
+
+TEST_CASE("runner::run_rounds before_invocation announces each invocation before it runs") {
+  FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
+  RoundSettings settings{1000, 4, 4, 1, 7};
+  Journal journal;
+  auto hooks = fake_clock(fake);
+  struct Seen {
+    std::string cell;
+    Arm arm;
+    int round;
+    std::size_t calls_before;
+  };
+  std::vector<Seen> seen;
+  hooks.before_invocation = [&](const CellRecord& cell, Arm arm, int round) {
+    seen.push_back({cell.name, arm, round, fake.calls().size()});
+  };
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, hooks);
+  REQUIRE(seen.size() == record.samples.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    const auto& sample = record.samples[i];
+    CHECK(seen[i].calls_before == i); // called before the executor ran it
+    CHECK(seen[i].cell == record.cells[sample.cell].name);
+    CHECK(seen[i].arm == sample.arm);
+    CHECK(seen[i].round == sample.round);
+  }
+  CHECK(seen.front().round == 0); // warm-up
+  CHECK(seen.back().round == 4);
+}

@@ -29,6 +29,20 @@ std::string format_verdict(const analysis::MetricResult& result);
 // The header, the separator and one row per result, each ending in '\n'.
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results);
 
+// How the verdict cell is decorated: `plain` Markdown, or ANSI colours for a
+// terminal.
+enum class VerdictColour { plain, ansi };
+
+// The SGR colour of `result`'s verdict on a terminal: red (REGRESSION,
+// ERROR), green (IMPROVED, PASS), yellow (INCONCLUSIVE), dim (CENSORED and
+// every "(info)" row).
+std::string_view verdict_sgr(const analysis::MetricResult& result);
+
+// The table of render_verdict_table(`results`), with the verdict cells
+// wrapped in ESC[…m / ESC[0m when `colour` is `ansi`; `plain` gives the
+// Markdown table byte for byte.
+std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour);
+
 // One line under the table: noise floor, threshold, interval method note.
 std::string render_summary_line(const std::vector<analysis::MetricResult>& results, double threshold);
 

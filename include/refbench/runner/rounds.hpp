@@ -16,6 +16,11 @@ namespace refbench::runner {
 // the seconds elapsed.
 using RoundObserver = std::function<void(int round, std::size_t active_cells, double elapsed_seconds)>;
 
+// Called right before each invocation (warm-up included, as round 0) with
+// the cell, the arm about to run and the round; it runs between measured
+// invocations, so it must be quick.
+using InvocationObserver = std::function<void(const CellRecord& cell, Arm arm, int round)>;
+
 // Seconds since some fixed point; the real one is CLOCK_MONOTONIC.
 using Clock = std::function<double()>;
 double monotonic_now();
@@ -26,8 +31,9 @@ using PrecisionCheck = std::function<bool(const RunRecord& record, std::size_t c
 
 struct RoundHooks {
   Clock clock = monotonic_now;
-  RoundObserver observer; // empty: none
-  PrecisionCheck precise; // empty: never stop on precision
+  RoundObserver observer;               // empty: none
+  InvocationObserver before_invocation; // empty: none
+  PrecisionCheck precise;               // empty: never stop on precision
 };
 
 // Replaces {round} and {output} in `invocation`'s argv and environment values.
