@@ -146,7 +146,11 @@ nlohmann::json arms_json(const Arms& arms, const git::ResolvedRef& baseline, con
                          const std::string& baseline_ref, const std::string& candidate_ref,
                          const build::BuildTimes& build_times) {
   auto arm = [&](const git::ResolvedRef& ref, const std::string& typed, runner::Arm which, double seconds) {
-    return nlohmann::json{{"ref", typed}, {"sha", ref.sha}, {"dir", arms.tree(which)}, {"build_seconds", seconds}};
+    return nlohmann::json{{"ref", typed},
+                          {"name", ref.name},
+                          {"sha", ref.sha},
+                          {"dir", arms.tree(which)},
+                          {"build_seconds", seconds}};
   };
   return {{"baseline", arm(baseline, baseline_ref, runner::Arm::baseline, build_times.seconds[0])},
           {"candidate", arm(candidate, candidate_ref, runner::Arm::candidate, build_times.seconds[1])}};

@@ -230,12 +230,12 @@ ResolvedRef resolve_latest_release(const std::string& repo) {
     throw RefusedError("latest-release: tag '" + *tag + "' does not point to a commit",
                        "name the baseline ref explicitly");
   }
-  return {std::string(k_latest_release), *sha, directory_name(*tag, *sha)};
+  return {std::string(k_latest_release), *sha, directory_name(*tag, *sha), *tag};
 }
 
 ResolvedRef resolve_default_branch(const std::string& repo) {
   auto branch = find_default_branch(repo);
-  return {std::string(k_default_branch), branch.sha, directory_name(branch.name, branch.sha)};
+  return {std::string(k_default_branch), branch.sha, directory_name(branch.name, branch.sha), branch.name};
 }
 
 ResolvedRef resolve_merge_base(const std::string& repo, const std::optional<std::string>& candidate) {
@@ -259,7 +259,7 @@ ResolvedRef resolve_merge_base(const std::string& repo, const std::optional<std:
     throw RefusedError("merge-base: the candidate and " + branch.name + " have no common ancestor",
                        "name the baseline ref explicitly");
   }
-  return {std::string(k_merge_base), sha, directory_name(k_merge_base, sha)};
+  return {std::string(k_merge_base), sha, directory_name(k_merge_base, sha), std::string(k_merge_base)};
 }
 
 ResolvedRef resolve_commitish(const std::string& repo, const std::string& ref) {
@@ -268,7 +268,7 @@ ResolvedRef resolve_commitish(const std::string& repo, const std::string& ref) {
     throw RefusedError("ref '" + ref + "' does not resolve to a commit in " + repo,
                        "check the name, or fetch it (git fetch --tags)");
   }
-  return {ref, *sha, directory_name(ref, *sha)};
+  return {ref, *sha, directory_name(ref, *sha), ref};
 }
 
 } // namespace

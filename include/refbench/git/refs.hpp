@@ -30,9 +30,10 @@ private:
 // A ref resolved to a commit: `ref` as the user typed it (keywords included),
 // `sha` the full commit hash, `dir_name` the arm's directory name.
 struct ResolvedRef {
-  std::string ref;
+  std::string ref; // as given (a keyword stays a keyword)
   std::string sha;
   std::string dir_name;
+  std::string name; // what it named: the tag of latest-release, the branch of default-branch, else `ref`
 };
 
 // Runs `git -C repo args...` with the current environment (minus variables
