@@ -4,6 +4,7 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/spawn.hpp>
+#include <refbench/report/markdown.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -198,6 +199,10 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
                                    document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
     throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
                            "check free disk space and the --out directory; the journal has every sample");
+  }
+  if (!util::write_file_atomically(out / "report.md", report::render_markdown(report::read_model(document)))) {
+    throw MeasurementError("cannot write " + (out / "report.md").string() + ": " + std::strerror(errno),
+                           "check free disk space and the --out directory; results.json has everything");
   }
   std::cout << report::render_verdict_table(results);
   if (!common.quiet) {
