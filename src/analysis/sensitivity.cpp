@@ -62,10 +62,10 @@ std::vector<SensitivityWarning> sensitivity_warnings(const std::vector<FamilyPoi
     }
     SensitivityWarning warning{largest->cell,      family, 1.0 - payload_part / total, 1.0 + payload_part / total,
                                largest->threshold, ""};
-    warning.message = fmt::format("fixed cost is {:.0f} % of this cell; payload work twice as slow would show as only "
-                                  "{:.2f}× here, below the {:.2f}× gate — gate a larger payload, or a cell without "
-                                  "the fixed cost",
-                                  warning.fixed_share * 100.0, warning.max_ratio, warning.threshold);
+    warning.message = fmt::format("`{}`: fixed cost is {:.0f} % of this cell; payload work twice as slow would show "
+                                  "as only {:.2f}× here, below the {:.2f}× gate — gate a larger payload, or a cell "
+                                  "without the fixed cost",
+                                  largest->cell, warning.fixed_share * 100.0, warning.max_ratio, warning.threshold);
     warnings.push_back(std::move(warning));
   }
   return warnings;

@@ -2,10 +2,10 @@
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/common.hpp>
-#include <refbench/cli/terminal.hpp>
 #include <refbench/report/csv.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
-#include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/version.hpp>
@@ -163,41 +163,35 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
   auto results = analysis::analyze(cells, settings);
   const std::string verdict = analysis::overall_verdict(results);
 
+  nlohmann::json analysis_json = nlohmann::json::array();
+  for (const auto& r : results) {
+    analysis_json.push_back(report::to_json(r));
+  }
+  nlohmann::json document{{"schema_version", 1},
+                          {"tool", {{"name", "refbench"}, {"version", k_version}}},
+                          {"command", "analyze"},
+                          {"inputs", o.files},
+                          {"seed", settings.seed},
+                          {"verdict", verdict},
+                          {"partial", partial},
+                          {"settings",
+                           {{"threshold", threshold},
+                            {"alpha", alpha},
+                            {"min_rounds", min_rounds},
+                            {"interval", interval},
+                            {"better", o.better}}},
+                          {"analysis", std::move(analysis_json)}};
+  if (!arms.is_null()) {
+    document["arms"] = arms;
+    document["environment"] = environment;
+    document["cells"] = run_cells;
+  }
   if (o.format == "json") {
-    nlohmann::json analysis_json = nlohmann::json::array();
-    for (const auto& r : results) {
-      analysis_json.push_back(report::to_json(r));
-    }
-    nlohmann::json document{{"schema_version", 1},
-                            {"tool", {{"name", "refbench"}, {"version", k_version}}},
-                            {"command", "analyze"},
-                            {"inputs", o.files},
-                            {"seed", settings.seed},
-                            {"verdict", verdict},
-                            {"partial", partial},
-                            {"settings",
-                             {{"threshold", threshold},
-                              {"alpha", alpha},
-                              {"min_rounds", min_rounds},
-                              {"interval", interval},
-                              {"better", o.better}}},
-                            {"analysis", std::move(analysis_json)}};
-    if (!arms.is_null()) {
-      document["arms"] = arms;
-      document["environment"] = environment;
-      document["cells"] = run_cells;
-    }
     std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (o.format == "csv") {
     std::cout << report::render_csv(results);
   } else {
-    std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
-    if (!common.quiet) {
-      std::cout << report::render_summary_line(results, threshold);
-      if (partial) {
-        std::cout << "partial: the run was interrupted; every completed pair is included\n";
-      }
-    }
+    print_markdown(document, common);
   }
   return exit_code_for(verdict, o.fail_on);
 }

@@ -1,6 +1,7 @@
 #include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/app.hpp>
 #include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/report_command.hpp>
 #include <refbench/cli/run_command.hpp>
 
 #include <refbench/process/launcher.hpp>
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   CLI::App* analyze_command = add_analyze_command(app, analyze);
   RunOptions run;
   CLI::App* run_command = add_run_command(app, run);
+  ReportOptions report;
+  CLI::App* report_command = add_report_command(app, report);
   ResolveOptions resolve;
   CLI::App* resolve_command = add_resolve_command(app, resolve);
 
@@ -62,6 +65,9 @@ int main(int argc, char** argv) {
     }
     if (run_command->parsed()) {
       return run_run(run, common);
+    }
+    if (report_command->parsed()) {
+      return run_report(report, common);
     }
     if (resolve_command->parsed()) {
       return run_resolve(resolve);

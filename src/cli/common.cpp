@@ -1,10 +1,17 @@
 #include <refbench/cli/common.hpp>
+#include <refbench/cli/terminal.hpp>
 #include <refbench/process/invocation.hpp>
+#include <refbench/report/csv.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
+#include <refbench/runner/preflight.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/quantity.hpp>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -29,6 +36,35 @@ std::string read_input_file(const std::string& path) {
     throw UsageError(fmt::format("cannot read {}: {}", path, text.error()), "check the path");
   }
   return *text;
+}
+
+void write_outputs(const std::filesystem::path& out, const nlohmann::json& document) {
+  const auto model = report::read_model(document);
+  const std::vector<std::pair<std::string, std::string>> files{
+      {"results.json", document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"},
+      {"report.md", report::render_markdown(model)},
+      {"report.csv", report::render_csv(model.results)}};
+  for (const auto& [name, text] : files) {
+    if (!util::write_file_atomically(out / name, text)) {
+      const int saved = errno;
+      throw MeasurementError("cannot write " + (out / name).string() + ": " + std::strerror(saved),
+                             saved == ENOSPC || runner::low_on_disk(out.string())
+                                 ? "out of disk space: free some space; the journal has every sample"
+                                 : "check the --out directory; the journal has every sample");
+    }
+  }
+}
+
+void print_markdown(const nlohmann::json& document, const CommonOptions& common) {
+  const auto model = report::read_model(document);
+  std::cout << (common.quiet ? report::render_verdict_table(model.results, stdout_table_colour(common.color))
+                             : report::render_markdown(model));
+}
+
+void print_warnings(const nlohmann::json& document) {
+  for (const auto& warning : document.value("warnings", nlohmann::json::array())) {
+    std::cerr << "refbench: warning: " << warning.value("message", std::string()) << "\n";
+  }
 }
 
 std::vector<std::string> current_environment() {

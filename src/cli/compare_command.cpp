@@ -5,6 +5,8 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/spawn.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -124,6 +126,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
 }
 
 int run_compare(const CompareOptions& o, const CommonOptions& common) {
+  const double started = runner::monotonic_now();
   if (o.name.empty()) {
     throw UsageError("--name must not be empty");
   }
@@ -192,18 +195,16 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   auto results = analysis::analyze(analysis::cell_samples(record, metrics, gated), analysis_settings);
   auto document = report::results_json(record, context, results);
   document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
-  if (!util::write_file_atomically(out / "results.json",
-                                   document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
-    throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
-                           "check free disk space and the --out directory; the journal has every sample");
-  }
+  document["total_seconds"] = runner::monotonic_now() - started;
+  write_outputs(out, document);
   std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
   if (!common.quiet) {
-    std::cout << report::render_summary_line(results, o.threshold);
-    std::cout << fmt::format("seed {} · {} · rss floor {} (launcher) · results in {}\n", settings.seed,
+    std::cout << report::render_run_summary(report::read_model(document)) << "\n";
+    print_warnings(document);
+    std::cout << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", settings.seed,
                              report::format_seconds(record.elapsed_seconds),
                              report::format_bytes(static_cast<double>(record.rss.floor_bytes)),
-                             (out / "results.json").string());
+                             (out / "report.md").string());
   }
   if (record.interrupted_by != 0) {
     throw InterruptedError(record.interrupted_by);

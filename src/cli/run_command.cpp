@@ -9,6 +9,8 @@
 #include <refbench/git/worktree.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -146,11 +148,8 @@ nlohmann::json arms_json(const Arms& arms, const git::ResolvedRef& baseline, con
                          const std::string& baseline_ref, const std::string& candidate_ref,
                          const build::BuildTimes& build_times) {
   auto arm = [&](const git::ResolvedRef& ref, const std::string& typed, runner::Arm which, double seconds) {
-    return nlohmann::json{{"ref", typed},
-                          {"name", ref.name},
-                          {"sha", ref.sha},
-                          {"dir", arms.tree(which)},
-                          {"build_seconds", seconds}};
+    return nlohmann::json{
+        {"ref", typed}, {"name", ref.name}, {"sha", ref.sha}, {"dir", arms.tree(which)}, {"build_seconds", seconds}};
   };
   return {{"baseline", arm(baseline, baseline_ref, runner::Arm::baseline, build_times.seconds[0])},
           {"candidate", arm(candidate, candidate_ref, runner::Arm::candidate, build_times.seconds[1])}};
@@ -210,6 +209,7 @@ int run_resolve(const ResolveOptions& o) {
 }
 
 int run_run(const RunOptions& o, const CommonOptions& common) {
+  const double started = runner::monotonic_now();
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (SPEC §3.4)
 
@@ -322,18 +322,14 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   document["payloads"] = payloads_json;
   document["config"] = config_path;
   document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
-  if (!util::write_file_atomically(out / "results.json",
-                                   document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
-    throw MeasurementError("cannot write " + (out / "results.json").string() + ": " + std::strerror(errno),
-                           runner::low_on_disk(out.string())
-                               ? "out of disk space: free some space; the journal has every sample"
-                               : "check the --out directory; the journal has every sample");
-  }
+  document["total_seconds"] = runner::monotonic_now() - started;
+  write_outputs(out, document);
   std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
   if (!common.quiet) {
-    std::cout << report::render_summary_line(results, e.threshold);
-    std::cout << fmt::format("seed {} · {} · results in {}\n", settings.seed,
-                             report::format_seconds(record.elapsed_seconds), (out / "results.json").string());
+    std::cout << report::render_run_summary(report::read_model(document)) << "\n";
+    print_warnings(document);
+    std::cout << fmt::format("seed {} · {} · report in {}\n", settings.seed,
+                             report::format_seconds(record.elapsed_seconds), (out / "report.md").string());
   }
   if (record.interrupted_by != 0) {
     throw InterruptedError(record.interrupted_by);

@@ -1,1 +1,275 @@
-// placeholder
+#include <refbench/report/forest_plot.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/markdown_details.hpp>
+#include <refbench/report/units.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace refbench::report {
+namespace {
+
+using analysis::MetricResult;
+
+constexpr std::size_t k_plot_width = 72;
+
+std::size_t longest_backtick_run(std::string_view text) {
+  std::size_t longest = 0;
+  std::size_t run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+std::string counted(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// ---- headline -------------------------------------------------------------
+
+// The names of the cells that failed: ERROR results and cells with a failure.
+std::vector<std::string> failed_cells(const ReportModel& m) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  };
+  for (const auto& cell : m.cells) {
+    if (cell.failure || cell.stop_reason == "error") {
+      add(cell.name);
+    }
+  }
+  for (const auto& r : m.results) {
+    if (r.verdict == stats::Verdict::error) {
+      add(r.cell);
+    }
+  }
+  return names;
+}
+
+std::string verdict_words(const ReportModel& m) {
+  auto count = [&](stats::Verdict verdict) {
+    return static_cast<std::size_t>(std::count_if(m.results.begin(), m.results.end(), [&](const MetricResult& r) {
+      return r.gated && !r.control && r.verdict == verdict;
+    }));
+  };
+  if (m.verdict == "regression") {
+    return "❌ " + counted(count(stats::Verdict::regression), "regression", "regressions");
+  }
+  if (m.verdict == "error") {
+    return "💥 " + counted(failed_cells(m).size(), "cell", "cells") + " failed";
+  }
+  if (m.verdict == "pass") {
+    return "✅ no regression";
+  }
+  const std::size_t undecided = count(stats::Verdict::inconclusive);
+  return undecided == 0 ? "⚠️ inconclusive: no results"
+                        : "⚠️ inconclusive: " + counted(undecided, "metric", "metrics") + " undecided";
+}
+
+// ---- summary line -----------------------------------------------------------
+
+std::string floor_text(const ReportModel& m) {
+  const auto& results = m.results;
+  if (std::none_of(results.begin(), results.end(), [](const MetricResult& r) { return r.control; })) {
+    return "noise floor unknown (no A/A control)";
+  }
+  auto wall = std::find_if(results.begin(), results.end(),
+                           [](const MetricResult& r) { return r.control && r.metric == "wall" && r.noise_floor; });
+  if (wall == results.end()) {
+    return "noise floor unknown (the A/A control has no wall interval)";
+  }
+  const double floor = *wall->noise_floor;
+  return fmt::format("noise floor ±{:.1f} %{}", (floor - 1.0) * 100.0,
+                     floor >= m.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
+}
+
+std::string rounds_text(const ReportModel& m) {
+  std::vector<int> rounds;
+  for (const auto& cell : m.cells) {
+    if (!cell.control) {
+      rounds.push_back(cell.rounds);
+    }
+  }
+  if (rounds.empty()) {
+    return "";
+  }
+  auto [low, high] = std::minmax_element(rounds.begin(), rounds.end());
+  std::string text = *low == *high ? fmt::format("{} rounds", *low) : fmt::format("rounds {}–{}", *low, *high);
+  return m.settings.max_rounds ? text + fmt::format(" of max {}", *m.settings.max_rounds) : text;
+}
+
+// ---- table trimming -------------------------------------------------------------
+
+// Rows are dropped lowest first: PASS before IMPROVED, CENSORED, INCONCLUSIVE,
+// ERROR and REGRESSION; info rows before gated ones, the control's last.
+int drop_order(const MetricResult& r) {
+  static constexpr stats::Verdict k_order[] = {stats::Verdict::pass,     stats::Verdict::improved,
+                                               stats::Verdict::censored, stats::Verdict::inconclusive,
+                                               stats::Verdict::error,    stats::Verdict::regression};
+  const int rank = static_cast<int>(std::find(std::begin(k_order), std::end(k_order), r.verdict) - std::begin(k_order));
+  return rank * 3 + (r.control ? 2 : r.gated ? 1 : 0);
+}
+
+std::string rows_note(const std::vector<MetricResult>& dropped, std::size_t total, std::size_t limit) {
+  std::string counts;
+  for (auto verdict : {stats::Verdict::pass, stats::Verdict::improved, stats::Verdict::censored,
+                       stats::Verdict::inconclusive, stats::Verdict::error, stats::Verdict::regression}) {
+    auto n = std::count_if(dropped.begin(), dropped.end(), [&](const MetricResult& r) { return r.verdict == verdict; });
+    if (n > 0) {
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, stats::verdict_name(verdict));
+    }
+  }
+  return fmt::format("_{} of {} table rows left out to stay under {} bytes ({}). results.json has every row._\n",
+                     dropped.size(), total, limit, counts);
+}
+
+// The table with as many rows as fit in `room` bytes, and its note.
+std::string fitted_table(const std::vector<MetricResult>& results, std::size_t room, std::size_t limit) {
+  const std::size_t header = render_verdict_table({}).size();
+  std::vector<std::size_t> order(results.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return drop_order(results[a]) != drop_order(results[b]) ? drop_order(results[a]) < drop_order(results[b]) : a > b;
+  });
+  std::vector<bool> kept(results.size(), true);
+  std::size_t size = render_verdict_table(results).size() + rows_note(results, results.size(), limit).size() + 1;
+  for (std::size_t i = 0; i < order.size() && size > room; ++i) {
+    kept[order[i]] = false;
+    size -= render_verdict_table({results[order[i]]}).size() - header;
+  }
+  std::vector<MetricResult> shown;
+  std::vector<MetricResult> dropped;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    (kept[i] ? shown : dropped).push_back(results[i]);
+  }
+  return render_verdict_table(shown) + "\n" + rows_note(dropped, results.size(), limit);
+}
+
+// `text` cut to at most `limit` bytes at a line end (or a character boundary).
+std::string cut(std::string text, std::size_t limit) {
+  if (text.size() <= limit) {
+    return text;
+  }
+  std::string_view prefix = util::utf8_prefix(text, limit);
+  auto newline = prefix.rfind('\n');
+  return std::string(newline == prefix.npos ? prefix : prefix.substr(0, newline + 1));
+}
+
+} // namespace
+
+std::string code_span(std::string_view text) {
+  std::string content = util::replace_all(std::string(text), "\n", " ");
+  const bool all_spaces = content.find_first_not_of(' ') == std::string::npos;
+  const bool pad = content.empty() || content.front() == '`' || content.back() == '`' ||
+                   (!all_spaces && content.front() == ' ' && content.back() == ' ');
+  const std::string fence(longest_backtick_run(content) + 1, '`');
+  return pad ? fence + " " + content + " " + fence : fence + content + fence;
+}
+
+std::string fenced_block(std::string_view text, std::string_view info) {
+  const std::string fence(std::max<std::size_t>(3, longest_backtick_run(text) + 1), '`');
+  std::string body(text);
+  if (!body.empty() && body.back() != '\n') {
+    body += '\n';
+  }
+  return fence + std::string(info) + "\n" + body + fence + "\n";
+}
+
+std::string render_arm(const ArmInfo& arm) {
+  if (arm.ref.empty() && arm.sha.empty()) {
+    return code_span(arm.command);
+  }
+  const std::string sha = arm.sha.substr(0, 7);
+  if (arm.ref.empty() || (!sha.empty() && arm.ref.starts_with(sha))) {
+    return code_span(arm.ref.empty() ? sha : arm.ref);
+  }
+  return code_span(arm.ref) + (sha.empty() ? "" : " (" + escape_cell(sha) + ")");
+}
+
+std::string prose_naming(std::string_view text, std::string_view name) {
+  std::string out;
+  std::size_t at = 0;
+  for (auto found = name.empty() ? text.npos : text.find(name); found != text.npos; found = text.find(name, at)) {
+    std::size_t start = found;
+    std::size_t end = found + name.size();
+    if (start > at && text[start - 1] == '`' && end < text.size() && text[end] == '`') {
+      --start;
+      ++end;
+    }
+    out += escape_cell(text.substr(at, start - at)) + code_span(name);
+    at = end;
+  }
+  return out + escape_cell(text.substr(at));
+}
+
+std::string render_headline(const ReportModel& m) {
+  std::string line = "### refbench: " + verdict_words(m);
+  if (m.baseline && m.candidate) {
+    line += " · baseline " + render_arm(*m.baseline) + " vs candidate " + render_arm(*m.candidate);
+  }
+  return m.partial ? line + " · ⏸ partial (interrupted)" : line;
+}
+
+std::string render_run_summary(const ReportModel& m) {
+  std::vector<std::string> parts{floor_text(m), fmt::format("threshold {:.2f}x", m.settings.threshold), rounds_text(m)};
+  if (m.elapsed_seconds) {
+    parts.push_back(m.settings.budget_seconds ? fmt::format("budget used {} of {}", format_duration(*m.elapsed_seconds),
+                                                            format_duration(*m.settings.budget_seconds))
+                                              : "measured for " + format_duration(*m.elapsed_seconds));
+  }
+  if (m.total_seconds) {
+    parts.push_back("wall time " + format_duration(*m.total_seconds));
+  }
+  if (std::any_of(m.results.begin(), m.results.end(), [](const MetricResult& r) { return !r.paired; })) {
+    parts.push_back("unpaired data: the samples were not interleaved");
+  }
+  if (m.partial) {
+    parts.push_back("partial: interrupted, the results cover the rounds completed");
+  }
+  std::string line;
+  for (const auto& part : parts) {
+    line += part.empty() ? "" : (line.empty() ? "" : " · ") + part;
+  }
+  return line;
+}
+
+std::string render_markdown(const ReportModel& m, std::size_t limit) {
+  const std::string top = "<!-- refbench -->\n" + render_headline(m) + "\n\n";
+  const std::string summary = "\n" + render_run_summary(m) + "\n";
+  const std::string head = top + render_verdict_table(m.results) + summary;
+  const std::string plot_text = render_forest_plot(m.results, m.settings.threshold, k_plot_width);
+  const std::string plot = plot_text.empty() ? "" : "\n" + fenced_block(plot_text, "text");
+
+  // the details trimmed step by step, with the plot and then without it
+  for (bool with_plot : {true, false}) {
+    DetailsPlan plan;
+    plan.plot = with_plot || plot.empty();
+    do {
+      std::string out = head + (plan.plot ? plot : "") + "\n" + render_details(m, plan, limit);
+      if (out.size() <= limit) {
+        return out;
+      }
+    } while (trim_details(plan, m));
+  }
+  std::vector<std::string> items{"the details"};
+  if (!plot.empty()) {
+    items.insert(items.begin(), "the forest plot");
+  }
+  const std::string note = "\n" + trim_note(items, limit);
+  if (head.size() + note.size() <= limit) {
+    return head + note;
+  }
+  const std::size_t fixed = top.size() + summary.size() + note.size();
+  const std::string table = fitted_table(m.results, limit > fixed ? limit - fixed : 0, limit);
+  return cut(top + table + summary + note, limit);
+}
+
+} // namespace refbench::report

@@ -43,6 +43,17 @@ std::string format_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} B", bytes) : four_digits(bytes) + " " + k_units[unit];
 }
 
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 60) {
+    return format_seconds(seconds);
+  }
+  const long total = std::lround(seconds);
+  if (total < 3600) {
+    return total % 60 == 0 ? fmt::format("{} min", total / 60) : fmt::format("{} min {:02} s", total / 60, total % 60);
+  }
+  return fmt::format("{} h {:02} min", total / 3600, (total % 3600) / 60);
+}
+
 std::string format_ratio(double ratio) { return std::isfinite(ratio) ? fmt::format("{:.3f}x", ratio) : "—"; }
 
 } // namespace refbench::report

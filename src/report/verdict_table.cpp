@@ -6,15 +6,37 @@
 
 namespace refbench::report {
 
+namespace {
+
+bool ascii_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// An '_' between two letters or digits can neither open nor close emphasis.
+bool intraword(std::string_view text, std::size_t at) {
+  return at > 0 && at + 1 < text.size() && ascii_alnum(text[at - 1]) && ascii_alnum(text[at + 1]);
+}
+
+} // namespace
+
 std::string escape_cell(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     switch (c) {
+    case '\\':
     case '|':
-      out += "\\|";
-      break;
     case '`':
-      out += "\\`";
+    case '*':
+    case '[':
+    case ']':
+    case '~':
+      out += '\\';
+      out += c;
+      break;
+    case '_':
+      out += intraword(text, i) ? "_" : "\\_";
+      break;
+    case '&':
+      out += "&amp;";
       break;
     case '<':
       out += "&lt;";
@@ -104,22 +126,6 @@ std::string render_verdict_table(const std::vector<analysis::MetricResult>& resu
                        format_ratio_interval(r), format_p(r), r.n, verdict);
   }
   return out;
-}
-
-std::string render_summary_line(const std::vector<analysis::MetricResult>& results, double threshold) {
-  std::string floor = "unknown (no A/A control)";
-  for (const auto& r : results) {
-    if (r.noise_floor && r.metric == "wall") {
-      floor = fmt::format("±{:.1f} %", (*r.noise_floor - 1.0) * 100.0);
-      break;
-    }
-  }
-  bool paired = true;
-  for (const auto& r : results) {
-    paired = paired && r.paired;
-  }
-  return fmt::format("noise floor (wall) {} · threshold {:.2f}x{}\n", floor, threshold,
-                     paired ? "" : " · unpaired data: the samples were not interleaved");
 }
 
 } // namespace refbench::report

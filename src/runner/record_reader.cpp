@@ -122,6 +122,10 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
     try {
       j = nlohmann::json::parse(line);
       const std::string type = j.at("type").get<std::string>();
+      if (!have_header && type != "header") {
+        throw UsageError(fmt::format("{}:{}: not a refbench journal (no header line before it)", source, line_number),
+                         "pass a journal.jsonl written by refbench");
+      }
       if (type == "header") {
         have_header = true;
         run.header = j;

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
   'sleep 0.02' 'sleep 0.03' >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 200); do
-  [ "$(grep -c '"type":"sample"' "$WORK/k/journal.jsonl" 2>/dev/null || echo 0)" -ge 30 ] && break
+  [ "$(grep -c '"type":"sample"' "$WORK/k/journal.jsonl" 2>/dev/null || echo 0)" -ge 60 ] && break
   sleep 0.05
 done
 kill -KILL "$pid"
@@ -102,5 +102,5 @@ expect_rc 2
 printf '{"type":"sample"}\n' >"$WORK/headless.jsonl"
 run_refbench report "$WORK/headless.jsonl"
 expect_rc 2
-expect_in "$WORK/err" "no header line"
+expect_in "$WORK/err" "headless.jsonl:1: not a refbench journal (no header line"
 echo "report_journal: ok"

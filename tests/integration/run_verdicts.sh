@@ -19,12 +19,27 @@ run_case() { # variant expected-rc [extra flags]
 run_case docs 0
 expect_json "$RESULTS" "r['verdict'] in ('pass', 'inconclusive')"
 expect_json "$RESULTS" "all(a['verdict'] != 'REGRESSION' for a in r['analysis'])"
-expect_json "$RESULTS" "[c['name'] for c in r['cells']] == ['compute', 'checksum-64KiB', 'checksum-2MiB', 'compute-control'] or 'compute-control' in [c['name'] for c in r['cells']] or 'checksum-64KiB-control' in [c['name'] for c in r['cells']]"
+# one automatic A/A control, of whichever cell was cheapest in the warm-up, listed last
+expect_json "$RESULTS" "[c['name'] for c in r['cells']][:3] == ['compute', 'checksum-64KiB', 'checksum-2MiB']"
+expect_json "$RESULTS" "len(r['cells']) == 4 and r['cells'][3]['control'] and r['cells'][3]['name'][:-len('-control')] in ('compute', 'checksum-64KiB', 'checksum-2MiB')"
 expect_json "$RESULTS" "len(r['payloads']) == 2 and all(len(p['sha256']) == 64 for p in r['payloads'])"
 
 run_case slower 1
 [ "$(verdict_of "$RESULTS" compute wall)" = REGRESSION ] || fail "slower: compute wall is $(verdict_of "$RESULTS" compute wall)"
 expect_json "$RESULTS" "r['verdict'] == 'regression'"
+expect_json "$RESULTS" "r['arms']['baseline']['name'] == 'v1.0.0' and r['arms']['candidate']['name'] == 'main'"
+# report.md: the marker, then the headline with the tag latest-release named and both short SHAs
+REPORT="$WORK/out-slower/report.md"
+base_sha=$(json_eval "$RESULTS" "r['arms']['baseline']['sha'][:7]")
+cand_sha=$(json_eval "$RESULTS" "r['arms']['candidate']['sha'][:7]")
+[ "$(sed -n 1p "$REPORT")" = "<!-- refbench -->" ] || fail "report.md does not start with the marker"
+sed -n 2p "$REPORT" | grep -qF "### refbench: ❌ " || fail "headline: $(sed -n 2p "$REPORT")"
+sed -n 2p "$REPORT" | grep -qF "baseline \`v1.0.0\` ($base_sha) vs candidate \`main\` ($cand_sha)" ||
+  fail "headline refs: $(sed -n 2p "$REPORT")"
+expect_in "$REPORT" "| compute | wall |"
+expect_in "$REPORT" "<details><summary>Details</summary>"
+expect_in "$REPORT" "refbench run --repo"
+[ "$(wc -l <"$WORK/out-slower/report.csv")" -eq 13 ] || fail "report.csv: 4 cells × 3 metrics + header expected"
 
 run_case fatter 1
 [ "$(verdict_of "$RESULTS" compute rss)" = REGRESSION ] || fail "fatter: compute rss is $(verdict_of "$RESULTS" compute rss)"

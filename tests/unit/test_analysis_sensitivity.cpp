@@ -74,7 +74,7 @@ TEST_CASE("analysis::sensitivity_warnings") {
     // 32 MiB: 450 + 64 ms; payload part 64 / 514 = 12.45 %
     CHECK(warnings[0].fixed_share == doctest::Approx(450.0 / 514.0).epsilon(0.01));
     CHECK(warnings[0].max_ratio == doctest::Approx(1.0 + 64.0 / 514.0).epsilon(0.01));
-    CHECK(warnings[0].message.find("fixed cost is 88 % of this cell") != std::string::npos);
+    CHECK(warnings[0].message.find("`encrypt-32MiB`: fixed cost is 88 % of this cell") == 0);
     CHECK(warnings[0].message.find("only 1.12× here, below the 1.15× gate") != std::string::npos);
   }
   SUBCASE("payload work dominates: fixed 10 ms + 20 ms/MiB → no warning") { CHECK(warnings_for(0.010, 0.020).empty()); }

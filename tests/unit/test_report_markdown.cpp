@@ -1,1 +1,461 @@
-// placeholder
+// report.md (SPEC §5.1): snapshots of the exact Markdown for five documents
+// under tests/unit/snapshots/ (REFBENCH_UPDATE_SNAPSHOTS=1 rewrites them),
+// and the facts each one must show, checked on their own.
+#include <doctest/doctest.h>
+
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+using namespace refbench;
+using analysis::MetricResult;
+using nlohmann::json;
+using stats::Verdict;
+
+namespace {
+
+// A result of `metric` in `cell` with ratio `ratio` [lo, hi]; wall is gated.
+MetricResult result(const std::string& cell, const std::string& metric, double baseline, double ratio, double lo,
+                    double hi, Verdict verdict) {
+  MetricResult r;
+  r.cell = cell;
+  r.metric = metric;
+  r.unit = metric == "rss" ? analysis::Unit::bytes : analysis::Unit::seconds;
+  r.gated = metric == "wall";
+  r.n = 30;
+  r.baseline_median = baseline;
+  r.candidate_median = baseline * ratio;
+  r.ratio = ratio;
+  r.ci_low = lo;
+  r.ci_high = hi;
+  r.p = 0.41;
+  if (r.gated) {
+    r.p_bh = 0.62;
+  }
+  r.verdict = verdict;
+  r.min_detectable_ratio = std::sqrt(hi / lo);
+  if (verdict == Verdict::error) { // analysis leaves a failed cell out of BH
+    r.p.reset();
+    r.p_bh.reset();
+  }
+  return r;
+}
+
+MetricResult control(const std::string& cell, const std::string& metric, double baseline, double lo, double hi) {
+  MetricResult r = result(cell, metric, baseline, 1.0, lo, hi, Verdict::pass);
+  r.control = true;
+  r.gated = false;
+  r.p.reset();
+  r.p_bh.reset();
+  return r;
+}
+
+// Sets every wall result's noise floor from the control's interval.
+void set_floor(std::vector<MetricResult>& results, double floor) {
+  for (auto& r : results) {
+    if (r.metric == "wall") {
+      r.noise_floor = floor;
+    }
+  }
+}
+
+json cell(const std::string& name, int rounds, const std::string& stop, bool is_control = false) {
+  return {
+      {"name", name}, {"control", is_control}, {"stop_reason", stop}, {"rounds", rounds}, {"samples", json::array()}};
+}
+
+// A `run` document with two refs, its settings, environment and `results`.
+json run_document(const std::vector<MetricResult>& results, json cells) {
+  json analysis = json::array();
+  for (const auto& r : results) {
+    analysis.push_back(report::to_json(r));
+  }
+  return {{"schema_version", 1},
+          {"command", "run"},
+          {"seed", 424242},
+          {"verdict", analysis::overall_verdict(results)},
+          {"partial", false},
+          {"arms",
+           {{"baseline", {{"ref", "main"}, {"sha", "1a2b3c4d5e6f7a8b"}, {"dir", "/w/a"}, {"build_seconds", 41.2}}},
+            {"candidate", {{"ref", "feat/x"}, {"sha", "5d6e7f8a9b0c1d2e"}, {"dir", "/w/b"}, {"build_seconds", 43.9}}}}},
+          {"settings",
+           {{"budget_seconds", 600},
+            {"max_rounds", 60},
+            {"min_rounds", 10},
+            {"threshold", 1.15},
+            {"alpha", 0.05},
+            {"precision", 0.02},
+            {"interval", "signed-rank"},
+            {"metrics", {"wall", "rss"}},
+            {"gate", {"wall"}}}},
+          {"environment",
+           {{"kernel", "Linux 6.1.0-18-amd64"},
+            {"machine", "x86_64"},
+            {"cpu_model", "AMD EPYC 7763 64-Core Processor"},
+            {"cpus", 4},
+            {"cores", 2},
+            {"threads_per_core", 2},
+            {"governor", "performance"}}},
+          {"rss", {{"method", "launcher"}, {"floor_bytes", 4194304}, {"spawn_resolution_seconds", 0.00012}}},
+          {"elapsed_seconds", 312.4},
+          {"total_seconds", 401.9},
+          {"reproduce", "refbench run --seed 424242 --budget 10m main feat/x"},
+          {"cells", std::move(cells)},
+          {"analysis", std::move(analysis)},
+          {"warnings", json::array()}};
+}
+
+// (a) three cells and the control, every wall PASS, rss shown as info.
+json pass_document() {
+  std::vector<MetricResult> results{control("encrypt-1MiB-control", "wall", 0.4718, 0.962, 1.041),
+                                    result("encrypt-1MiB", "wall", 0.4718, 1.011, 0.987, 1.038, Verdict::pass),
+                                    result("encrypt-1MiB", "rss", 12.5 * 1048576, 1.0, 1.0, 1.0, Verdict::pass),
+                                    result("encrypt-32MiB", "wall", 0.5267, 0.991, 0.968, 1.017, Verdict::pass),
+                                    result("encrypt-32MiB", "rss", 44.0 * 1048576, 1.002, 1.0, 1.004, Verdict::pass),
+                                    result("decrypt-1MiB", "wall", 0.0314, 0.874, 0.851, 0.899, Verdict::improved),
+                                    result("decrypt-1MiB", "rss", 12.5 * 1048576, 1.0, 1.0, 1.0, Verdict::pass)};
+  set_floor(results, 1.041);
+  return run_document(results,
+                      {cell("encrypt-1MiB", 24, "precision"), cell("encrypt-32MiB", 31, "precision"),
+                       cell("decrypt-1MiB", 60, "max-rounds"), cell("encrypt-1MiB-control", 24, "precision", true)});
+}
+
+// (b) one regression in encrypt-32MiB, with a sensitivity warning.
+json regression_document() {
+  std::vector<MetricResult> results{control("encrypt-1MiB-control", "wall", 0.4718, 0.947, 1.038),
+                                    result("encrypt-1MiB", "wall", 0.4718, 1.011, 0.982, 1.040, Verdict::pass),
+                                    result("encrypt-32MiB", "wall", 0.5267, 1.203, 1.171, 1.236, Verdict::regression)};
+  results[2].p = 0.0004;
+  results[2].p_bh = 0.003;
+  set_floor(results, 1.056);
+  auto document = run_document(results, {cell("encrypt-1MiB", 57, "precision"), cell("encrypt-32MiB", 34, "budget"),
+                                         cell("encrypt-1MiB-control", 57, "precision", true)});
+  document["settings"]["metrics"] = {"wall"};
+  document["elapsed_seconds"] = 600.3;
+  document["warnings"] = {{{"cell", "encrypt-32MiB"},
+                           {"message", "`encrypt-32MiB`: fixed cost is 86 % of this cell; a regression confined to "
+                                       "payload work cannot exceed 1.14× here, below the 1.15× gate."}}};
+  return document;
+}
+
+// (c) the control's interval is wider than the threshold: nothing can pass.
+json inconclusive_document() {
+  std::vector<MetricResult> results{control("startup-control", "wall", 0.0021, 0.851, 1.184),
+                                    result("startup", "wall", 0.0021, 1.02, 0.88, 1.21, Verdict::inconclusive),
+                                    result("parse", "wall", 0.0105, 0.97, 0.90, 1.05, Verdict::inconclusive)};
+  set_floor(results, 1.184 > 1 / 0.851 ? 1.184 : 1 / 0.851);
+  auto document = run_document(results, {cell("startup", 60, "max-rounds"), cell("parse", 60, "max-rounds"),
+                                         cell("startup-control", 60, "max-rounds", true)});
+  document["settings"]["metrics"] = {"wall"};
+  document["environment"].erase("threads_per_core");
+  document["environment"].erase("cores");
+  document["environment"]["governor"] = "unknown";
+  return document;
+}
+
+// (d) a `compare` whose cell (named with |, ` and <) failed in round 3, and
+// a CENSORED rss in the control; the run was interrupted afterwards.
+json error_document() {
+  const std::string name = "a|b `c` <d>";
+  MetricResult wall = result(name, "wall", 0.012, NAN, NAN, NAN, Verdict::error);
+  wall.error = "the candidate exited with code 3";
+  MetricResult rss = result(name, "rss", 4194304, NAN, NAN, NAN, Verdict::error);
+  rss.error = wall.error;
+  MetricResult censored = control(name + "-control", "rss", 4194304, 1.0, 1.0);
+  censored.censored = true;
+  censored.verdict = Verdict::censored;
+  std::vector<MetricResult> results{wall, rss, control(name + "-control", "wall", 0.012, 0.97, 1.03), censored};
+  set_floor(results, 1.031);
+  auto failed = cell(name, 3, "error");
+  failed["failure"] = {{"arm", "candidate"},
+                       {"round", 3},
+                       {"description", "exited with code 3"},
+                       {"stderr_tail", "loading config\nwarning: cache is cold\nerror: `frobnicate` failed: <eof>\n"}};
+  auto document = run_document(results, {failed, cell(name + "-control", 5, "interrupted", true)});
+  document["command"] = "compare";
+  document["partial"] = true;
+  document["arms"] = {{"baseline", {{"command", "./bench --mode=`old`"}}}, {"candidate", {{"command", "./bench"}}}};
+  document["reproduce"] = "refbench compare --seed 424242 --name 'a|b `c` <d>' './bench --mode=`old`' ./bench";
+  document.erase("total_seconds");
+  return document;
+}
+
+// (e) 400 cells, every tenth failed with a long stderr: the details cannot fit.
+json oversized_document() {
+  std::vector<MetricResult> results;
+  json cells = json::array();
+  std::string stderr_tail;
+  for (int line = 1; line <= 60; ++line) {
+    stderr_tail += fmt::format("line {:02} of a long and chatty stderr — ünïcödé so cuts must respect UTF-8\n", line);
+  }
+  for (int i = 0; i < 400; ++i) {
+    const std::string name = fmt::format("payload-family-{:03}", i);
+    auto c = cell(name, 20, "precision");
+    if (i % 10 == 0) {
+      results.push_back(result(name, "wall", NAN, NAN, NAN, NAN, Verdict::error));
+      results.back().n = 0;
+      c["stop_reason"] = "error";
+      c["rounds"] = 0;
+      c["failure"] = {
+          {"arm", "baseline"}, {"round", 0}, {"description", "killed by signal 9"}, {"stderr_tail", stderr_tail}};
+    } else {
+      results.push_back(result(name, "wall", 0.05, 1.0, 0.98, 1.02, Verdict::pass));
+    }
+    cells.push_back(std::move(c));
+  }
+  auto document = run_document(results, std::move(cells));
+  document["settings"]["metrics"] = {"wall"};
+  return document;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Compares `text` byte for byte with snapshots/`name`, or rewrites it when
+// REFBENCH_UPDATE_SNAPSHOTS=1.
+void check_snapshot(const std::string& name, const std::string& text) {
+  const std::filesystem::path path = std::filesystem::path(REFBENCH_SNAPSHOT_DIR) / name;
+  if (const char* update = std::getenv("REFBENCH_UPDATE_SNAPSHOTS"); update != nullptr && std::string(update) == "1") {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    return;
+  }
+  REQUIRE_MESSAGE(std::filesystem::exists(path), path.string() << " is missing: run with REFBENCH_UPDATE_SNAPSHOTS=1");
+  const std::string expected = read_text(path);
+  std::size_t at = 0;
+  while (at < text.size() && at < expected.size() && text[at] == expected[at]) {
+    ++at;
+  }
+  const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
+  CHECK_MESSAGE(text == expected, name << " differs from byte " << at << ", line: "
+                                       << text.substr(line_start == std::string::npos ? 0 : line_start + 1, 200));
+}
+
+std::string markdown(const json& document, std::size_t limit = report::k_markdown_limit) {
+  return report::render_markdown(report::read_model(document), limit);
+}
+
+// Whether `text` is well-formed UTF-8 (lead bytes followed by their continuations).
+bool valid_utf8(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (length == 0 || i + length > text.size()) {
+      return false;
+    }
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0U) != 0x80U) {
+        return false;
+      }
+    }
+    i += length;
+  }
+  return true;
+}
+
+// The line of `text` that starts with `prefix`, or "".
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    std::string line = text.substr(at, end - at);
+    if (line.starts_with(prefix)) {
+      return line;
+    }
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return "";
+}
+
+std::size_t count_lines_starting(const std::string& text, const std::string& prefix) {
+  std::size_t count = text.starts_with(prefix) ? 1 : 0;
+  for (std::size_t at = text.find("\n" + prefix); at != std::string::npos; at = text.find("\n" + prefix, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+} // namespace
+
+TEST_CASE("report::code_span and fenced_block survive backticks") {
+  CHECK(report::code_span("main") == "`main`");
+  CHECK(report::code_span("a`b") == "``a`b``");
+  CHECK(report::code_span("`x`") == "`` `x` ``");
+  CHECK(report::code_span("a ``` b") == "````a ``` b````");
+  CHECK(report::code_span(" padded ") == "`  padded  `");
+  CHECK(report::code_span("two\nlines") == "`two lines`");
+  CHECK(report::fenced_block("echo hi", "sh") == "```sh\necho hi\n```\n");
+  CHECK(report::fenced_block("a ```` b\n") == "`````\na ```` b\n`````\n");
+}
+
+TEST_CASE("report::read_model") {
+  SUBCASE("a CSV analysis: no arms, environment or cells") {
+    MetricResult csv = result("bench", "value", 10, 1.3, 1.2, 1.4, Verdict::regression);
+    csv.gated = true;
+    json entry = report::to_json(csv);
+    entry.erase("unit");
+    json document{{"command", "analyze"}, {"analysis", {entry}}, {"settings", {{"threshold", 1.1}}}};
+    auto model = report::read_model(document);
+    CHECK(model.command == "analyze");
+    CHECK(model.verdict == "regression"); // derived from the analysis
+    CHECK_FALSE(model.baseline.has_value());
+    CHECK_FALSE(model.environment.has_value());
+    CHECK(model.cells.empty());
+    CHECK(model.settings.threshold == 1.1);
+    REQUIRE(model.results.size() == 1);
+    CHECK(model.results[0].unit == analysis::Unit::plain);
+    CHECK(model.results[0].verdict == Verdict::regression);
+    auto text = report::render_markdown(model);
+    CHECK(text.find("### refbench: ❌ 1 regression\n") != std::string::npos);
+    CHECK(text.find("noise floor unknown (no A/A control)") != std::string::npos);
+  }
+  SUBCASE("an empty document") {
+    auto model = report::read_model(json::object());
+    CHECK(model.verdict == "inconclusive");
+    CHECK(model.settings.threshold == 1.15);
+    CHECK(report::render_markdown(model).starts_with(
+        "<!-- refbench -->\n### refbench: ⚠️ inconclusive: no results\n"));
+  }
+}
+
+TEST_CASE("report::metric_result_from_json inverts to_json") {
+  MetricResult r = result("c", "cpu", 0.25, 1.1, 1.05, 1.16, Verdict::inconclusive);
+  r.direction = analysis::Direction::higher_is_better;
+  r.noise_floor = 1.04;
+  r.error = "outputs differ";
+  r.paired = false;
+  auto back = report::metric_result_from_json(report::to_json(r));
+  CHECK(back.cell == "c");
+  CHECK(back.metric == "cpu");
+  CHECK(back.unit == analysis::Unit::seconds); // by name: no "unit" key yet
+  CHECK(back.direction == analysis::Direction::higher_is_better);
+  CHECK_FALSE(back.paired);
+  CHECK(back.ratio == r.ratio);
+  CHECK(back.ci_low == r.ci_low);
+  CHECK(back.p == r.p);
+  CHECK(back.p_bh == r.p_bh);
+  CHECK(back.noise_floor == r.noise_floor);
+  CHECK(back.min_detectable_ratio == r.min_detectable_ratio);
+  CHECK(back.verdict == Verdict::inconclusive);
+  CHECK(back.error == r.error);
+
+  MetricResult empty = result("c", "rss", NAN, NAN, NAN, NAN, Verdict::censored);
+  empty.p.reset();
+  auto j = report::to_json(empty);
+  j["unit"] = "plain";
+  auto none = report::metric_result_from_json(j);
+  CHECK(std::isnan(none.ratio));
+  CHECK(std::isnan(none.baseline_median));
+  CHECK_FALSE(none.p.has_value());
+  CHECK(none.unit == analysis::Unit::plain); // the key wins over the name
+  CHECK(none.verdict == Verdict::censored);
+  CHECK(report::metric_result_from_json(json{{"metric", "rss"}}).unit == analysis::Unit::bytes);
+}
+
+TEST_CASE("report::render_markdown (a) a clean pass") {
+  const auto text = markdown(pass_document());
+  check_snapshot("pass.md", text);
+  CHECK(text.starts_with("<!-- refbench -->\n"));
+  CHECK(line_starting(text, "### ") ==
+        "### refbench: ✅ no regression · baseline `main` (1a2b3c4) vs candidate `feat/x` (5d6e7f8)");
+  CHECK(line_starting(text, "noise floor") ==
+        "noise floor ±4.1 % · threshold 1.15x · rounds 24–60 of max 60 · budget used 5 min 12 s of 10 min · "
+        "wall time 6 min 42 s");
+  CHECK(count_lines_starting(text, "| encrypt") == 5 + 3); // verdict table rows + per-cell rows
+  CHECK(text.find("- CPU: AMD EPYC 7763 64-Core Processor · 4 logical CPUs · 2 cores × 2 threads per core · SMT on") !=
+        std::string::npos);
+  CHECK(text.find("```sh\nrefbench run --seed 424242 --budget 10m main feat/x\n```") != std::string::npos);
+  CHECK(text.ends_with("</details>\n"));
+}
+
+TEST_CASE("report::render_markdown (b) a regression") {
+  const auto text = markdown(regression_document());
+  check_snapshot("regression.md", text);
+  CHECK(line_starting(text, "### ").starts_with("### refbench: ❌ 1 regression · "));
+  CHECK(line_starting(text, "| encrypt-32MiB | wall |") ==
+        "| encrypt-32MiB | wall | 526.7 ms | 633.6 ms | 1.203x [1.171, 1.236] | 0.003 | 30 | REGRESSION |");
+  // the estimate sits right of the threshold mark on the regressed row
+  const std::string row = line_starting(text, "encrypt-32MiB wall");
+  REQUIRE_FALSE(row.empty());
+  const auto estimate = util::code_points(row.substr(0, row.find("●")));
+  const auto gate = util::code_points(row.substr(0, row.find("┆")));
+  CHECK(row.find("┆") != std::string::npos);
+  CHECK(estimate > gate);
+  CHECK(text.find("- `encrypt-32MiB`: fixed cost is 86 % of this cell") != std::string::npos);
+}
+
+TEST_CASE("report::render_markdown (c) inconclusive: the noise floor reaches the threshold") {
+  const auto text = markdown(inconclusive_document());
+  check_snapshot("inconclusive.md", text);
+  CHECK(line_starting(text, "### ").starts_with("### refbench: ⚠️ inconclusive: 2 metrics undecided · "));
+  CHECK(line_starting(text, "noise floor").starts_with("noise floor ±18.4 % (≥ threshold: no cell can pass)"));
+  CHECK(text.find("SMT unknown") != std::string::npos);
+}
+
+TEST_CASE("report::render_markdown (d) an ERROR cell and a CENSORED metric") {
+  const auto text = markdown(error_document());
+  check_snapshot("error.md", text);
+  CHECK(line_starting(text, "### ") == "### refbench: 💥 1 cell failed · baseline `` ./bench --mode=`old` `` vs "
+                                       "candidate `./bench` · ⏸ partial (interrupted)");
+  // the name is escaped in the table and a code span in prose
+  CHECK(line_starting(text, "| a\\|b \\`c\\` &lt;d&gt; | wall |").ends_with("| ERROR |"));
+  CHECK(text.find("``a|b `c` <d>``: the candidate failed in round 3: exited with code 3") != std::string::npos);
+  CHECK(text.find("```text\nloading config\nwarning: cache is cold\nerror: `frobnicate` failed: <eof>\n```") !=
+        std::string::npos);
+  CHECK(text.find("- ``a|b `c` <d>-control`` rss: RSS at the launcher floor (4.000 MiB)") != std::string::npos);
+  CHECK(text.find("partial: interrupted") != std::string::npos);
+}
+
+TEST_CASE("report::render_markdown (e) details beyond the limit are trimmed") {
+  const auto document = oversized_document();
+  const auto text = markdown(document);
+  check_snapshot("oversized.md", text);
+  CHECK(text.size() <= report::k_markdown_limit);
+  CHECK(valid_utf8(text));
+  CHECK(text.find("_Left out to stay under 60000 bytes: ") != std::string::npos);
+  CHECK(text.find("results.json has everything._") != std::string::npos);
+  CHECK(count_lines_starting(text, "| payload-family-") == 400); // the table is intact
+  CHECK(text.ends_with("</details>\n"));
+  SUBCASE("smaller limits drop the details, the plot, then PASS rows; cuts keep UTF-8 whole") {
+    for (std::size_t limit : {40000UL, 20000UL, 9000UL, 3001UL, 700UL, 301UL, 7UL}) {
+      const auto small = markdown(document, limit);
+      CHECK(small.size() <= limit);
+      CHECK(valid_utf8(small));
+    }
+    const auto rows = markdown(document, 9000);
+    CHECK(count_lines_starting(rows, "| payload-family-") < 400);
+    CHECK(count_lines_starting(rows, "| payload-family-") >= 40);
+    CHECK(rows.find("| ERROR |") != std::string::npos); // the failures stay, PASS rows go first
+    CHECK(rows.find("table rows left out to stay under 9000 bytes (") != std::string::npos);
+    CHECK(rows.find("<details>") == std::string::npos);
+  }
+}
+
+TEST_CASE("report::render_markdown shortens a long stderr line between characters") {
+  auto document = error_document();
+  std::string tail;
+  for (int i = 0; i < 3000; ++i) {
+    tail += "ü"; // two bytes each, one line
+  }
+  document["cells"][0]["failure"]["stderr_tail"] = tail;
+  const auto full = markdown(document, 1 << 20);
+  REQUIRE(full.find(tail) != std::string::npos);
+  const auto text = markdown(document, full.size() - 1);
+  CHECK(text.size() < full.size());
+  CHECK(valid_utf8(text));
+  CHECK(text.find(tail) == std::string::npos);
+  CHECK(text.find(tail.substr(0, 1000)) != std::string::npos); // the last 1000 bytes: 500 whole ü
+  CHECK(text.find(tail.substr(0, 1002)) == std::string::npos);
+  CHECK(text.find("_Left out to stay under ") != std::string::npos);
+  CHECK(text.find("stderr tails beyond their last 5 lines") != std::string::npos);
+}

@@ -27,7 +27,7 @@ struct SensitivityWarning {
   double fixed_share = 0; // share of the cell's time that does not grow with the payload
   double max_ratio = 0;   // the ratio the cell shows when its payload work takes twice as long
   double threshold = 0;
-  std::string message; // the sentence after the cell's name
+  std::string message; // "`cell`: fixed cost is …" (SPEC §4.7)
 };
 
 // The least-squares line y = intercept + slope·x through the points;

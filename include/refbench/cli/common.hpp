@@ -3,9 +3,12 @@
 // commands, failure messages, and the exit code of a verdict.
 
 #include <refbench/analysis/analysis.hpp>
+#include <refbench/cli/compare_command.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,19 @@ std::chrono::nanoseconds duration_flag(const std::string& flag, const std::strin
 // The content of the input file `path`; throws UsageError when it cannot
 // be read.
 std::string read_input_file(const std::string& path);
+
+// Writes `document` into `out` as results.json, report.md and report.csv,
+// each atomically; throws MeasurementError naming the file (and saying so
+// when the disk is full) when one cannot be written.
+void write_outputs(const std::filesystem::path& out, const nlohmann::json& document);
+
+// Prints the Markdown report of `document` to stdout; with -q only its
+// verdict table (coloured on a terminal, as `--color` says).
+void print_markdown(const nlohmann::json& document, const CommonOptions& common);
+
+// Prints the sensitivity warnings of `document` to stderr, one
+// "refbench: warning: …" line each.
+void print_warnings(const nlohmann::json& document);
 
 // refbench's own environment as "NAME=value" entries.
 std::vector<std::string> current_environment();

@@ -10,7 +10,9 @@
 
 namespace refbench::report {
 
-// Escapes text for a Markdown table cell: '|', '`', '<' and '>'.
+// Escapes text for a Markdown table cell (or prose) so it reads back
+// verbatim: '|', '`', '\\', '*', '[', ']', '~', '_' that is not inside a
+// word, '&', '<' and '>'; a newline becomes a space.
 std::string escape_cell(std::string_view text);
 
 // A value in the unit of the metric (e.g. "471.8 ms", "12.25 MiB", "3049").
@@ -42,8 +44,5 @@ std::string_view verdict_sgr(const analysis::MetricResult& result);
 // wrapped in ESC[…m / ESC[0m when `colour` is `ansi`; `plain` gives the
 // Markdown table byte for byte.
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour);
-
-// One line under the table: noise floor, threshold, interval method note.
-std::string render_summary_line(const std::vector<analysis::MetricResult>& results, double threshold);
 
 } // namespace refbench::report

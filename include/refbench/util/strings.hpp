@@ -9,4 +9,15 @@ namespace refbench::util {
 // `text` with every occurrence of `from` replaced by `to` (`from` non-empty).
 std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
+// The number of code points in UTF-8 `text` (bytes that do not continue a
+// sequence), a monospace display width for text without wide characters.
+std::size_t code_points(std::string_view text);
+
+// The longest prefix of UTF-8 `text` of at most `max_bytes` bytes that does
+// not end inside a multi-byte sequence.
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
+
+// The first `count` code points of UTF-8 `text` (all of it if shorter).
+std::string_view first_code_points(std::string_view text, std::size_t count);
+
 } // namespace refbench::util

@@ -1,0 +1,46 @@
+#pragma once
+// report.md (SPEC §5.1), rendered from a results.json document: a hidden
+// marker, the headline, the verdict table, a summary line, the forest plot
+// and a <details> block, kept under a size limit so it fits a GitHub comment.
+
+#include <refbench/report/report_model.hpp>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace refbench::report {
+
+// GitHub's comment limit is 65 536 characters; this leaves room for a footer.
+inline constexpr std::size_t k_markdown_limit = 60000;
+
+// `text` as a CommonMark code span that reads back verbatim: delimited by a
+// backtick run longer than any inside, padded with a space where needed.
+std::string code_span(std::string_view text);
+
+// `text` as a fenced code block with info string `info`, fenced by more
+// backticks than any run inside it; ends in '\n'.
+std::string fenced_block(std::string_view text, std::string_view info = "");
+
+// An arm as "`main` (1a2b3c4)" for a ref and its commit, or the command in
+// a code span.
+std::string render_arm(const ArmInfo& arm);
+
+// `text` as prose, with every mention of `name` (bare or already in a code
+// span) as a code span and Markdown in the rest escaped.
+std::string prose_naming(std::string_view text, std::string_view name);
+
+// The headline: verdict icon and words, the two arms, and whether the run
+// was interrupted; no trailing newline.
+std::string render_headline(const ReportModel& model);
+
+// The line under the table: noise floor, threshold, rounds, budget used of
+// the budget, wall time and whether the run is partial; no trailing newline.
+std::string render_run_summary(const ReportModel& model);
+
+// The whole report.md for `model` in at most `limit` bytes: details trimmed
+// first, then the plot left out, then table rows (PASS first), each noted
+// in italics; never cut inside a UTF-8 sequence.
+std::string render_markdown(const ReportModel& model, std::size_t limit = k_markdown_limit);
+
+} // namespace refbench::report

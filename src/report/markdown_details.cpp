@@ -1,0 +1,314 @@
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/markdown_details.hpp>
+#include <refbench/report/units.hpp>
+#include <refbench/report/verdict_table.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <string_view>
+#include <utility>
+
+namespace refbench::report {
+namespace {
+
+using analysis::MetricResult;
+
+std::string section(std::string_view title, const std::string& body) {
+  return body.empty() ? "" : fmt::format("**{}**\n\n{}", title, body);
+}
+
+std::string cpu_line(const EnvironmentInfo& env) {
+  std::string line = "- CPU: " + escape_cell(env.cpu_model.empty() ? "unknown" : env.cpu_model);
+  auto threads = env.threads_per_core;
+  if (!threads && env.cores && env.cpus && *env.cores > 0) {
+    threads = *env.cpus / *env.cores;
+  }
+  if (env.cpus) {
+    line += fmt::format(" · {} logical CPU{}", *env.cpus, *env.cpus == 1 ? "" : "s");
+  }
+  if (env.cores && threads) {
+    line += fmt::format(" · {} cores × {} thread{} per core", *env.cores, *threads, *threads == 1 ? "" : "s");
+  }
+  return line + " · SMT " + (threads ? (*threads > 1 ? "on" : "off") : "unknown") + "\n";
+}
+
+std::string environment_body(const ReportModel& m) {
+  std::string body;
+  if (const auto& env = m.environment) {
+    body += cpu_line(*env);
+    body += "- CPU frequency governor: " + escape_cell(env->governor.empty() ? "unknown" : env->governor) + "\n";
+    if (!env->kernel.empty()) {
+      body += "- kernel: " + escape_cell(env->kernel) +
+              (env->machine.empty() ? "" : " (" + escape_cell(env->machine) + ")") + "\n";
+    }
+  }
+  if (const auto& rss = m.rss) {
+    body += "- peak RSS: measured by " + escape_cell(rss->method.empty() ? "an unknown method" : rss->method);
+    body += rss->floor_bytes ? ", floor " + format_bytes(*rss->floor_bytes) + " (every reading includes it)\n" : "\n";
+    if (rss->spawn_resolution_seconds) {
+      body += "- spawn resolution: " + format_seconds(*rss->spawn_resolution_seconds) + "\n";
+    }
+  }
+  return body;
+}
+
+std::string build_body(const ReportModel& m) {
+  std::string body;
+  for (const auto& [name, arm] : {std::pair{"baseline", m.baseline}, std::pair{"candidate", m.candidate}}) {
+    if (arm && arm->build_seconds) {
+      body += fmt::format("- {} {}: {}\n", name, render_arm(*arm), format_duration(*arm->build_seconds));
+    }
+  }
+  return body;
+}
+
+std::string stop_words(std::string_view reason) {
+  static constexpr std::pair<std::string_view, std::string_view> k_words[] = {
+      {"precision", "precise enough"},
+      {"max-rounds", "max rounds reached"},
+      {"max_rounds", "max rounds reached"},
+      {"budget", "budget spent"},
+      {"error", "an invocation failed"},
+      {"interrupted", "interrupted"},
+      {"aborted", "aborted: another cell's command could not start"},
+      {"running", "still running (partial)"},
+      {"", "—"}};
+  for (const auto& [name, words] : k_words) {
+    if (name == reason) {
+      return std::string(words);
+    }
+  }
+  return escape_cell(reason);
+}
+
+// "wall 1.042x · cpu 1.050x": the minimum detectable ratio of each gated metric of `cell`.
+std::string detectable(const ReportModel& m, const std::string& cell) {
+  std::string out;
+  for (const auto& r : m.results) {
+    if (r.cell == cell && gated_row(r, m.results)) {
+      out += (out.empty() ? "" : " · ") + escape_cell(r.metric) + " " + format_ratio(r.min_detectable_ratio);
+    }
+  }
+  return out.empty() ? "—" : out;
+}
+
+std::string cells_body(const ReportModel& m) {
+  std::vector<CellInfo> cells = m.cells;
+  if (cells.empty()) { // analyze of outside data: the cells of the analysis
+    for (const auto& r : m.results) {
+      if (std::none_of(cells.begin(), cells.end(), [&](const CellInfo& c) { return c.name == r.cell; })) {
+        cells.push_back({r.cell, r.control, "", 0, std::nullopt});
+      }
+    }
+  }
+  if (cells.empty()) {
+    return "";
+  }
+  std::string body = "| cell | rounds | stopped | minimum detectable ratio |\n|---|---|---|---|\n";
+  for (const auto& cell : cells) {
+    body += fmt::format("| {} | {} | {} | {} |\n", escape_cell(cell.name),
+                        cell.stop_reason.empty() ? "—" : std::to_string(cell.rounds), stop_words(cell.stop_reason),
+                        detectable(m, cell.name));
+  }
+  return body;
+}
+
+std::string warnings_body(const ReportModel& m) {
+  std::string body;
+  for (const auto& warning : m.warnings) {
+    if (!warning.message.empty()) {
+      body += "- " + prose_naming(warning.message, warning.cell) + "\n";
+    }
+  }
+  return body;
+}
+
+// Why readings of `r` sit at the measurement floor (SPEC §4.4).
+std::string censored_reason(const ReportModel& m, const MetricResult& r) {
+  if (r.metric == "rss") {
+    return "RSS at the launcher floor" +
+           (m.rss && m.rss->floor_bytes ? " (" + format_bytes(*m.rss->floor_bytes) + ")" : std::string());
+  }
+  if (r.unit == analysis::Unit::seconds) {
+    const bool known = m.rss && m.rss->spawn_resolution_seconds;
+    return "times below 10× the spawn resolution" +
+           (known ? " (" + format_seconds(*m.rss->spawn_resolution_seconds) + ")" : std::string()) +
+           " or capped by the timeout";
+  }
+  return "readings at the measurement floor";
+}
+
+std::string censored_body(const ReportModel& m) {
+  std::string body;
+  for (const auto& r : m.results) {
+    if (r.verdict == stats::Verdict::censored) {
+      body += fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
+                          code_span(r.cell), escape_cell(r.metric), censored_reason(m, r));
+    }
+  }
+  return body;
+}
+
+// `text` without control characters other than newlines and tabs; CR LF and CR become LF.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\r') {
+      out += i + 1 < text.size() && text[i + 1] == '\n' ? "" : "\n";
+    } else if (c >= 0x20 || c == '\n' || c == '\t') {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// The last `lines` lines of `text`, and of those at most `max_bytes`, cut between characters.
+std::string_view last_lines(std::string_view text, std::size_t lines, std::size_t max_bytes) {
+  while (!text.empty() && text.back() == '\n') {
+    text.remove_suffix(1);
+  }
+  std::size_t found = 0;
+  for (std::size_t i = text.size(); i-- > 0;) {
+    if (text[i] == '\n' && ++found == lines) {
+      text.remove_prefix(i + 1);
+      break;
+    }
+  }
+  if (text.size() > max_bytes) {
+    std::size_t from = text.size() - max_bytes;
+    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0U) == 0x80U) {
+      ++from;
+    }
+    text.remove_prefix(from);
+  }
+  return text;
+}
+
+std::string failure_text(const CellInfo& cell, const DetailsPlan& plan) {
+  const auto& f = *cell.failure;
+  const std::string who = cell.control ? "the baseline (A/A control)" : "the " + (f.arm.empty() ? "command" : f.arm);
+  const std::string when = f.round == 0 ? "in the warm-up" : fmt::format("in round {}", f.round);
+  std::string text = fmt::format("{}: {} failed {}: {}", code_span(cell.name), escape_cell(who), when,
+                                 escape_cell(f.description.empty() ? "no description" : f.description));
+  const std::string tail = printable(f.stderr_tail);
+  if (!plan.stderr) {
+    return text + "\n";
+  }
+  if (tail.find_first_not_of(" \n\t") == std::string::npos) {
+    return text + "; no stderr output\n";
+  }
+  if (plan.short_stderr) {
+    return text + "; the end of its stderr:\n\n" +
+           fenced_block(last_lines(tail, k_short_tail_lines, k_short_tail_bytes), "text");
+  }
+  return text + "; its stderr ends with:\n\n" + fenced_block(tail, "text");
+}
+
+std::string failures_body(const ReportModel& m, const DetailsPlan& plan) {
+  std::vector<std::string> parts;
+  std::vector<std::string> described;
+  for (const auto& cell : m.cells) {
+    if (cell.failure) {
+      parts.push_back(failure_text(cell, plan));
+      described.push_back(cell.name);
+    }
+  }
+  for (const auto& r : m.results) { // ERROR without a recorded failure: a metric missing, outputs differing
+    if (r.verdict == stats::Verdict::error &&
+        std::find(described.begin(), described.end(), r.cell) == described.end()) {
+      parts.push_back(fmt::format("{}: {}\n", code_span(r.cell), escape_cell(r.error.value_or("ERROR"))));
+      described.push_back(r.cell);
+    }
+  }
+  std::string body;
+  for (const auto& part : parts) {
+    body += (body.empty() ? "" : "\n") + part;
+  }
+  return body;
+}
+
+std::string reproduce_section(const ReportModel& m) {
+  if (m.reproduce.empty()) {
+    return m.seed ? fmt::format("**Seed** {}\n", *m.seed) : "";
+  }
+  return fmt::format("**Reproduce**{}\n\n", m.seed ? fmt::format(" (seed {})", *m.seed) : "") +
+         fenced_block(m.reproduce, "sh");
+}
+
+} // namespace
+
+std::vector<std::string> left_out(const DetailsPlan& plan) {
+  std::vector<std::string> items;
+  if (!plan.plot) {
+    items.emplace_back("the forest plot");
+  }
+  if (plan.short_stderr && plan.stderr) {
+    items.push_back(fmt::format("stderr tails beyond their last {} lines", k_short_tail_lines));
+  }
+  const std::pair<bool, const char*> parts[] = {{plan.cell_table, "the per-cell table"},
+                                                {plan.stderr, "the stderr tails"},
+                                                {plan.warnings, "the sensitivity warnings"},
+                                                {plan.censored, "the censored metrics"},
+                                                {plan.environment, "the environment and build times"},
+                                                {plan.failures, "the failures"}};
+  for (const auto& [shown, what] : parts) {
+    if (!shown) {
+      items.emplace_back(what);
+    }
+  }
+  return items;
+}
+
+std::string trim_note(const std::vector<std::string>& items, std::size_t limit) {
+  std::string list;
+  for (const auto& item : items) {
+    list += (list.empty() ? "" : ", ") + item;
+  }
+  return fmt::format("_Left out to stay under {} bytes: {}. results.json has everything._\n", limit, list);
+}
+
+std::string render_details(const ReportModel& m, const DetailsPlan& plan, std::size_t limit) {
+  std::vector<std::string> sections;
+  if (auto items = left_out(plan); !items.empty()) {
+    sections.push_back(trim_note(items, limit));
+  }
+  if (plan.environment) {
+    sections.push_back(section("Environment", environment_body(m)));
+    sections.push_back(section("Build times", build_body(m)));
+  }
+  sections.push_back(plan.cell_table ? section("Cells", cells_body(m)) : "");
+  sections.push_back(plan.warnings ? section("Sensitivity warnings", warnings_body(m)) : "");
+  sections.push_back(plan.censored ? section("Censored metrics", censored_body(m)) : "");
+  sections.push_back(plan.failures ? section("Failures", failures_body(m, plan)) : "");
+  sections.push_back(reproduce_section(m));
+  std::string out = "<details><summary>Details</summary>\n\n";
+  for (const auto& s : sections) {
+    out += s.empty() ? "" : s + "\n";
+  }
+  return out + "</details>\n";
+}
+
+bool trim_details(DetailsPlan& plan, const ReportModel& m) {
+  const bool stderr = std::any_of(m.cells.begin(), m.cells.end(),
+                                  [](const CellInfo& c) { return c.failure && !c.failure->stderr_tail.empty(); });
+  if (!plan.short_stderr && plan.stderr && stderr) {
+    plan.short_stderr = true;
+    return true;
+  }
+  const std::pair<bool*, bool> steps[] = {{&plan.cell_table, !cells_body(m).empty()},
+                                          {&plan.stderr, stderr},
+                                          {&plan.warnings, !warnings_body(m).empty()},
+                                          {&plan.censored, !censored_body(m).empty()},
+                                          {&plan.environment, !(environment_body(m) + build_body(m)).empty()},
+                                          {&plan.failures, !failures_body(m, plan).empty()}};
+  for (const auto& [shown, present] : steps) {
+    if (*shown && present) {
+      *shown = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace refbench::report
