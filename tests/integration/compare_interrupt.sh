@@ -39,6 +39,8 @@ assert len(samples) >= 4, len(samples)
 assert all(o["status"] == "exited" for o in samples), "a cancelled invocation was journaled"
 PY
   expect_json "$out/results.json" "r['partial'] is True"
+  expect_in "$out/report.md" "⏸ partial (interrupted)"
+  [ -s "$out/report.csv" ] || fail "no report.csv after $1"
   expect_json "$out/results.json" "all(c['stop_reason'] == 'interrupted' for c in r['cells'])"
   # every journaled sample is in results.json
   local journaled
