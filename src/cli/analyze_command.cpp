@@ -104,14 +104,10 @@ CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
   cmd->add_option("--better", o.better, "Direction of CSV/hyperfine values: lower or higher")
       ->check(CLI::IsMember({"lower", "higher"}))
       ->capture_default_str();
-  cmd->add_option("--format", o.format, "Output: markdown, json or csv")
-      ->check(CLI::IsMember({"markdown", "json", "csv"}))
-      ->capture_default_str();
+  add_format_option(*cmd, o.format);
   cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap (default: the run's, else signed-rank)")
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}));
-  cmd->add_option("--fail-on", o.fail_on, "Which verdict fails: regression, inconclusive or never")
-      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
-      ->capture_default_str();
+  add_fail_on_option(*cmd, o.fail_on);
   cmd->add_option("--seed", o.seed, "Seed of the bootstrap (default: the run's seed, else 0)");
   return cmd;
 }

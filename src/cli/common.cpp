@@ -19,6 +19,18 @@ extern char** environ;
 
 namespace refbench::cli {
 
+void add_fail_on_option(CLI::App& command, std::string& fail_on) {
+  command.add_option("--fail-on", fail_on, "Which verdict fails: regression, inconclusive or never")
+      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
+      ->capture_default_str();
+}
+
+void add_format_option(CLI::App& command, std::string& format) {
+  command.add_option("--format", format, "Output: markdown, json or csv")
+      ->check(CLI::IsMember({"markdown", "json", "csv"}))
+      ->capture_default_str();
+}
+
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {
   auto parsed = util::parse_duration(text);
   if (!parsed) {

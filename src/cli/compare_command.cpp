@@ -119,9 +119,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--interval", o.interval, "Interval: signed-rank (default) or bootstrap (BCa, 10 000 resamples)")
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();
-  cmd->add_option("--fail-on", o.fail_on, "Which verdict fails the run: regression, inconclusive or never")
-      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
-      ->capture_default_str();
+  add_fail_on_option(*cmd, o.fail_on);
   return cmd;
 }
 

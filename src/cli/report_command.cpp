@@ -76,12 +76,8 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& o) {
   cmd->add_option("files", o.files, "results.json or journal.jsonl; several files = shards of one run")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--format", o.format, "Output: markdown, json or csv")
-      ->check(CLI::IsMember({"markdown", "json", "csv"}))
-      ->capture_default_str();
-  cmd->add_option("--fail-on", o.fail_on, "Which verdict fails: regression, inconclusive or never")
-      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
-      ->capture_default_str();
+  add_format_option(*cmd, o.format);
+  add_fail_on_option(*cmd, o.fail_on);
   return cmd;
 }
 

@@ -176,9 +176,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_option("--workdir", o.workdir, "Where the worktrees go (default <out>/arms)");
   cmd->add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
   cmd->add_flag("--allow-same-commit", o.allow_same_commit, "Allow an A/A run of one commit");
-  cmd->add_option("--fail-on", o.fail_on, "Which verdict fails the run: regression, inconclusive or never")
-      ->check(CLI::IsMember({"regression", "inconclusive", "never"}))
-      ->capture_default_str();
+  add_fail_on_option(*cmd, o.fail_on);
   cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap")
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/runner/record.hpp>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,12 @@
 #include <vector>
 
 namespace refbench::cli {
+
+// Adds `--fail-on regression|inconclusive|never` to `command`, bound to `fail_on`.
+void add_fail_on_option(CLI::App& command, std::string& fail_on);
+
+// Adds `--format markdown|json|csv` to `command`, bound to `format`.
+void add_format_option(CLI::App& command, std::string& format);
 
 // Parses the duration `text` of `flag`; throws UsageError naming the flag
 // when it is malformed or not above zero.
