@@ -74,3 +74,146 @@ make_sample() {
 verdict_of() {
   json_eval "$1" "next(a['verdict'] for a in r['analysis'] if a['cell'] == '$2' and a['metric'] == '$3')"
 }
+
+# --- A local GitHub API over HTTPS (fake_github.py) -------------------------
+
+# Makes a throwaway certificate authority: $1/ca.key and $1/ca.pem (CN $2).
+make_test_ca() {
+  mkdir -p "$1"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -keyout "$1/ca.key" -out "$1/ca.pem" -subj "/CN=$2" >/dev/null 2>&1 ||
+    fail "openssl cannot make the test CA $1/ca.pem"
+}
+
+# Makes $1/server.key and $1/server.pem for localhost and 127.0.0.1, signed
+# by the CA in $1.
+make_test_server_cert() {
+  printf '%s\n' "subjectAltName=DNS:localhost,IP:127.0.0.1" "basicConstraints=CA:FALSE" \
+    "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" \
+    "subjectKeyIdentifier=hash" "authorityKeyIdentifier=keyid" >"$1/server.ext"
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$1/server.key" -out "$1/server.csr" -subj "/CN=localhost" >/dev/null 2>&1 &&
+    openssl x509 -req -in "$1/server.csr" -CA "$1/ca.pem" -CAkey "$1/ca.key" -CAcreateserial \
+      -days 2 -extfile "$1/server.ext" -out "$1/server.pem" >/dev/null 2>&1 ||
+    fail "openssl cannot make the server certificate in $1"
+}
+
+# Writes a fake_github.py state file $1: repo owner/name, token $GITHUB_TOKEN,
+# PR 7 (open, base main, head feature), no comments, no faults; then the
+# top-level keys of the JSON object $2 (optional) replace those defaults.
+write_fake_state() {
+  local overrides="${2:-}"
+  "$PY" - "$1" "${overrides:-"{}"}" <<'PY'
+import json, os, sys
+state = {
+    "repo": "owner/name",
+    "token": os.environ["GITHUB_TOKEN"],
+    "latency": 0.02,
+    "pulls": {"7": {"base": {"ref": "main", "sha": "a" * 40},
+                    "head": {"ref": "feature", "sha": "b" * 40}}},
+    "comments": {},
+    "faults": [],
+}
+state.update(json.loads(sys.argv[2]))
+json.dump(state, open(sys.argv[1], "w"), indent=1)
+PY
+}
+
+# Starts fake_github.py with the state file $1 in the background, stopped by
+# the EXIT trap (or stop_fake_github). The CA and the server certificate are
+# made once per scenario. Exports FAKE_CA (the CA file), FAKE_URL
+# (https://localhost:PORT), GITHUB_API_URL ($FAKE_URL plus the API prefix and
+# a trailing slash), FAKE_LOG (the JSON-lines request log) and FAKE_DIR.
+start_fake_github() {
+  local state="$1" prefix
+  command -v openssl >/dev/null || skip "openssl is not installed"
+  [ -x "$PY" ] || skip "$PY is not installed"
+  FAKE_DIR="$WORK/fake-github"
+  if [ ! -s "$FAKE_DIR/server.pem" ]; then
+    make_test_ca "$FAKE_DIR" "refbench test CA"
+    make_test_server_cert "$FAKE_DIR"
+  fi
+  stop_fake_github
+  if [ -z "${_FAKE_TRAP:-}" ]; then
+    # keep whatever the EXIT trap already does (removing $WORK), after the stop
+    eval "set -- $(trap -p EXIT)"
+    trap "stop_fake_github; ${3:-}" EXIT
+    _FAKE_TRAP=1
+  fi
+  FAKE_LOG="$FAKE_DIR/requests.jsonl"
+  : >"$FAKE_LOG"
+  rm -f "$FAKE_DIR/port"
+  "$PY" "$(dirname "${BASH_SOURCE[0]}")/fake_github.py" --cert "$FAKE_DIR/server.pem" \
+    --key "$FAKE_DIR/server.key" --state "$state" --port-file "$FAKE_DIR/port" \
+    --log "$FAKE_LOG" --watch-parent 2>"$FAKE_DIR/server.err" &
+  FAKE_PID=$!
+  for _ in $(seq 100); do
+    [ -s "$FAKE_DIR/port" ] && break
+    kill -0 "$FAKE_PID" 2>/dev/null || fail "fake_github.py did not start: $(cat "$FAKE_DIR/server.err")"
+    sleep 0.05
+  done
+  [ -s "$FAKE_DIR/port" ] || fail "fake_github.py wrote no port in 5 s"
+  prefix="$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("api_prefix", "").rstrip("/"))' "$state")"
+  FAKE_CA="$FAKE_DIR/ca.pem"
+  FAKE_URL="https://localhost:$(cat "$FAKE_DIR/port")"
+  GITHUB_API_URL="$FAKE_URL$prefix/"
+  export FAKE_CA FAKE_URL GITHUB_API_URL FAKE_LOG FAKE_DIR
+}
+
+# Stops the server started by start_fake_github, if any.
+stop_fake_github() {
+  if [ -n "${FAKE_PID:-}" ]; then
+    kill -TERM "$FAKE_PID" 2>/dev/null || true
+    wait "$FAKE_PID" 2>/dev/null || true
+    FAKE_PID=
+  fi
+}
+
+# Talks to the server's own control endpoints: `fake_github_call GET /__state`
+# prints the comments per issue, the remaining faults and the request count;
+# `fake_github_call POST /__control '{"faults": [...]}'` replaces state keys.
+fake_github_call() {
+  "$PY" - "$FAKE_URL$2" "$1" "${3:-}" "$FAKE_CA" <<'PY'
+import ssl, sys, urllib.request
+url, method, body, ca = sys.argv[1:5]
+req = urllib.request.Request(url, method=method, data=body.encode() if body else None)
+with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=ca), timeout=10) as r:
+    sys.stdout.write(r.read().decode())
+PY
+}
+
+# Sets the server's fault queue to the JSON list $1.
+fake_github_faults() {
+  fake_github_call POST /__control "{\"faults\": $1}" >/dev/null || fail "cannot set faults $1"
+}
+
+# Evaluates the Python expression $1 with `s` = the server's /__state,
+# `cs(n)` = the comments of issue n, `L` = the logged requests (from line $2
+# of the log on, default 1) and `log(L)` = a readable summary of requests.
+fake_eval() {
+  fake_github_call GET /__state >"$FAKE_DIR/state.json" || fail "cannot read /__state"
+  "$PY" - "$FAKE_DIR/state.json" "$FAKE_LOG" "${2:-1}" "$1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+entries = [json.loads(l) for l in open(sys.argv[2]).readlines()[int(sys.argv[3]) - 1:]]
+L = [e for e in entries if e["kind"] == "request"]
+TLS = [e for e in entries if e["kind"] == "tls-error"]
+def cs(n):
+    return s["comments"].get(str(n), [])
+def log(L):
+    return "; ".join(f"{e['start']:.2f} {e['method']} {e['path']}?{e['query']} -> {e['status']}" for e in L)
+print(eval(sys.argv[4]))
+PY
+}
+
+# Fails unless the Python expression $1 (see fake_eval) is true; $2 as there.
+expect_fake() {
+  local value
+  value="$(fake_eval "$1" "${2:-1}")" || fail "cannot evaluate $1 on the fake GitHub"
+  [ "$value" = "True" ] || fail "expected $1 on the fake GitHub, got $value; requests: $(fake_eval 'log(L)' "${2:-1}")"
+}
+
+# The number of the next line of the request log (for fake_eval's $2).
+fake_log_mark() {
+  echo $(($(wc -l <"$FAKE_LOG") + 1))
+}
