@@ -85,10 +85,10 @@ make_test_ca() {
     fail "openssl cannot make the test CA $1/ca.pem"
 }
 
-# Makes $1/server.key and $1/server.pem for localhost and 127.0.0.1, signed
-# by the CA in $1.
+# Makes $1/server.key and $1/server.pem for the subjectAltName $2 (default
+# DNS:localhost,IP:127.0.0.1), signed by the CA in $1.
 make_test_server_cert() {
-  printf '%s\n' "subjectAltName=DNS:localhost,IP:127.0.0.1" "basicConstraints=CA:FALSE" \
+  printf '%s\n' "subjectAltName=${2:-DNS:localhost,IP:127.0.0.1}" "basicConstraints=CA:FALSE" \
     "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" \
     "subjectKeyIdentifier=hash" "authorityKeyIdentifier=keyid" >"$1/server.ext"
   openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
@@ -121,11 +121,12 @@ PY
 
 # Starts fake_github.py with the state file $1 in the background, stopped by
 # the EXIT trap (or stop_fake_github). The CA and the server certificate are
-# made once per scenario. Exports FAKE_CA (the CA file), FAKE_URL
+# made once per scenario; $2 may name another directory holding server.pem
+# and server.key to serve instead. Exports FAKE_CA (the CA file), FAKE_URL
 # (https://localhost:PORT), GITHUB_API_URL ($FAKE_URL plus the API prefix and
 # a trailing slash), FAKE_LOG (the JSON-lines request log) and FAKE_DIR.
 start_fake_github() {
-  local state="$1" prefix
+  local state="$1" certs="${2:-$WORK/fake-github}" prefix
   command -v openssl >/dev/null || skip "openssl is not installed"
   [ -x "$PY" ] || skip "$PY is not installed"
   FAKE_DIR="$WORK/fake-github"
@@ -143,8 +144,8 @@ start_fake_github() {
   FAKE_LOG="$FAKE_DIR/requests.jsonl"
   : >"$FAKE_LOG"
   rm -f "$FAKE_DIR/port"
-  "$PY" "$(dirname "${BASH_SOURCE[0]}")/fake_github.py" --cert "$FAKE_DIR/server.pem" \
-    --key "$FAKE_DIR/server.key" --state "$state" --port-file "$FAKE_DIR/port" \
+  "$PY" "$(dirname "${BASH_SOURCE[0]}")/fake_github.py" --cert "$certs/server.pem" \
+    --key "$certs/server.key" --state "$state" --port-file "$FAKE_DIR/port" \
     --log "$FAKE_LOG" --watch-parent 2>"$FAKE_DIR/server.err" &
   FAKE_PID=$!
   for _ in $(seq 100); do
@@ -177,7 +178,9 @@ fake_github_call() {
 import ssl, sys, urllib.request
 url, method, body, ca = sys.argv[1:5]
 req = urllib.request.Request(url, method=method, data=body.encode() if body else None)
-with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=ca), timeout=10) as r:
+ctx = ssl.create_default_context(cafile=ca)
+ctx.check_hostname = False  # the server may be serving a certificate for another name on purpose
+with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
     sys.stdout.write(r.read().decode())
 PY
 }
