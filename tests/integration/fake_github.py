@@ -38,7 +38,9 @@ lowercased), "user_agent", "accept", "api_version", "auth" ("valid",
 "readonly", "invalid", "missing"), "body_chars", "fault" (index in the
 original queue or null), "dropped", "ratelimit" {remaining, reset},
 "retry_after"}. TLS handshakes that fail: {"kind": "tls-error", "t", "conn",
-"error"}. Neither the Authorization header nor a token is ever written.
+"error"}. Connections when they close: {"kind": "connection", "t", "conn",
+"requests"} (0 requests: the client hung up after the handshake, e.g. on a
+certificate for another host name). Neither the Authorization header nor a token is ever written.
 
 Control endpoints (no authentication): GET /__state returns the comments
 per issue, the remaining faults and the request count; POST /__control with
@@ -197,9 +199,11 @@ class Server(http.server.ThreadingHTTPServer):
         except (ssl.SSLError, OSError) as e:
             self.log.write({"kind": "tls-error", "t": time.time(), "conn": conn, "error": str(e)})
             return
+        served = [0]
         try:
-            Handler(tls, client_address, self, conn)
+            Handler(tls, client_address, self, conn, served)
         finally:
+            self.log.write({"kind": "connection", "t": time.time(), "conn": conn, "requests": served[0]})
             try:
                 tls.close()
             except OSError:
@@ -221,8 +225,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "GitHub.com"
     sys_version = ""
 
-    def __init__(self, request, client_address, server, conn):
+    def __init__(self, request, client_address, server, conn, served):
         self.conn_id = conn
+        self.served = served
         super().__init__(request, client_address, server)
 
     def log_message(self, fmt, *args):
@@ -257,6 +262,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         st = self.server.state
         self.start = time.time()
         self.auth = "missing"
+        self.served[0] += 1
         # http.server folds a leading "//" into "/"; GitHub does not, so the
         # path is taken from the request line as the client sent it.
         parts = self.requestline.split()

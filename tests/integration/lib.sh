@@ -192,7 +192,8 @@ fake_github_faults() {
 
 # Evaluates the Python expression $1 with `s` = the server's /__state,
 # `cs(n)` = the comments of issue n, `L` = the logged requests (from line $2
-# of the log on, default 1) and `log(L)` = a readable summary of requests.
+# of the log on, default 1), `TLS` = the failed handshakes, `C` = the closed
+# connections and `log(L)` = a readable summary of requests.
 fake_eval() {
   fake_github_call GET /__state >"$FAKE_DIR/state.json" || fail "cannot read /__state"
   "$PY" - "$FAKE_DIR/state.json" "$FAKE_LOG" "${2:-1}" "$1" <<'PY'
@@ -201,6 +202,7 @@ s = json.load(open(sys.argv[1]))
 entries = [json.loads(l) for l in open(sys.argv[2]).readlines()[int(sys.argv[3]) - 1:]]
 L = [e for e in entries if e["kind"] == "request"]
 TLS = [e for e in entries if e["kind"] == "tls-error"]
+C = [e for e in entries if e["kind"] == "connection"]
 def cs(n):
     return s["comments"].get(str(n), [])
 def log(L):
