@@ -8,7 +8,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev
   libcli11-dev libtomlplusplus-dev libboost-math-dev
   nlohmann-json3-dev libfmt-dev doctest-dev
-  hyperfine python3 python3-scipy cmark-gfm
+  hyperfine python3 python3-scipy python3-yaml cmark-gfm
   util-linux procps
 )
 
