@@ -81,9 +81,12 @@ std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, 
     throw RefusedError(fmt::format("only one arm named: {} is missing", o.baseline ? "--candidate" : "--baseline"),
                        "name both refs, e.g. --baseline latest-release --candidate HEAD");
   }
+  std::optional<git::ResolvedRef> pr_baseline; // checks first that both PR commits were fetched
+  if (pr_base_sha) {
+    pr_baseline = git::resolve_pull_request_base(repo, *pr_base_sha, *o.candidate);
+  }
   auto candidate = git::resolve(repo, *o.candidate);
-  auto baseline = pr_base_sha ? git::resolve_pull_request_base(repo, *pr_base_sha, candidate.sha)
-                              : git::resolve(repo, *o.baseline, candidate.sha);
+  auto baseline = pr_baseline ? *pr_baseline : git::resolve(repo, *o.baseline, candidate.sha);
   if (baseline.sha == candidate.sha && !o.allow_same_commit) {
     throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline, *o.candidate,
                                    baseline.sha.substr(0, 12)),
@@ -241,6 +244,10 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   const auto config = config::load_config(config_path);
   const auto e = effective_settings(o, config);
   auto [baseline, candidate] = resolve_refs(o, repo, pr_base_sha);
+  if (pr_base_sha) { // a PR's arms are reported by branch name
+    baseline.name = event->baseline_name.value_or(baseline.name);
+    candidate.name = options.candidate ? candidate.name : event->candidate_name.value_or(candidate.name);
+  }
 
   const fs::path out = fs::absolute(o.out).lexically_normal();
   const fs::path work = o.workdir ? fs::absolute(*o.workdir).lexically_normal() : out / "arms";

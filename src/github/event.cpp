@@ -114,6 +114,14 @@ void apply_pull_request(EventPlan& plan, const nlohmann::json& pull_request, con
   if (!plan.baseline && !plan.candidate) {
     plan.pr_base_sha = base;
     plan.candidate = head;
+    auto branch = [&](const char* side) -> std::optional<std::string> {
+      const auto* part = member(pull_request, side);
+      const auto* ref = part ? member(*part, "ref") : nullptr;
+      return ref && ref->is_string() && !ref->get<std::string>().empty() ? std::optional(ref->get<std::string>())
+                                                                         : std::nullopt;
+    };
+    plan.baseline_name = branch("base");
+    plan.candidate_name = branch("head");
   }
   plan.needs_pull_request = false;
 }

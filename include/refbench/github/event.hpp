@@ -18,6 +18,9 @@ struct EventPlan {
   std::optional<std::string> candidate;
   std::optional<std::string> pr_base_sha;
   std::optional<std::uint64_t> pr; // the PR to comment on
+  // what the report calls the arms of a PR: its base and head branch names
+  std::optional<std::string> baseline_name;
+  std::optional<std::string> candidate_name;
   // an issue_comment names only the PR: its refs come from GET /pulls/N
   bool needs_pull_request = false;
 };
