@@ -165,7 +165,8 @@ Api::Api(ApiSettings settings, Transport& transport, std::function<void(double)>
 }
 
 HttpResponse Api::request(const std::string& method, const std::string& path_or_url,
-                          const std::optional<nlohmann::json>& body) {
+                          const std::optional<nlohmann::json>& body,
+                          const std::function<std::optional<HttpResponse>()>& recheck) {
   const bool absolute = path_or_url.find("://") != std::string::npos;
   if (absolute && !path_or_url.starts_with(m_settings.base_url + "/")) {
     // the token only ever goes to the configured API
@@ -207,6 +208,12 @@ HttpResponse Api::request(const std::string& method, const std::string& path_or_
     }
     m_sleep(wait->seconds);
     waited += wait->seconds;
+    const bool maybe_done = !outcome || outcome->status >= 500;
+    if (recheck && maybe_done) {
+      if (auto done = recheck()) {
+        return *done;
+      }
+    }
   }
 }
 

@@ -78,12 +78,14 @@ std::string trim_body(const std::string& body, std::size_t limit) {
   return body.substr(0, cut) + note;
 }
 
-CommentResult upsert_comment(Api& api, const std::string& repo, std::uint64_t pr, const std::string& marker,
-                             const std::string& body) {
-  const std::string comments = fmt::format("/repos/{}/issues/{}/comments", repo, pr);
-  std::string page = comments + "?per_page=100";
-  std::optional<std::uint64_t> found;
-  while (!page.empty() && !found) {
+namespace {
+
+// The id of the first comment of issue `pr` whose first line is `marker`,
+// looking through every page.
+std::optional<std::uint64_t> find_marker_comment(Api& api, const std::string& repo, std::uint64_t pr,
+                                                 const std::string& marker) {
+  std::string page = fmt::format("/repos/{}/issues/{}/comments?per_page=100", repo, pr);
+  while (!page.empty()) {
     auto response = api.request("GET", page);
     auto list = nlohmann::json::parse(response.body, nullptr, false);
     if (!list.is_array()) {
@@ -93,18 +95,43 @@ CommentResult upsert_comment(Api& api, const std::string& repo, std::uint64_t pr
     for (const auto& comment : list) {
       if (comment.is_object() && comment.value("body", nlohmann::json()).is_string() &&
           first_line(comment["body"].get<std::string>()) == marker &&
-          comment.value("id", nlohmann::json()).is_number()) {
-        found = comment["id"].get<std::uint64_t>();
-        break;
+          comment.value("id", nlohmann::json()).is_number_unsigned()) {
+        return comment["id"].get<std::uint64_t>();
       }
     }
     page = next_link(response.header("link"));
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+CommentResult upsert_comment(Api& api, const std::string& repo, std::uint64_t pr, const std::string& marker,
+                             const std::string& body) {
   const nlohmann::json payload{{"body", body}};
-  auto response = found ? api.request("PATCH", fmt::format("/repos/{}/issues/comments/{}", repo, *found), payload)
-                        : api.request("POST", comments, payload);
+  auto patch = [&](std::uint64_t id) {
+    return api.request("PATCH", fmt::format("/repos/{}/issues/comments/{}", repo, id), payload);
+  };
+  auto found = find_marker_comment(api, repo, pr, marker);
+  bool created = !found;
+  HttpResponse response;
+  if (found) {
+    response = patch(*found);
+  } else {
+    // a POST that failed with a 5xx may still have created the comment:
+    // look again before sending it twice
+    response = api.request("POST", fmt::format("/repos/{}/issues/{}/comments", repo, pr), payload,
+                           [&]() -> std::optional<HttpResponse> {
+                             if (auto id = find_marker_comment(api, repo, pr, marker)) {
+                               created = false;
+                               found = id;
+                               return patch(*id);
+                             }
+                             return std::nullopt;
+                           });
+  }
   auto comment = nlohmann::json::parse(response.body, nullptr, false);
-  CommentResult result{!found, found.value_or(0), {}};
+  CommentResult result{created, found.value_or(0), {}};
   if (comment.is_object()) {
     result.id = comment.value("id", result.id);
     result.url = comment.value("html_url", std::string());

@@ -82,9 +82,12 @@ public:
   // Sends `method` to `path_or_url` (a path below the base URL, or an
   // absolute URL under it, as pagination links are) with the JSON `body`;
   // retries as RetryPolicy says and returns the 2xx response. Throws
-  // ApiError with a message for the user for anything else.
+  // ApiError with a message for the user for anything else. Before
+  // resending after a 5xx or network error (when the request may have been
+  // carried out), `recheck` may return a response that ends the retries.
   HttpResponse request(const std::string& method, const std::string& path_or_url,
-                       const std::optional<nlohmann::json>& body = std::nullopt);
+                       const std::optional<nlohmann::json>& body = std::nullopt,
+                       const std::function<std::optional<HttpResponse>()>& recheck = {});
 
   // The base URL the client was given (normalised).
   const std::string& base_url() const { return m_settings.base_url; }
