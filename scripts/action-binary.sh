@@ -68,7 +68,7 @@ build_from_source() {
     log "reusing $bin, built earlier in this job"
   else
     echo "::group::refbench-action: building refbench from source ($root)" >&2
-    "$root/scripts/install-deps.sh" >&2
+    "$root/scripts/install-deps.sh" --build-only >&2
     BUILD_DIR="$build" "$root/scripts/build.sh" -DREFBENCH_TESTS=OFF >&2
     echo "::endgroup::" >&2
   fi
