@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Installs everything refbench needs to build, test and benchmark, from
-# Debian's packages. Idempotent: packages already present are skipped.
+# Debian's packages (--build-only: only what building needs). Idempotent:
+# packages already present are skipped.
 set -euo pipefail
 
+# What building refbench needs (the action builds with --build-only, on a
+# user's runner); then what its tests and benchmarks need as well.
 packages=(
   g++ cmake make git ca-certificates pkg-config
   libcurl4-openssl-dev libssl-dev
   libcli11-dev libtomlplusplus-dev libboost-math-dev
-  nlohmann-json3-dev libfmt-dev doctest-dev
-  hyperfine python3 python3-scipy cmark-gfm
-  util-linux procps
+  nlohmann-json3-dev libfmt-dev
 )
+if [ "${1:-}" != "--build-only" ]; then
+  packages+=(
+    doctest-dev hyperfine python3 python3-scipy python3-yaml cmark-gfm
+    util-linux procps openssl
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/app.hpp>
+#include <refbench/cli/comment_command.hpp>
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/cli/report_command.hpp>
 #include <refbench/cli/run_command.hpp>
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
   CLI::App* run_command = add_run_command(app, run);
   ReportOptions report;
   CLI::App* report_command = add_report_command(app, report);
+  CommentOptions comment;
+  CLI::App* comment_command = add_comment_command(app, comment);
   ResolveOptions resolve;
   CLI::App* resolve_command = add_resolve_command(app, resolve);
 
@@ -68,6 +71,9 @@ int main(int argc, char** argv) {
     }
     if (report_command->parsed()) {
       return run_report(report, common);
+    }
+    if (comment_command->parsed()) {
+      return run_comment(comment);
     }
     if (resolve_command->parsed()) {
       return run_resolve(resolve);

@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/build/build.hpp>
 #include <refbench/cli/common.hpp>
+#include <refbench/cli/github_run.hpp>
 #include <refbench/cli/run_command.hpp>
 #include <refbench/cli/terminal.hpp>
 #include <refbench/config/cells.hpp>
@@ -73,13 +74,19 @@ Effective effective_settings(const RunOptions& o, const config::Config& c) {
 
 // The refs: both must be named; the candidate first, since `merge-base`
 // as the baseline is relative to it.
-std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, const std::string& repo) {
+// A pull request's baseline is the merge base of `pr_base_sha` and the candidate.
+std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, const std::string& repo,
+                                                           const std::optional<std::string>& pr_base_sha) {
   if (!o.baseline || !o.candidate) {
     throw RefusedError(fmt::format("only one arm named: {} is missing", o.baseline ? "--candidate" : "--baseline"),
                        "name both refs, e.g. --baseline latest-release --candidate HEAD");
   }
+  std::optional<git::ResolvedRef> pr_baseline; // checks first that both PR commits were fetched
+  if (pr_base_sha) {
+    pr_baseline = git::resolve_pull_request_base(repo, *pr_base_sha, *o.candidate);
+  }
   auto candidate = git::resolve(repo, *o.candidate);
-  auto baseline = git::resolve(repo, *o.baseline, candidate.sha);
+  auto baseline = pr_baseline ? *pr_baseline : git::resolve(repo, *o.baseline, candidate.sha);
   if (baseline.sha == candidate.sha && !o.allow_same_commit) {
     throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline, *o.candidate,
                                    baseline.sha.substr(0, 12)),
@@ -177,6 +184,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
   cmd->add_flag("--allow-same-commit", o.allow_same_commit, "Allow an A/A run of one commit");
   add_fail_on_option(*cmd, o.fail_on);
+  cmd->add_flag("--github", o.github,
+                "Take the refs from the GitHub Actions event; write the job summary, outputs and comment.json");
   cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap")
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();
@@ -206,10 +215,23 @@ int run_resolve(const ResolveOptions& o) {
   return 0;
 }
 
-int run_run(const RunOptions& o, const CommonOptions& common) {
+int run_run(const RunOptions& options, const CommonOptions& common) {
   const double started = runner::monotonic_now();
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (SPEC §3.4)
+  // --github: the event names the refs the flags leave open (flags win)
+  RunOptions o = options;
+  std::optional<github::EventPlan> event;
+  std::optional<std::string> pr_base_sha;
+  if (o.github) {
+    event = github_event_plan();
+    if (!o.baseline && event->pr_base_sha) {
+      pr_base_sha = event->pr_base_sha;
+      o.baseline = "merge-base";
+    }
+    o.baseline = o.baseline ? o.baseline : event->baseline;
+    o.candidate = o.candidate ? o.candidate : event->candidate;
+  }
 
   const std::string repo = fs::absolute(o.repo).lexically_normal().string();
   if (!git::is_repository(repo)) {
@@ -221,7 +243,11 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   }
   const auto config = config::load_config(config_path);
   const auto e = effective_settings(o, config);
-  auto [baseline, candidate] = resolve_refs(o, repo);
+  auto [baseline, candidate] = resolve_refs(o, repo, pr_base_sha);
+  if (pr_base_sha) { // a PR's arms are reported by branch name
+    baseline.name = event->baseline_name.value_or(baseline.name);
+    candidate.name = options.candidate ? candidate.name : event->candidate_name.value_or(candidate.name);
+  }
 
   const fs::path out = fs::absolute(o.out).lexically_normal();
   const fs::path work = o.workdir ? fs::absolute(*o.workdir).lexically_normal() : out / "arms";
@@ -322,6 +348,9 @@ int run_run(const RunOptions& o, const CommonOptions& common) {
   document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
   document["total_seconds"] = runner::monotonic_now() - started;
   write_outputs(out, document);
+  if (event) {
+    publish_to_github(out, document, *event);
+  }
   std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
   if (!common.quiet) {
     std::cout << report::render_run_summary(report::read_model(document)) << "\n";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <fmt/format.h>
 
 extern char** environ;
 
@@ -238,6 +239,23 @@ ResolvedRef resolve_default_branch(const std::string& repo) {
   return {std::string(k_default_branch), branch.sha, directory_name(branch.name, branch.sha), branch.name};
 }
 
+// The merge base of the commits `a` and `b` (the one called `b_name`),
+// named "merge-base".
+ResolvedRef merge_base_of(const std::string& repo, const std::string& a, const std::string& b,
+                          const std::string& b_name) {
+  std::string sha;
+  try {
+    sha = run_git(repo, {"merge-base", a, b});
+  } catch (const GitError& error) {
+    if (error.exit_code() != 1) {
+      throw;
+    }
+    throw RefusedError("merge-base: the candidate and " + b_name + " have no common ancestor",
+                       "name the baseline ref explicitly");
+  }
+  return {std::string(k_merge_base), sha, directory_name(k_merge_base, sha), std::string(k_merge_base)};
+}
+
 ResolvedRef resolve_merge_base(const std::string& repo, const std::optional<std::string>& candidate) {
   if (!candidate || candidate->empty() || candidate->front() == '-') {
     throw RefusedError("merge-base needs the candidate's commit",
@@ -249,17 +267,7 @@ ResolvedRef resolve_merge_base(const std::string& repo, const std::optional<std:
                        "check the candidate ref");
   }
   auto branch = find_default_branch(repo);
-  std::string sha;
-  try {
-    sha = run_git(repo, {"merge-base", *candidate_sha, branch.sha});
-  } catch (const GitError& error) {
-    if (error.exit_code() != 1) {
-      throw;
-    }
-    throw RefusedError("merge-base: the candidate and " + branch.name + " have no common ancestor",
-                       "name the baseline ref explicitly");
-  }
-  return {std::string(k_merge_base), sha, directory_name(k_merge_base, sha), std::string(k_merge_base)};
+  return merge_base_of(repo, *candidate_sha, branch.sha, branch.name);
 }
 
 ResolvedRef resolve_commitish(const std::string& repo, const std::string& ref) {
@@ -340,6 +348,23 @@ ResolvedRef resolve(const std::string& repo, const std::string& ref,
   } catch (const GitError& error) {
     throw RefusedError("cannot resolve '" + ref + "': " + error.what(),
                        "check that " + repo + " is a git repository and that git works there");
+  }
+}
+
+ResolvedRef resolve_pull_request_base(const std::string& repo, const std::string& base, const std::string& head) {
+  for (const auto& [what, sha] : {std::pair{"base", base}, std::pair{"head", head}}) {
+    refuse_malformed(sha);
+    if (!commit_of(repo, sha)) {
+      throw RefusedError(fmt::format("the pull request's {} commit {} is not in {}", what, sha, repo),
+                         "check out with full history (actions/checkout with fetch-depth: 0), and for a fork's PR "
+                         "fetch it: git fetch origin pull/N/head");
+    }
+  }
+  try {
+    return merge_base_of(repo, base, head, "the pull request's base");
+  } catch (const GitError& error) {
+    throw RefusedError(std::string("cannot find the pull request's merge base: ") + error.what(),
+                       "check out with full history (actions/checkout with fetch-depth: 0)");
   }
 }
 

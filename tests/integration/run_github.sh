@@ -1,3 +1,138 @@
 #!/usr/bin/env bash
-# Placeholder: written in the change that adds this scenario.
-exit 125
+# refbench run --github on real git repositories: the refs come from the
+# event (pull_request → merge base vs head, workflow_dispatch inputs,
+# schedule → latest-release vs default-branch, /refbench BASE CAND), flags
+# win over the event; the run is handed back to the job through
+# $GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT, ::error annotations and comment.json;
+# malformed or untrusted events are refused before anything is built.
+source "$(dirname "$0")/lib.sh"
+repo=$(make_sample slower)
+git_in() { git -C "$repo" -c user.name=t -c user.email=t@t "$@"; }
+# a PR from main (the slower commit) into `release`, which moved on since
+# they forked at v1.1.0-rc1
+git_in branch release v1.1.0-rc1
+git_in worktree add -q "$WORK/rel" release
+echo "release notes" >>"$WORK/rel/README.md"
+git -C "$WORK/rel" -c user.name=t -c user.email=t@t commit -q -am "docs on release"
+git_in worktree remove "$WORK/rel"
+base_sha=$(git_in rev-parse release)
+head_sha=$(git_in rev-parse main)
+fork_sha=$(git_in rev-parse 'v1.1.0-rc1^{commit}')
+
+# Runs `refbench run --github` for event $1 with payload file $2 into $WORK/$3.
+github_run() { # event payload name [flags]
+  local out="$WORK/$3"
+  mkdir -p "$out.gh"
+  : >"$out.gh/summary"
+  : >"$out.gh/output"
+  set +e
+  GITHUB_EVENT_NAME="$1" GITHUB_EVENT_PATH="$2" GITHUB_SHA="$head_sha" \
+    GITHUB_STEP_SUMMARY="$out.gh/summary" GITHUB_OUTPUT="$out.gh/output" \
+    "$REFBENCH" run -q --github --repo "$repo" --out "$out" --seed 5 "${@:4}" >"$WORK/out" 2>"$WORK/err"
+  RC=$?
+  set -e
+}
+# The value of key $2 in the GITHUB_OUTPUT file $1.
+output_of() { sed -n "s/^$2=//p" "$1"; }
+
+# pull_request: baseline = merge base of base and head, candidate = head
+cat >"$WORK/pr.json" <<JSON
+{"action": "synchronize", "number": 7,
+ "pull_request": {"number": 7,
+   "base": {"ref": "release", "sha": "$base_sha"},
+   "head": {"ref": "feat/slower", "sha": "$head_sha"}}}
+JSON
+github_run pull_request "$WORK/pr.json" pr --max-rounds 20
+expect_rc 1
+r="$WORK/pr/results.json"
+expect_json "$r" "r['arms']['baseline']['sha'] == '$fork_sha' and r['arms']['candidate']['sha'] == '$head_sha'"
+expect_json "$r" "r['arms']['baseline']['name'] == 'release' and r['arms']['candidate']['name'] == 'feat/slower'"
+expect_in "$WORK/pr/report.md" "baseline \`release\` (${fork_sha:0:7}) vs candidate \`feat/slower\` (${head_sha:0:7})"
+# outputs: exactly the four keys, with the run's values
+[ "$(cut -d= -f1 "$WORK/pr.gh/output" | tr '\n' ' ')" = "verdict regressions report results " ] ||
+  fail "GITHUB_OUTPUT keys: $(cat "$WORK/pr.gh/output")"
+[ "$(output_of "$WORK/pr.gh/output" verdict)" = regression ] || fail "verdict output: $(cat "$WORK/pr.gh/output")"
+regressions=$(json_eval "$r" "sum(a['verdict'] == 'REGRESSION' for a in r['analysis'])")
+[ "$regressions" -ge 1 ] || fail "the slower PR has no regression"
+[ "$(output_of "$WORK/pr.gh/output" regressions)" = "$regressions" ] || fail "regressions output"
+[ "$(output_of "$WORK/pr.gh/output" report)" = "$WORK/pr/report.md" ] || fail "report output"
+[ "$(output_of "$WORK/pr.gh/output" results)" = "$r" ] || fail "results output"
+# the step summary is the report
+cmp -s <(cat "$WORK/pr/report.md" && echo) "$WORK/pr.gh/summary" || fail "step summary is not report.md"
+# one ::error per regression, worst first
+grep '^::error ' "$WORK/out" >"$WORK/annotations" || fail "no ::error annotation: $(cat "$WORK/out")"
+[ "$(wc -l <"$WORK/annotations")" -eq "$regressions" ] || fail "annotations: $(cat "$WORK/annotations")"
+"$PY" - "$WORK/annotations" "$r" <<'PY' || fail "annotations not worst first"
+import json, math, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+r = json.load(open(sys.argv[2]))
+want = sorted((a for a in r["analysis"] if a["verdict"] == "REGRESSION"), key=lambda a: -abs(math.log(a["ratio"])))
+for line, a in zip(lines, want):
+    assert line.startswith("::error title=refbench%3A " + a["cell"] + " " + a["metric"] + "::"), line
+    assert "%.3fx" % a["ratio"] in line, line
+PY
+# comment.json for the fork-safe commenter
+expect_json "$WORK/pr/comment.json" "r['pr'] == 7 and r['body'] == open('$WORK/pr/report.md').read()"
+expect_json "$WORK/pr/comment.json" "r['body'].split(chr(10))[0] == '<!-- refbench -->'"
+
+# workflow_dispatch: the inputs; flags win over them
+cat >"$WORK/dispatch.json" <<'JSON'
+{"ref": "refs/heads/main", "inputs": {"baseline-ref": "v1.0.0", "candidate-ref": "v1.1.0-rc1"}}
+JSON
+github_run workflow_dispatch "$WORK/dispatch.json" dispatch --max-rounds 3 --min-rounds 3
+[ "$RC" -le 1 ] || fail "dispatch: exit $RC: $(cat "$WORK/err")"
+expect_json "$WORK/dispatch/results.json" "r['arms']['baseline']['ref'] == 'v1.0.0' and r['arms']['candidate']['ref'] == 'v1.1.0-rc1'"
+[ ! -e "$WORK/dispatch/comment.json" ] || fail "a dispatch run is not a PR: no comment.json"
+github_run workflow_dispatch "$WORK/dispatch.json" flags --max-rounds 3 --min-rounds 3 --candidate main
+expect_json "$WORK/flags/results.json" "r['arms']['baseline']['ref'] == 'v1.0.0' and r['arms']['candidate']['ref'] == 'main'"
+# without inputs: latest-release vs the dispatched commit
+echo '{"ref": "refs/heads/main", "inputs": {}}' >"$WORK/dispatch-empty.json"
+github_run workflow_dispatch "$WORK/dispatch-empty.json" dispatch-empty --max-rounds 3 --min-rounds 3
+expect_json "$WORK/dispatch-empty/results.json" "r['arms']['baseline']['name'] == 'v1.0.0' and r['arms']['candidate']['sha'] == '$head_sha'"
+
+# schedule: latest-release vs default-branch
+echo '{"schedule": "17 3 * * *"}' >"$WORK/schedule.json"
+github_run schedule "$WORK/schedule.json" schedule --max-rounds 3 --min-rounds 3
+expect_json "$WORK/schedule/results.json" "r['arms']['baseline']['ref'] == 'latest-release' and r['arms']['baseline']['name'] == 'v1.0.0'"
+expect_json "$WORK/schedule/results.json" "r['arms']['candidate']['ref'] == 'default-branch' and r['arms']['candidate']['sha'] == '$head_sha'"
+
+# issue_comment with explicit refs needs no API call
+cat >"$WORK/comment.json" <<'JSON'
+{"action": "created", "issue": {"number": 9, "pull_request": {"url": "https://api.github.com/repos/o/r/pulls/9"}},
+ "comment": {"body": "/refbench v1.0.0 main\nplease", "author_association": "MEMBER"}}
+JSON
+github_run issue_comment "$WORK/comment.json" comment --max-rounds 3 --min-rounds 3
+[ "$RC" -le 1 ] || fail "issue_comment: exit $RC: $(cat "$WORK/err")"
+expect_json "$WORK/comment/results.json" "r['arms']['baseline']['ref'] == 'v1.0.0' and r['arms']['candidate']['ref'] == 'main'"
+expect_json "$WORK/comment/comment.json" "r['pr'] == 9"
+
+# refused before anything is built: one line, the exit code, no worktree
+refused() { # rc expected-text event payload
+  github_run "$3" "$4" refused --max-rounds 3
+  expect_rc "$1"
+  expect_in "$WORK/err" "$2"
+  [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "expected one line: $(cat "$WORK/err")"
+  [ ! -e "$WORK/refused/arms" ] || fail "a worktree directory was created"
+  [ ! -s "$WORK/refused.gh/output" ] || fail "outputs written for a refused run"
+}
+sed 's/MEMBER/NONE/' "$WORK/comment.json" >"$WORK/stranger.json"
+refused 3 "without write access (NONE)" issue_comment "$WORK/stranger.json"
+sed 's|, "pull_request": {[^}]*}||' "$WORK/comment.json" >"$WORK/issue.json"
+grep -q pull_request "$WORK/issue.json" && fail "issue.json still names a pull request"
+refused 3 "on an issue, not a pull request" issue_comment "$WORK/issue.json"
+sed 's|/refbench v1.0.0 main|/refbench main|' "$WORK/comment.json" >"$WORK/one.json"
+refused 3 "no refs or two" issue_comment "$WORK/one.json"
+refused 3 "does not know the event 'push'" push "$WORK/schedule.json"
+echo '{"pull_request": {"number": 7' >"$WORK/broken.json"
+refused 2 "is not a JSON object" pull_request "$WORK/broken.json"
+echo '{"pull_request": {"number": 7, "base": {"sha": "'"$base_sha"'"}}}' >"$WORK/headless.json"
+refused 2 "no head.sha in the pull request" pull_request "$WORK/headless.json"
+sed "s/$head_sha/$(printf 'f%.0s' {1..40})/" "$WORK/pr.json" >"$WORK/unfetched.json"
+refused 3 "fetch-depth: 0" pull_request "$WORK/unfetched.json"
+set +e
+env -u GITHUB_EVENT_NAME "$REFBENCH" run --github --repo "$repo" --out "$WORK/noevent" >"$WORK/out" 2>"$WORK/err"
+RC=$?
+set -e
+expect_rc 2
+expect_in "$WORK/err" "--github needs GITHUB_EVENT_NAME"
+echo "ok: --github refs for pull_request, workflow_dispatch, schedule, issue_comment; summary, outputs, annotations, comment.json; refusals"

@@ -31,6 +31,7 @@ struct RunOptions {
   bool keep_worktrees = false;
   bool allow_same_commit = false;
   std::string fail_on = "regression";
+  bool github = false;
   std::string interval = "signed-rank";
 };
 

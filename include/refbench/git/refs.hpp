@@ -66,6 +66,11 @@ std::string default_branch(const std::string& repo);
 ResolvedRef resolve(const std::string& repo, const std::string& ref,
                     const std::optional<std::string>& merge_base_with = std::nullopt);
 
+// The baseline of a pull request: the merge base of its `base` and `head`
+// commits, named "merge-base". Throws RefusedError (with a fetch-depth hint)
+// when either commit is missing, e.g. in a shallow checkout.
+ResolvedRef resolve_pull_request_base(const std::string& repo, const std::string& base, const std::string& head);
+
 // True when `dir` is inside a git repository (or is one).
 bool is_repository(const std::string& dir);
 

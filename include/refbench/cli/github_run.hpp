@@ -1,0 +1,27 @@
+#pragma once
+// `refbench run --github` (SPEC §6): the refs the GitHub Actions event asks
+// for, and a finished run handed back to the job (summary, outputs,
+// annotations, comment.json for the fork-safe commenter).
+
+#include <refbench/github/event.hpp>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace refbench::cli {
+
+// The refs of the event in GITHUB_EVENT_NAME / GITHUB_EVENT_PATH; for an
+// issue_comment the PR's refs come from the API (GITHUB_TOKEN,
+// GITHUB_API_URL, GITHUB_REPOSITORY). Throws UsageError when the variables
+// are missing or the payload is malformed, RefusedError for an event or
+// comment refbench does not act on.
+github::EventPlan github_event_plan();
+
+// Hands the run in `out` (its results.json `document`, report.md already
+// written) to the job: appends report.md to $GITHUB_STEP_SUMMARY (under
+// 1 MiB), writes verdict, regressions, report and results to
+// $GITHUB_OUTPUT, prints up to 10 `::error` annotations, and for a PR
+// writes `out`/comment.json. Variables that are not set are skipped.
+void publish_to_github(const std::filesystem::path& out, const nlohmann::json& document, const github::EventPlan& plan);
+
+} // namespace refbench::cli

@@ -1,0 +1,102 @@
+#pragma once
+// The GitHub REST API client: the three required headers, the token, retries
+// with backoff and rate-limit waits bounded by a total wait, pagination
+// links. Requests are made one at a time (mutating ones must be serial).
+
+#include <refbench/github/http.hpp>
+#include <refbench/util/error.hpp>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace refbench::github {
+
+// How long to keep trying: the first backoff doubles per attempt up to
+// `max_backoff_seconds`; all waits together stay within `max_wait_seconds`.
+struct RetryPolicy {
+  double max_wait_seconds = 120;
+  double first_backoff_seconds = 1;
+  double max_backoff_seconds = 30;
+};
+
+// Why and how long to wait before attempt `attempt` + 1.
+struct RetryWait {
+  double seconds = 0;
+  std::string reason; // e.g. "HTTP 502", "retry-after: 1"
+};
+
+// The wait before retrying a request whose attempt number `attempt`
+// (1-based) ended in `outcome` at Unix time `now`, or nullopt when it must
+// not be retried: 5xx and network errors back off exponentially; 403/429
+// honour `retry-after`, else `x-ratelimit-reset` when
+// `x-ratelimit-remaining` is 0, else wait 60 s for a rate-limit message
+// (GitHub's advice for secondary limits); TLS errors and other statuses are final.
+std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int attempt, double now, const RetryPolicy& policy);
+
+// The `rel="next"` URL of a `Link` header value, or "" when there is none.
+std::string next_link(const std::string& link_header);
+
+// `url` without trailing slashes; "" becomes https://api.github.com.
+std::string normalize_api_url(std::string url);
+
+// A request that failed for good: `status` is the HTTP status (0 when no
+// response came), `github_message` the API's "message" field. Exit code 2.
+class ApiError : public UsageError {
+public:
+  ApiError(long status, std::string github_message, const std::string& what, std::string hint)
+      : UsageError(what, std::move(hint)), m_status(status), m_github_message(std::move(github_message)) {}
+  long status() const { return m_status; }
+  const std::string& github_message() const { return m_github_message; }
+
+private:
+  long m_status;
+  std::string m_github_message;
+};
+
+// Where the API is and how to authenticate; `token` is never printed.
+struct ApiSettings {
+  std::string base_url = "https://api.github.com";
+  std::string token;
+  RetryPolicy retry;
+};
+
+// ApiSettings from GITHUB_TOKEN and GITHUB_API_URL (read through `getenv`)
+// waiting at most `max_wait_seconds` in all; throws UsageError when
+// GITHUB_TOKEN is unset or empty.
+ApiSettings settings_from_environment(const std::function<const char*(const char*)>& getenv, double max_wait_seconds);
+
+// The repository "owner/name" from `flag`, else GITHUB_REPOSITORY; throws
+// UsageError when neither is set or the value is not owner/name.
+std::string repository_from(const std::optional<std::string>& flag,
+                            const std::function<const char*(const char*)>& getenv);
+
+// Calls the API through `transport`; `sleep` and `now` (Unix seconds) are
+// injectable so retry timing is tested without waiting.
+class Api {
+public:
+  Api(ApiSettings settings, Transport& transport, std::function<void(double)> sleep = {},
+      std::function<double()> now = {});
+
+  // Sends `method` to `path_or_url` (a path below the base URL, or an
+  // absolute URL under it, as pagination links are) with the JSON `body`;
+  // retries as RetryPolicy says and returns the 2xx response. Throws
+  // ApiError with a message for the user for anything else. Before
+  // resending after a 5xx or network error (when the request may have been
+  // carried out), `recheck` may return a response that ends the retries.
+  HttpResponse request(const std::string& method, const std::string& path_or_url,
+                       const std::optional<nlohmann::json>& body = std::nullopt,
+                       const std::function<std::optional<HttpResponse>()>& recheck = {});
+
+  // The base URL the client was given (normalised).
+  const std::string& base_url() const { return m_settings.base_url; }
+
+private:
+  ApiSettings m_settings;
+  Transport& m_transport;
+  std::function<void(double)> m_sleep;
+  std::function<double()> m_now;
+};
+
+} // namespace refbench::github

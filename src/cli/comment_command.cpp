@@ -1,0 +1,134 @@
+#include <refbench/cli/comment_command.hpp>
+#include <refbench/cli/common.hpp>
+#include <refbench/github/api.hpp>
+#include <refbench/github/comment.hpp>
+#include <refbench/github/http.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
+#include <refbench/util/error.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace refbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* environment(const char* name) { return std::getenv(name); }
+
+// The report in `path`: a results.json is rendered, anything else is taken
+// as Markdown.
+std::string report_body(const std::string& path) {
+  std::string text = read_input_file(path);
+  if (path.ends_with(".json")) {
+    auto document = nlohmann::json::parse(text, nullptr, false);
+    if (document.is_discarded() || !document.is_object()) {
+      throw UsageError(path + " is not a results.json", "pass report.md or results.json of a refbench run");
+    }
+    return report::render_markdown(report::read_model(document));
+  }
+  return text;
+}
+
+github::CommentArtifact read_artifact(const std::string& dir) {
+  const fs::path path = fs::path(dir) / "comment.json";
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) {
+    throw UsageError(fmt::format("cannot read {}: {}", path.string(), ec.message()),
+                     "download the artifact that `refbench run --github` wrote into DIR");
+  }
+  if (size > github::k_artifact_limit) {
+    throw UsageError(
+        fmt::format("{} is {} bytes, more than the {} a report can be", path.string(), size, github::k_artifact_limit),
+        "comment.json must be the file `refbench run --github` wrote");
+  }
+  return github::parse_comment_artifact(read_input_file(path.string()), path.string());
+}
+
+// In a workflow_run job, refuses an artifact naming a PR whose head is not
+// the commit the triggering run benchmarked.
+void check_workflow_run(github::Api& api, const std::string& repo, std::uint64_t pr) {
+  const char* name = environment("GITHUB_EVENT_NAME");
+  const char* path = environment("GITHUB_EVENT_PATH");
+  if (name == nullptr || std::string(name) != "workflow_run" || path == nullptr) {
+    return;
+  }
+  auto event = nlohmann::json::parse(read_input_file(path), nullptr, false);
+  const auto run = event.is_object() ? event.value("workflow_run", nlohmann::json()) : nlohmann::json();
+  if (!run.is_object() || !run.value("head_sha", nlohmann::json()).is_string()) {
+    throw UsageError(std::string(path) + ": workflow_run event without workflow_run.head_sha",
+                     "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
+  }
+  const std::string run_sha = run["head_sha"].get<std::string>();
+  auto pull =
+      nlohmann::json::parse(api.request("GET", fmt::format("/repos/{}/pulls/{}", repo, pr)).body, nullptr, false);
+  const auto head = pull.is_object() ? pull.value("head", nlohmann::json()) : nlohmann::json();
+  const std::string pr_sha = head.is_object() ? head.value("sha", std::string()) : std::string();
+  if (pr_sha != run_sha) {
+    throw UsageError(fmt::format("comment.json names PR {} whose head is {}, but the workflow run was for {}", pr,
+                                 pr_sha.empty() ? "unknown" : pr_sha.substr(0, 12), run_sha.substr(0, 12)),
+                     "the artifact does not belong to this pull request's run; nothing was posted");
+  }
+}
+
+bool read_only_token(const github::ApiError& error) {
+  return error.status() == 403 && error.github_message().find("not accessible by integration") != std::string::npos;
+}
+
+} // namespace
+
+CLI::App* add_comment_command(CLI::App& app, CommentOptions& o) {
+  CLI::App* cmd = app.add_subcommand("comment", "Create or update the sticky PR comment with a report");
+  auto* pr = cmd->add_option("--pr", o.pr, "Pull request number")->check(CLI::PositiveNumber);
+  cmd->add_option("--repo", o.repo, "OWNER/NAME (default: $GITHUB_REPOSITORY)");
+  auto* file = cmd->add_option("--file", o.file, "report.md or results.json")->capture_default_str();
+  cmd->add_option("--marker", o.marker, "Name of the comment, for several refbench comments on one PR");
+  cmd->add_option("--cacert", o.cacert, "CA bundle to trust (default: SSL_CERT_FILE, SSL_CERT_DIR, system bundle)");
+  cmd->add_option("--max-wait", o.max_wait, "Longest total wait for retries and rate limits")->capture_default_str();
+  auto* artifact =
+      cmd->add_option("--from-artifact", o.from_artifact, "Post DIR/comment.json written by run --github (fork-safe)");
+  artifact->excludes(pr)->excludes(file);
+  return cmd;
+}
+
+int run_comment(const CommentOptions& o) {
+  const double max_wait = std::chrono::duration<double>(duration_flag("--max-wait", o.max_wait)).count();
+  auto settings = github::settings_from_environment(environment, max_wait);
+  const std::string repo = github::repository_from(o.repo, environment);
+  const std::string marker = github::marker_line(o.marker);
+  if (!o.from_artifact && !o.pr) {
+    throw UsageError("no pull request: --pr is missing", "pass --pr N, or --from-artifact DIR");
+  }
+  github::CommentArtifact artifact =
+      o.from_artifact ? read_artifact(*o.from_artifact) : github::CommentArtifact{*o.pr, report_body(o.file)};
+  const std::string body = github::trim_body(github::with_marker(artifact.body, marker));
+
+  github::CurlTransport transport(github::find_ca(o.cacert, environment, [](const std::string& path) {
+    std::error_code ignored;
+    return fs::exists(path, ignored);
+  }));
+  github::Api api(std::move(settings), transport);
+  try {
+    if (o.from_artifact) {
+      check_workflow_run(api, repo, artifact.pr);
+    }
+    auto result = github::upsert_comment(api, repo, artifact.pr, marker, body);
+    std::cout << fmt::format("refbench: {} comment {}\n", result.created ? "created" : "updated",
+                             result.url.empty() ? std::to_string(result.id) : result.url);
+  } catch (const github::ApiError& error) {
+    if (!read_only_token(error)) {
+      throw;
+    }
+    std::cout << fmt::format("::notice title=refbench::cannot comment on PR {}: the token is read-only (a pull "
+                             "request from a fork?); the report is in the job summary. Use the workflow_run "
+                             "commenter (see the README) to post it.\n",
+                             artifact.pr);
+  }
+  return 0;
+}
+
+} // namespace refbench::cli

@@ -1,0 +1,100 @@
+#include <refbench/cli/common.hpp>
+#include <refbench/cli/github_run.hpp>
+#include <refbench/github/actions.hpp>
+#include <refbench/github/api.hpp>
+#include <refbench/github/comment.hpp>
+#include <refbench/github/http.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+#include <refbench/util/rng.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace refbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* environment(const char* name) { return std::getenv(name); }
+
+std::string required_variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    throw UsageError(fmt::format("--github needs {}, which GitHub Actions sets", name),
+                     "run --github inside a GitHub Actions job, or name the refs with --baseline/--candidate");
+  }
+  return value;
+}
+
+// GET /repos/O/R/pulls/N: the PR an issue_comment was made on.
+nlohmann::json fetch_pull_request(std::uint64_t number) {
+  auto settings = github::settings_from_environment(environment, 120);
+  const std::string repo = github::repository_from(std::nullopt, environment);
+  github::CurlTransport transport(github::find_ca(std::nullopt, environment, [](const std::string& path) {
+    std::error_code ignored;
+    return fs::exists(path, ignored);
+  }));
+  github::Api api(std::move(settings), transport);
+  auto pull =
+      nlohmann::json::parse(api.request("GET", fmt::format("/repos/{}/pulls/{}", repo, number)).body, nullptr, false);
+  if (!pull.is_object()) {
+    throw UsageError(fmt::format("GitHub API GET /repos/{}/pulls/{}: the answer is not a pull request", repo, number),
+                     "check GITHUB_API_URL");
+  }
+  return pull;
+}
+
+std::size_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  return ec ? 0 : static_cast<std::size_t>(size);
+}
+
+} // namespace
+
+github::EventPlan github_event_plan() {
+  const std::string name = required_variable("GITHUB_EVENT_NAME");
+  const std::string path = required_variable("GITHUB_EVENT_PATH");
+  const char* sha = std::getenv("GITHUB_SHA");
+  auto plan = github::plan_for_event(name, read_input_file(path), path, sha ? sha : "");
+  if (plan.needs_pull_request) {
+    github::apply_pull_request(plan, fetch_pull_request(*plan.pr), fmt::format("pull request {}", *plan.pr));
+  }
+  return plan;
+}
+
+void publish_to_github(const fs::path& out, const nlohmann::json& document, const github::EventPlan& plan) {
+  const std::string report_path = (out / "report.md").string();
+  const std::string report = read_input_file(report_path);
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary) {
+    github::append_to_file(summary, github::summary_text(report, file_size_or_zero(summary)));
+  }
+  if (const char* output = std::getenv("GITHUB_OUTPUT"); output && *output) {
+    std::size_t regressions = 0;
+    for (const auto& entry : document.value("analysis", nlohmann::json::array())) {
+      regressions += entry.value("verdict", std::string()) == "REGRESSION" ? 1 : 0;
+    }
+    const std::string delimiter = fmt::format("refbench_{:016x}", util::random_seed());
+    github::append_to_file(output,
+                           github::output_entry("verdict", document.value("verdict", std::string("error")), delimiter) +
+                               github::output_entry("regressions", std::to_string(regressions), delimiter) +
+                               github::output_entry("report", report_path, delimiter) +
+                               github::output_entry("results", (out / "results.json").string(), delimiter));
+  }
+  for (const auto& line : github::regression_annotations(document)) {
+    std::cout << line << "\n";
+  }
+  if (plan.pr) {
+    const std::string body = github::trim_body(github::with_marker(report, github::marker_line("")));
+    if (!util::write_file_atomically(out / "comment.json", github::comment_artifact_json({*plan.pr, body}))) {
+      throw MeasurementError(fmt::format("cannot write {}: {}", (out / "comment.json").string(), std::strerror(errno)),
+                             "check the --out directory; results.json and report.md are written");
+    }
+  }
+}
+
+} // namespace refbench::cli

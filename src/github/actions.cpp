@@ -1,0 +1,116 @@
+#include <refbench/github/actions.hpp>
+#include <refbench/util/error.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+
+namespace refbench::github {
+namespace {
+
+std::string escape(std::string_view text, bool property) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '%':
+      out += "%25";
+      break;
+    case '\r':
+      out += "%0D";
+      break;
+    case '\n':
+      out += "%0A";
+      break;
+    case ':':
+      out += property ? "%3A" : ":";
+      break;
+    case ',':
+      out += property ? "%2C" : ",";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+double number_or_nan(const nlohmann::json& entry, const char* key) {
+  auto it = entry.find(key);
+  return it != entry.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
+} // namespace
+
+std::string escape_data(std::string_view text) { return escape(text, false); }
+
+std::string escape_property(std::string_view text) { return escape(text, true); }
+
+std::vector<std::string> regression_annotations(const nlohmann::json& document, std::size_t limit) {
+  std::vector<const nlohmann::json*> regressions;
+  if (document.contains("analysis") && document["analysis"].is_array()) {
+    for (const auto& entry : document["analysis"]) {
+      if (entry.is_object() && entry.value("verdict", std::string()) == "REGRESSION") {
+        regressions.push_back(&entry);
+      }
+    }
+  }
+  auto badness = [](const nlohmann::json* entry) {
+    double ratio = number_or_nan(*entry, "ratio");
+    return std::isfinite(ratio) && ratio > 0 ? std::abs(std::log(ratio)) : 0.0;
+  };
+  std::ranges::stable_sort(regressions, [&](auto* a, auto* b) { return badness(a) > badness(b); });
+  if (regressions.size() > limit) {
+    regressions.resize(limit);
+  }
+  std::vector<std::string> lines;
+  for (const auto* entry : regressions) {
+    const std::string cell = entry->value("cell", std::string("?"));
+    const std::string metric = entry->value("metric", std::string("?"));
+    std::string message =
+        fmt::format("{} {}: candidate/baseline {:.3f}x [{:.3f}, {:.3f}]", cell, metric, number_or_nan(*entry, "ratio"),
+                    number_or_nan(*entry, "ci_low"), number_or_nan(*entry, "ci_high"));
+    if (const double threshold = number_or_nan(*entry, "threshold"); std::isfinite(threshold)) {
+      message += fmt::format(", beyond the {:.2f}x threshold", threshold);
+    }
+    lines.push_back(
+        fmt::format("::error title={}::{}", escape_property("refbench: " + cell + " " + metric), escape_data(message)));
+  }
+  return lines;
+}
+
+std::string output_entry(const std::string& key, const std::string& value, const std::string& delimiter) {
+  if (value.find('\n') == std::string::npos && value.find('\r') == std::string::npos) {
+    return key + "=" + value + "\n";
+  }
+  return key + "<<" + delimiter + "\n" + value + (value.ends_with('\n') ? "" : "\n") + delimiter + "\n";
+}
+
+void append_to_file(const std::string& path, const std::string& entries) {
+  std::ofstream file(path, std::ios::app | std::ios::binary);
+  file << entries;
+  file.flush();
+  if (!file) {
+    throw UsageError(fmt::format("cannot append to {}: {}", path, std::strerror(errno)),
+                     "GITHUB_OUTPUT and GITHUB_STEP_SUMMARY must name writable files (GitHub Actions sets them)");
+  }
+}
+
+std::string summary_text(const std::string& markdown, std::size_t already, std::size_t limit) {
+  std::string text = markdown + (markdown.ends_with('\n') ? "\n" : "\n\n");
+  const std::size_t room = already < limit ? limit - already - 1 : 0;
+  if (text.size() <= room) {
+    return text;
+  }
+  const std::string note = "\n_refbench: the report was cut to keep the job summary under 1 MiB; the whole report is "
+                           "in report.md in the results._\n\n";
+  if (room <= note.size()) {
+    return {};
+  }
+  std::size_t cut = text.rfind('\n', room - note.size());
+  return text.substr(0, cut == std::string::npos ? 0 : cut) + note;
+}
+
+} // namespace refbench::github

@@ -1,0 +1,220 @@
+#include <refbench/github/api.hpp>
+#include <refbench/version.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <thread>
+
+namespace refbench::github {
+namespace {
+
+std::optional<double> number_of(const std::string& text) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string message_of(const std::string& body) {
+  auto parsed = nlohmann::json::parse(body, nullptr, false);
+  if (parsed.is_object() && parsed.contains("message") && parsed["message"].is_string()) {
+    return parsed["message"].get<std::string>();
+  }
+  return {};
+}
+
+double backoff(int attempt, const RetryPolicy& policy) {
+  return std::min(policy.first_backoff_seconds * std::pow(2.0, attempt - 1), policy.max_backoff_seconds);
+}
+
+std::string describe(const HttpOutcome& outcome) {
+  if (!outcome) {
+    return outcome.error().message;
+  }
+  std::string message = message_of(outcome->body);
+  return message.empty() ? fmt::format("HTTP {}", outcome->status)
+                         : fmt::format("HTTP {} ({})", outcome->status, message);
+}
+
+// The hint for a final failure of `status`.
+std::string hint_for(long status) {
+  switch (status) {
+  case 401:
+    return "the token was refused: check the GITHUB_TOKEN secret is set and not expired";
+  case 403:
+    return "the token lacks a permission: give the job `permissions: pull-requests: write`";
+  case 404:
+    return "check GITHUB_REPOSITORY (or --repo) and the PR number, and that the token can see the repository";
+  case 422:
+    return "GitHub refused the request body; re-run with a shorter report";
+  default:
+    return "check GITHUB_API_URL and the network, or re-run the job later";
+  }
+}
+
+} // namespace
+
+std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int attempt, double now, const RetryPolicy& policy) {
+  if (!outcome) {
+    if (outcome.error().kind == TransportError::Kind::tls) {
+      return std::nullopt;
+    }
+    return RetryWait{backoff(attempt, policy), "network error"};
+  }
+  const long status = outcome->status;
+  if (status >= 500 && status <= 599) {
+    return RetryWait{backoff(attempt, policy), fmt::format("HTTP {}", status)};
+  }
+  if (status != 403 && status != 429) {
+    return std::nullopt;
+  }
+  if (auto after = number_of(outcome->header("retry-after")); after && *after >= 0) {
+    return RetryWait{*after, fmt::format("HTTP {}, retry-after: {}", status, outcome->header("retry-after"))};
+  }
+  if (outcome->header("x-ratelimit-remaining") == "0") {
+    if (auto reset = number_of(outcome->header("x-ratelimit-reset"))) {
+      return RetryWait{std::max(1.0, *reset - now),
+                       fmt::format("HTTP {}, rate limit resets at {}", status, outcome->header("x-ratelimit-reset"))};
+    }
+  }
+  std::string message = message_of(outcome->body);
+  std::ranges::transform(message, message.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (status == 429 || message.find("rate limit") != std::string::npos) {
+    return RetryWait{60, fmt::format("HTTP {}, rate limited", status)};
+  }
+  return std::nullopt;
+}
+
+std::string next_link(const std::string& link_header) {
+  // <https://…?page=2>; rel="next", <https://…?page=5>; rel="last"
+  std::size_t at = 0;
+  while (true) {
+    const auto open = link_header.find('<', at);
+    if (open == std::string::npos) {
+      return {};
+    }
+    const auto close = link_header.find('>', open);
+    if (close == std::string::npos) {
+      return {};
+    }
+    const auto end = link_header.find('<', close);
+    const std::string params = link_header.substr(close + 1, end == std::string::npos ? end : end - close - 1);
+    if (params.find("rel=\"next\"") != std::string::npos || params.find("rel=next") != std::string::npos) {
+      return link_header.substr(open + 1, close - open - 1);
+    }
+    if (end == std::string::npos) {
+      return {};
+    }
+    at = end;
+  }
+}
+
+std::string normalize_api_url(std::string url) {
+  while (!url.empty() && url.back() == '/') {
+    url.pop_back();
+  }
+  return url.empty() ? std::string("https://api.github.com") : url;
+}
+
+ApiSettings settings_from_environment(const std::function<const char*(const char*)>& getenv, double max_wait_seconds) {
+  const char* token = getenv("GITHUB_TOKEN");
+  if (token == nullptr || *token == '\0') {
+    throw UsageError("GITHUB_TOKEN is not set", "pass the token to the step: env: GITHUB_TOKEN: ${{ github.token }}");
+  }
+  const char* url = getenv("GITHUB_API_URL");
+  ApiSettings settings{normalize_api_url(url ? url : ""), token, {}};
+  settings.retry.max_wait_seconds = max_wait_seconds;
+  return settings;
+}
+
+std::string repository_from(const std::optional<std::string>& flag,
+                            const std::function<const char*(const char*)>& getenv) {
+  const char* env = getenv("GITHUB_REPOSITORY");
+  const std::string repo = flag ? *flag : env ? env : "";
+  if (repo.empty()) {
+    throw UsageError("no repository: GITHUB_REPOSITORY is not set", "pass --repo OWNER/NAME");
+  }
+  auto valid = [](std::string_view part) {
+    return !part.empty() && part != "." && part != ".." && std::ranges::all_of(part, [](unsigned char c) {
+      return std::isalnum(c) || c == '-' || c == '_' || c == '.';
+    });
+  };
+  const auto slash = repo.find('/');
+  if (slash == std::string::npos || !valid(std::string_view(repo).substr(0, slash)) ||
+      !valid(std::string_view(repo).substr(slash + 1))) {
+    throw UsageError(fmt::format("'{}' is not a repository name of the form OWNER/NAME", repo),
+                     "pass --repo OWNER/NAME");
+  }
+  return repo;
+}
+
+Api::Api(ApiSettings settings, Transport& transport, std::function<void(double)> sleep, std::function<double()> now)
+    : m_settings(std::move(settings)), m_transport(transport), m_sleep(std::move(sleep)), m_now(std::move(now)) {
+  m_settings.base_url = normalize_api_url(m_settings.base_url);
+  if (!m_sleep) {
+    m_sleep = [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); };
+  }
+  if (!m_now) {
+    m_now = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
+  }
+}
+
+HttpResponse Api::request(const std::string& method, const std::string& path_or_url,
+                          const std::optional<nlohmann::json>& body,
+                          const std::function<std::optional<HttpResponse>()>& recheck) {
+  const bool absolute = path_or_url.find("://") != std::string::npos;
+  if (absolute && !path_or_url.starts_with(m_settings.base_url + "/")) {
+    // the token only ever goes to the configured API
+    throw ApiError(0, {}, fmt::format("GitHub API sent a link outside {}: {}", m_settings.base_url, path_or_url),
+                   "check GITHUB_API_URL");
+  }
+  HttpRequest request{method,
+                      absolute ? path_or_url : m_settings.base_url + path_or_url,
+                      {"Accept: application/vnd.github+json", "X-GitHub-Api-Version: 2022-11-28",
+                       std::string("User-Agent: refbench/") + k_version, "Authorization: Bearer " + m_settings.token},
+                      body ? body->dump() : std::string()};
+  if (body) {
+    request.headers.push_back("Content-Type: application/json");
+  }
+  const std::string what =
+      fmt::format("{} {}", method, absolute ? path_or_url.substr(m_settings.base_url.size()) : path_or_url);
+  double waited = 0;
+  for (int attempt = 1;; ++attempt) {
+    HttpOutcome outcome = m_transport.perform(request);
+    if (outcome && outcome->status >= 200 && outcome->status <= 299) {
+      return *outcome;
+    }
+    auto wait = retry_wait(outcome, attempt, m_now(), m_settings.retry);
+    if (!wait) {
+      const long status = outcome ? outcome->status : 0;
+      throw ApiError(status, outcome ? message_of(outcome->body) : std::string(),
+                     fmt::format("GitHub API {}: {}", what, describe(outcome)),
+                     outcome ? hint_for(status)
+                             : "check --cacert, SSL_CERT_FILE or SSL_CERT_DIR name the CA that signed the server");
+    }
+    if (waited + wait->seconds > m_settings.retry.max_wait_seconds) {
+      throw ApiError(outcome ? outcome->status : 0, outcome ? message_of(outcome->body) : std::string(),
+                     fmt::format("GitHub API {}: gave up after {} attempt{} and {:.0f} s of waiting: last {}; the next "
+                                 "wait ({}: {:.0f} s) would pass --max-wait {:.0f} s",
+                                 what, attempt, attempt == 1 ? "" : "s", waited, describe(outcome), wait->reason,
+                                 wait->seconds, m_settings.retry.max_wait_seconds),
+                     "GitHub did not answer or kept refusing: check GITHUB_API_URL and the network, re-run the job "
+                     "later, or raise --max-wait");
+    }
+    m_sleep(wait->seconds);
+    waited += wait->seconds;
+    const bool maybe_done = !outcome || outcome->status >= 500;
+    if (recheck && maybe_done) {
+      if (auto done = recheck()) {
+        return *done;
+      }
+    }
+  }
+}
+
+} // namespace refbench::github
