@@ -31,12 +31,16 @@ State file (JSON object; every key optional except repo and token):
                     set to the epoch second at least that far ahead
         drop        true: close the connection without any response
         delay       seconds to wait before answering (or dropping)
+        after       true: carry the request out first (a POST creates its
+                    comment), then answer with the fault instead: the
+                    client cannot know that it succeeded
 
 Log: one JSON object per line. Requests: {"kind": "request", "t", "start",
 "end", "conn", "method", "path", "query", "status", "headers" (names present,
 lowercased), "user_agent", "accept", "api_version", "auth" ("valid",
 "readonly", "invalid", "missing"), "body_chars", "fault" (index in the
-original queue or null), "dropped", "ratelimit" {remaining, reset},
+original queue or null), "dropped", "handled" (with "after": the status the request
+really had), "ratelimit" {remaining, reset},
 "retry_after"}. TLS handshakes that fail: {"kind": "tls-error", "t", "conn",
 "error"}. Connections when they close: {"kind": "connection", "t", "conn",
 "requests"} (0 requests: the client hung up after the handshake, e.g. on a
@@ -301,10 +305,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 fault = st.take_fault(self.command, self.path)
             self.auth = self.check_auth()
             self.entry["auth"] = self.auth
-            if fault is not None:
-                return self.fault(fault)
             if st.latency:
                 time.sleep(st.latency)
+            if fault is not None and fault.get("after"):
+                self.swallow = True
+                self.api(raw)
+                self.swallow = False
+            if fault is not None:
+                return self.fault(fault)
             self.api(raw)
         except Dropped:
             self.entry["dropped"] = True
@@ -347,8 +355,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "x-ratelimit-resource": "core",
         }
 
+    swallow = False
+
     def send_json(self, status, payload, headers=None, raw=None):
         """Sends one complete response in a single write and logs the request."""
+        if self.swallow:
+            self.entry["handled"] = status  # carried out; the fault answers instead
+            return
         if raw is None:
             raw = b"" if payload is None else json.dumps(payload, indent=2).encode("utf-8")
         all_headers = {}
