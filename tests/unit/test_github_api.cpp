@@ -281,6 +281,22 @@ TEST_CASE("github::Api") {
       CHECK(request.url == "https://api.github.com/repos/o/r/issues/1/comments");
     }
   }
+  SUBCASE("the backoff counts 5xx and network failures, not rate-limit waits") {
+    transport.respond(403, k_rate_limited, {{"retry-after", "1"}}).respond(502).respond(502).respond(200, "[]");
+    Api api(settings(), transport, clock.sleep(), clock.now());
+    CHECK(api.request("GET", "/repos/o/r/issues/1/comments").status == 200);
+    CHECK(clock.sleeps == std::vector<double>{1, 1, 2});
+  }
+  SUBCASE("retry-after: 0 waits 1 s, so the total wait still ends it") {
+    for (int i = 0; i < 40; ++i) {
+      transport.respond(403, k_rate_limited, {{"retry-after", "0"}});
+    }
+    Api api(settings(5), transport, clock.sleep(), clock.now());
+    auto error = api_error([&] { api.request("GET", "/repos/o/r/issues/1/comments"); });
+    REQUIRE(error);
+    CHECK(contains(error->what(), "gave up after 6 attempts"));
+    CHECK(clock.sleeps == std::vector<double>{1, 1, 1, 1, 1});
+  }
   SUBCASE("an exhausted rate limit waits until its reset") {
     const auto reset = std::to_string(static_cast<long>(clock.time) + 42);
     transport.respond(403, k_rate_limited, {{"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", reset}})

@@ -117,6 +117,13 @@ TEST_CASE("github::with_marker") {
     CHECK(with_marker("<!-- refbench:old -->\r\n### report", "<!-- refbench -->") == "<!-- refbench -->\n### report");
     CHECK(with_marker("<!-- refbench:old -->", "<!-- refbench -->") == "<!-- refbench -->");
   }
+  SUBCASE("a line that only begins like a marker is not one") {
+    CHECK(with_marker("<!-- refbenchmark -->\nhello", "<!-- refbench -->") ==
+          "<!-- refbench -->\n<!-- refbenchmark -->\nhello");
+    CHECK(with_marker("<!-- refbench:a b -->\nhello", "<!-- refbench -->") ==
+          "<!-- refbench -->\n<!-- refbench:a b -->\nhello");
+    CHECK(with_marker("<!-- refbench:nightly -->\nhello", "<!-- refbench -->") == "<!-- refbench -->\nhello");
+  }
   SUBCASE("other HTML comments are kept") {
     CHECK(with_marker("<!-- other-bot -->\nhello", "<!-- refbench -->") ==
           "<!-- refbench -->\n<!-- other-bot -->\nhello");
@@ -183,6 +190,20 @@ TEST_CASE("github::trim_body") {
       }
     }
   }
+  SUBCASE("the note tells how much is shown") {
+    std::string body;
+    for (int row = 0; row < 40; ++row) {
+      body += fmt::format("line {:02} of the report\n", row);
+    }
+    const std::string trimmed = trim_body(body, 300);
+    const std::string kept = trimmed.substr(0, trimmed.find("\n\n_refbench"));
+    CHECK(trimmed.find(fmt::format("({} of {} characters shown)", code_points(kept), code_points(body))) !=
+          std::string::npos);
+  }
+  SUBCASE("a limit shorter than the note keeps the start of the body, without a note") {
+    const std::string trimmed = trim_body(std::string(1000, 'x'), 50);
+    CHECK(trimmed == std::string(50, 'x'));
+  }
   SUBCASE("the default limit is GitHub's 65536") {
     CHECK(k_comment_limit == 65536);
     std::string body;
@@ -233,6 +254,47 @@ TEST_CASE("github::upsert_comment") {
     CHECK(methods_and_urls() == posted());
     CHECK(nlohmann::json::parse(transport.requests.back().body) == nlohmann::json{{"body", body}});
     CHECK(transport.pending() == 0);
+  }
+  SUBCASE("a POST that failed with a 502 but created the comment is not sent twice") {
+    pages.queue(transport);
+    transport.respond(502, R"({"message":"Server Error"})");
+    Pages after = pages; // the failed POST did create comment 5555
+    after.comments.push_back(comment(5555, body));
+    // 151 comments: page 2 now has 51, the marked one last
+    after.queue(transport);
+    transport.respond(200, comment(5555, body).dump());
+    auto result = upsert_comment(api, "o/r", 7, marker, body);
+    CHECK_FALSE(result.created);
+    CHECK(result.id == 5555);
+    auto expected = posted();
+    expected.insert(expected.end(), read_both_pages.begin(), read_both_pages.end());
+    expected.push_back("PATCH https://api.github.com/repos/o/r/issues/comments/5555");
+    CHECK(methods_and_urls() == expected);
+    CHECK(clock.sleeps == std::vector<double>{1});
+  }
+  SUBCASE("a POST that failed with a 502 and created nothing is sent again") {
+    pages.queue(transport);
+    transport.respond(502);
+    pages.queue(transport);
+    transport.respond(201, comment(5556, body).dump());
+    auto result = upsert_comment(api, "o/r", 7, marker, body);
+    CHECK(result.created);
+    CHECK(result.id == 5556);
+    auto expected = posted();
+    expected.insert(expected.end(), read_both_pages.begin(), read_both_pages.end());
+    expected.push_back("POST " + std::string(k_comments));
+    CHECK(methods_and_urls() == expected);
+  }
+  SUBCASE("a POST refused with 403 rate limit is resent without listing again") {
+    pages.queue(transport);
+    transport.respond(403, R"({"message":"You have exceeded a secondary rate limit"})", {{"retry-after", "2"}});
+    transport.respond(201, comment(5557, body).dump());
+    auto result = upsert_comment(api, "o/r", 7, marker, body);
+    CHECK(result.created);
+    auto expected = posted();
+    expected.push_back("POST " + std::string(k_comments));
+    CHECK(methods_and_urls() == expected);
+    CHECK(clock.sleeps == std::vector<double>{2});
   }
   SUBCASE("the marked comment on page 2 is PATCHed") {
     pages.set_body(1123, marker + "\n### refbench: ✅ no change\n");

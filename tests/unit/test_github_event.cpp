@@ -162,6 +162,14 @@ TEST_CASE("github::plan_for_event issue_comment") {
     CHECK_THROWS_WITH_AS(plan("issue_comment", "issue_comment_untrusted.json"), doctest::Contains("(NONE)"),
                          RefusedError);
   }
+  SUBCASE("an edited comment does not start a run") {
+    std::string edited = fixture("issue_comment_pr_refs.json");
+    const auto at = edited.find("\"created\"");
+    REQUIRE(at != std::string::npos);
+    edited.replace(at, 9, "\"edited\"");
+    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", edited, "edited.json", k_sha),
+                         doctest::Contains("the comment was edited, not created"), RefusedError);
+  }
   SUBCASE("one ref") {
     REQUIRE_THROWS_AS(plan("issue_comment", "issue_comment_one_ref.json"), RefusedError);
     CHECK_THROWS_WITH_AS(plan("issue_comment", "issue_comment_one_ref.json"), doctest::Contains("got 1"), RefusedError);
