@@ -59,22 +59,23 @@ std::string hint_for(long status) {
 
 } // namespace
 
-std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int attempt, double now, const RetryPolicy& policy) {
+std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int failures, double now, const RetryPolicy& policy) {
   if (!outcome) {
     if (outcome.error().kind == TransportError::Kind::tls) {
       return std::nullopt;
     }
-    return RetryWait{backoff(attempt, policy), "network error"};
+    return RetryWait{backoff(failures, policy), "network error"};
   }
   const long status = outcome->status;
   if (status >= 500 && status <= 599) {
-    return RetryWait{backoff(attempt, policy), fmt::format("HTTP {}", status)};
+    return RetryWait{backoff(failures, policy), fmt::format("HTTP {}", status)};
   }
   if (status != 403 && status != 429) {
     return std::nullopt;
   }
   if (auto after = number_of(outcome->header("retry-after")); after && *after >= 0) {
-    return RetryWait{*after, fmt::format("HTTP {}, retry-after: {}", status, outcome->header("retry-after"))};
+    return RetryWait{std::max(1.0, *after),
+                     fmt::format("HTTP {}, retry-after: {}", status, outcome->header("retry-after"))};
   }
   if (outcome->header("x-ratelimit-remaining") == "0") {
     if (auto reset = number_of(outcome->header("x-ratelimit-reset"))) {
@@ -184,12 +185,14 @@ HttpResponse Api::request(const std::string& method, const std::string& path_or_
   const std::string what =
       fmt::format("{} {}", method, absolute ? path_or_url.substr(m_settings.base_url.size()) : path_or_url);
   double waited = 0;
+  int failures = 0; // 5xx answers and network errors in a row: the backoff grows with them
   for (int attempt = 1;; ++attempt) {
     HttpOutcome outcome = m_transport.perform(request);
     if (outcome && outcome->status >= 200 && outcome->status <= 299) {
       return *outcome;
     }
-    auto wait = retry_wait(outcome, attempt, m_now(), m_settings.retry);
+    failures = !outcome || outcome->status >= 500 ? failures + 1 : 0;
+    auto wait = retry_wait(outcome, std::max(failures, 1), m_now(), m_settings.retry);
     if (!wait) {
       const long status = outcome ? outcome->status : 0;
       throw ApiError(status, outcome ? message_of(outcome->body) : std::string(),

@@ -13,7 +13,11 @@ std::string first_line(const std::string& text) {
   return line;
 }
 
-bool is_marker(const std::string& line) { return line.starts_with("<!-- refbench") && line.ends_with("-->"); }
+// "<!-- refbench -->" or "<!-- refbench:NAME -->".
+bool is_marker(const std::string& line) {
+  return line == "<!-- refbench -->" || (line.starts_with("<!-- refbench:") && line.ends_with(" -->") &&
+                                         line.size() > 18 && line.find(' ', 14) == line.size() - 4);
+}
 
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
@@ -67,15 +71,21 @@ std::string trim_body(const std::string& body, std::size_t limit) {
   if (total <= limit) {
     return body;
   }
-  std::string note = fmt::format("\n\n_refbench: the report was trimmed to fit a GitHub comment ({} of {} characters "
-                                 "shown); the whole report is in the job summary and the results artifact._\n",
-                                 limit, total);
-  const std::size_t keep = limit > code_points(note) ? limit - code_points(note) : 0;
-  std::size_t cut = offset_of(body, keep);
+  auto note_for = [&](std::size_t shown) {
+    return fmt::format("\n\n_refbench: the report was trimmed to fit a GitHub comment ({} of {} characters "
+                       "shown); the whole report is in the job summary and the results artifact._\n",
+                       shown, total);
+  };
+  const std::size_t note_size = code_points(note_for(total)); // the longest the note can be
+  if (note_size >= limit) {
+    return body.substr(0, offset_of(body, limit)); // no room for a note
+  }
+  std::size_t cut = offset_of(body, limit - note_size);
   if (auto newline = body.rfind('\n', cut); newline != std::string::npos && newline > 0) {
     cut = newline;
   }
-  return body.substr(0, cut) + note;
+  const std::string kept = body.substr(0, cut);
+  return kept + note_for(code_points(kept));
 }
 
 namespace {

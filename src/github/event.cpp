@@ -75,6 +75,10 @@ EventPlan plan_for_comment(const nlohmann::json& event, const std::string& path)
     throw UsageError(path + ": issue_comment event without comment.body",
                      "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
   }
+  if (const auto* action = member(event, "action"); action && action->is_string() && *action != "created") {
+    throw RefusedError(fmt::format("the comment was {}, not created", action->get<std::string>()),
+                       "run the job on issue_comment types: [created] only");
+  }
   auto words = command_words(body->get<std::string>());
   if (!words) {
     throw RefusedError(

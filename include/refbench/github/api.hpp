@@ -27,13 +27,14 @@ struct RetryWait {
   std::string reason; // e.g. "HTTP 502", "retry-after: 1"
 };
 
-// The wait before retrying a request whose attempt number `attempt`
-// (1-based) ended in `outcome` at Unix time `now`, or nullopt when it must
-// not be retried: 5xx and network errors back off exponentially; 403/429
-// honour `retry-after`, else `x-ratelimit-reset` when
-// `x-ratelimit-remaining` is 0, else wait 60 s for a rate-limit message
-// (GitHub's advice for secondary limits); TLS errors and other statuses are final.
-std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int attempt, double now, const RetryPolicy& policy);
+// The wait before retrying a request that ended in `outcome` at Unix time
+// `now`, after `failures` (≥ 1, counting this one) 5xx answers or network
+// errors in a row, or nullopt when it must not be retried: 5xx and network
+// errors back off exponentially; 403/429 honour `retry-after` (at least
+// 1 s), else `x-ratelimit-reset` when `x-ratelimit-remaining` is 0, else
+// wait 60 s for a rate-limit message (GitHub's advice for secondary
+// limits); TLS errors and other statuses are final.
+std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int failures, double now, const RetryPolicy& policy);
 
 // The `rel="next"` URL of a `Link` header value, or "" when there is none.
 std::string next_link(const std::string& link_header);
