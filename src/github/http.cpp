@@ -143,6 +143,13 @@ HttpOutcome CurlTransport::perform(const HttpRequest& request) {
       lib.easy_setopt(curl, CURLOPT_CAINFO, nullptr); // only the directory
     }
   }
+  if (request.method == "POST") {
+    // on a reused connection that turns out dead, libcurl silently sends the
+    // request again; a POST that did reach GitHub would then create a second
+    // comment. A fresh connection lets the failure reach Api, which looks
+    // before resending.
+    lib.easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
+  }
   if (request.method != "GET") {
     lib.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     lib.easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.c_str());

@@ -119,6 +119,15 @@ grep -qE '^refbench: (created|updated) comment https://github.com/owner/name/pul
 expect_fake "len(cs(7)) == 1 and cs(7)[0]['body'].startswith('<!-- refbench -->\n## Report')"
 expect_fake "[e.get('handled', e['status']) for e in L if e['method'] == 'POST'] == [201]" "$mark"
 
+# --- (j) a POST carried out, then the connection dropped before the answer:
+# refbench (not libcurl behind its back) sees the failure, lists again and
+# PATCHes the comment it finds; still one comment
+new_case '[{"match": "POST", "drop": true, "after": true}]'
+comment
+expect_rc 0
+expect_fake "len(cs(7)) == 1"
+expect_fake "[e['method'] for e in L if e['method'] != 'GET'] == ['POST', 'PATCH']" "$mark"
+
 # --- (h) a body over GitHub's limit: trimmed to at most 65 536 characters, with a note
 "$PY" - "$WORK/big.md" <<'PY'
 import sys
