@@ -106,6 +106,28 @@ github_run issue_comment "$WORK/comment.json" comment --max-rounds 3 --min-round
 expect_json "$WORK/comment/results.json" "r['arms']['baseline']['ref'] == 'v1.0.0' and r['arms']['candidate']['ref'] == 'main'"
 expect_json "$WORK/comment/comment.json" "r['pr'] == 9"
 
+# issue_comment `/refbench` alone: the PR's refs come from GET /pulls/9 on
+# the local HTTPS GitHub API (merge base of its base and head vs its head)
+export GITHUB_TOKEN="ghs_run_github_$RANDOM$RANDOM" GITHUB_REPOSITORY=owner/name
+write_fake_state "$WORK/state.json" \
+  "{\"pulls\": {\"9\": {\"base\": {\"ref\": \"release\", \"sha\": \"$base_sha\"}, \"head\": {\"ref\": \"feat/slower\", \"sha\": \"$head_sha\"}}}}"
+start_fake_github "$WORK/state.json"
+sed 's|/refbench v1.0.0 main|/refbench|' "$WORK/comment.json" >"$WORK/comment-pr.json"
+SSL_CERT_FILE="$FAKE_CA" github_run issue_comment "$WORK/comment-pr.json" comment-pr --max-rounds 3 --min-rounds 3
+[ "$RC" -le 1 ] || fail "issue_comment /refbench: exit $RC: $(cat "$WORK/err")"
+expect_json "$WORK/comment-pr/results.json" "r['arms']['baseline']['sha'] == '$fork_sha' and r['arms']['candidate']['sha'] == '$head_sha'"
+expect_json "$WORK/comment-pr/results.json" "r['arms']['baseline']['name'] == 'release' and r['arms']['candidate']['name'] == 'feat/slower'"
+expect_json "$WORK/comment-pr/comment.json" "r['pr'] == 9"
+expect_fake "[(e['method'], e['path']) for e in L] == [('GET', '/repos/owner/name/pulls/9')]"
+# an unknown PR: exit 2 naming the API call, nothing built
+sed 's|"number": 9|"number": 404|' "$WORK/comment-pr.json" >"$WORK/comment-404.json"
+SSL_CERT_FILE="$FAKE_CA" github_run issue_comment "$WORK/comment-404.json" comment-404 --max-rounds 3
+expect_rc 2
+expect_in "$WORK/err" "GitHub API GET /repos/owner/name/pulls/404: HTTP 404"
+[ ! -e "$WORK/comment-404/arms" ] || fail "a worktree directory was created for an unknown PR"
+! grep -rqF "$GITHUB_TOKEN" "$WORK/out" "$WORK/err" "$WORK/comment-pr" "$WORK/comment-pr.gh" || fail "the token leaked"
+unset GITHUB_TOKEN GITHUB_REPOSITORY
+
 # refused before anything is built: one line, the exit code, no worktree
 refused() { # rc expected-text event payload
   github_run "$3" "$4" refused --max-rounds 3
