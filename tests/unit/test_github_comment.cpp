@@ -1,4 +1,5 @@
 #include "github_fake_transport.hpp"
+#include "utf8_check.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,6 +13,8 @@ using namespace refbench;
 using namespace refbench::github;
 using refbench::test::FakeClock;
 using refbench::test::FakeTransport;
+
+using refbench::test::valid_utf8;
 
 namespace {
 
@@ -71,24 +74,6 @@ std::size_t code_points(const std::string& text) {
     count += (c & 0xC0) == 0x80 ? 0 : 1;
   }
   return count;
-}
-
-// Whether `text` is well-formed UTF-8 (no sequence cut short).
-bool valid_utf8(const std::string& text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (length == 0 || i + length > text.size()) {
-      return false;
-    }
-    for (std::size_t k = 1; k < length; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) {
-        return false;
-      }
-    }
-    i += length;
-  }
-  return true;
 }
 
 const std::string k_trim_note_end = "the whole report is in the job summary and the results artifact._\n";

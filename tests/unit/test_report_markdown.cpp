@@ -1,6 +1,7 @@
 // report.md (SPEC §5.1): snapshots of the exact Markdown for five documents
 // under tests/unit/snapshots/ (REFBENCH_UPDATE_SNAPSHOTS=1 rewrites them),
 // and the facts each one must show, checked on their own.
+#include "utf8_check.hpp"
 #include <doctest/doctest.h>
 
 #include <refbench/report/markdown.hpp>
@@ -20,6 +21,8 @@ using namespace refbench;
 using analysis::MetricResult;
 using nlohmann::json;
 using stats::Verdict;
+
+using refbench::test::valid_utf8;
 
 namespace {
 
@@ -244,24 +247,6 @@ void check_snapshot(const std::string& name, const std::string& text) {
 
 std::string markdown(const json& document, std::size_t limit = report::k_markdown_limit) {
   return report::render_markdown(report::read_model(document), limit);
-}
-
-// Whether `text` is well-formed UTF-8 (lead bytes followed by their continuations).
-bool valid_utf8(const std::string& text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (length == 0 || i + length > text.size()) {
-      return false;
-    }
-    for (std::size_t k = 1; k < length; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0U) != 0x80U) {
-        return false;
-      }
-    }
-    i += length;
-  }
-  return true;
 }
 
 // The line of `text` that starts with `prefix`, or "".
