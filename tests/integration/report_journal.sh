@@ -10,7 +10,8 @@ source "$(dirname "$0")/lib.sh"
   'sleep 0.02' 'sleep 0.06' >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 200); do
-  [ "$(grep -c '"type":"sample"' "$WORK/k/journal.jsonl" 2>/dev/null || echo 0)" -ge 60 ] && break
+  samples=$(grep -c '"type":"sample"' "$WORK/k/journal.jsonl" 2>/dev/null) || samples=0
+  [ "$samples" -ge 60 ] && break
   sleep 0.05
 done
 kill -KILL "$pid"
