@@ -8,6 +8,19 @@
 namespace refbench::github {
 namespace {
 
+#if defined(REFBENCH_CURL_LINKED)
+// The static build links libcurl in (dlopen cannot load a shared library
+// into a static executable); only the pages in use are touched.
+CurlLibrary load() {
+  CurlLibrary curl{&curl_global_init,  &curl_easy_init,     &curl_easy_cleanup, &curl_easy_reset,
+                   &curl_easy_setopt,  &curl_easy_perform,  &curl_easy_getinfo, &curl_easy_strerror,
+                   &curl_slist_append, &curl_slist_free_all};
+  if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    throw UsageError("libcurl could not be initialised", "check the build of the static binary");
+  }
+  return curl;
+}
+#else
 template <typename Function> void bind(void* library, const char* name, Function& function) {
   void* symbol = dlsym(library, name);
   if (symbol == nullptr) {
@@ -40,6 +53,7 @@ CurlLibrary load() {
   }
   return curl; // the library stays loaded for the life of the process
 }
+#endif
 
 } // namespace
 

@@ -3,7 +3,9 @@
 // refbench re-executes itself as the launcher of every benchmarked command,
 // and the launcher's resident pages count in each RSS reading: linking
 // libcurl.so and its ~30 dependencies raised that floor from ~4 MiB to
-// ~10 MiB. Loading it with dlopen keeps the launcher lean.
+// ~10 MiB. Loading it with dlopen keeps the launcher lean. The static
+// release build (REFBENCH_CURL_LINKED) links libcurl in instead: a static
+// executable cannot dlopen, and links only the pages it uses.
 
 #include <curl/curl.h>
 

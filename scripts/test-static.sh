@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the static release binary (scripts/build-static.sh) and runs the
+# unit tests and every integration scenario against it — the stripped
+# dist/refbench itself, so what is released is what was tested (including
+# the HTTPS comment scenarios, which make it find CAs through SSL_CERT_FILE
+# and resolve localhost with static glibc).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+export BUILD_DIR="${BUILD_DIR:-$root/build-static}" DIST="${DIST:-$root/dist}"
+"$root/scripts/build-static.sh" -DREFBENCH_TESTS=ON
+"$root/scripts/install-deps.sh" # what the tests need besides the build
+(cd "$BUILD_DIR" && ctest --output-on-failure -R '^unit$')
+failed=()
+for scenario in "$root"/tests/integration/*.sh; do
+  [ "$(basename "$scenario")" = lib.sh ] && continue
+  name="$(basename "$scenario" .sh)"
+  set +e
+  REFBENCH="$DIST/refbench" SAMPLE_WORK="$BUILD_DIR/examples/work" timeout 300 bash "$scenario" >"$BUILD_DIR/$name.log" 2>&1
+  rc=$?
+  set -e
+  case "$rc" in
+    0) echo "static: $name passed" ;;
+    125) echo "static: $name skipped: $(tail -1 "$BUILD_DIR/$name.log")" ;;
+    *) echo "static: $name FAILED (exit $rc):"; tail -20 "$BUILD_DIR/$name.log"; failed+=("$name") ;;
+  esac
+done
+if [ "${#failed[@]}" -ne 0 ]; then
+  echo "static: ${#failed[@]} scenario(s) failed against $DIST/refbench: ${failed[*]}" >&2
+  exit 1
+fi
+echo "static: every scenario passed against $DIST/refbench"
