@@ -19,6 +19,8 @@
 #include <spawn.h>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <system_error>
@@ -77,6 +79,32 @@ double spawn_resolution() {
   return deviations[deviations.size() / 2];
 }
 
+// Drops the launcher's executable pages from its page tables: start-up ran
+// code (static initialisers, the loader) that the spawn loop never runs
+// again, and every page mapped counts in each reading. Text pages are never
+// written, so the kernel maps them back from the file when the loop needs
+// them. Writable and relocated read-only mappings are left alone.
+void release_startup_code() {
+  std::FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) {
+    return;
+  }
+  std::array<char, 512> line{};
+  while (std::fgets(line.data(), static_cast<int>(line.size()), maps) != nullptr) {
+    unsigned long start = 0;
+    unsigned long end = 0;
+    std::array<char, 5> perms{};
+    int path_at = 0;
+    if (std::sscanf(line.data(), "%lx-%lx %4s %*s %*s %*s %n", &start, &end, perms.data(), &path_at) < 3) {
+      continue;
+    }
+    if (std::string_view(perms.data()) == "r-xp" && line[static_cast<std::size_t>(path_at)] == '/') {
+      ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
+    }
+  }
+  std::fclose(maps);
+}
+
 } // namespace
 
 std::int64_t own_peak_rss_bytes() {
@@ -106,6 +134,7 @@ int launcher_main(int socket_fd) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::fcntl(socket_fd, F_SETFD, FD_CLOEXEC);
+  release_startup_code();
   // Reset the high-water mark left by the dynamic loader to what we hold now.
   if (int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
     [[maybe_unused]] auto n = ::write(fd, "5", 1);
