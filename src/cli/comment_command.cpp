@@ -107,10 +107,7 @@ int run_comment(const CommentOptions& o) {
       o.from_artifact ? read_artifact(*o.from_artifact) : github::CommentArtifact{*o.pr, report_body(o.file)};
   const std::string body = github::trim_body(github::with_marker(artifact.body, marker));
 
-  github::CurlTransport transport(github::find_ca(o.cacert, environment, [](const std::string& path) {
-    std::error_code ignored;
-    return fs::exists(path, ignored);
-  }));
+  github::CurlTransport transport(github::find_ca(o.cacert));
   github::Api api(std::move(settings), transport);
   try {
     if (o.from_artifact) {

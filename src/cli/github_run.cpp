@@ -34,10 +34,7 @@ std::string required_variable(const char* name) {
 nlohmann::json fetch_pull_request(std::uint64_t number) {
   auto settings = github::settings_from_environment(environment, 120);
   const std::string repo = github::repository_from(std::nullopt, environment);
-  github::CurlTransport transport(github::find_ca(std::nullopt, environment, [](const std::string& path) {
-    std::error_code ignored;
-    return fs::exists(path, ignored);
-  }));
+  github::CurlTransport transport(github::find_ca(std::nullopt));
   github::Api api(std::move(settings), transport);
   auto pull =
       nlohmann::json::parse(api.request("GET", fmt::format("/repos/{}/pulls/{}", repo, number)).body, nullptr, false);

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <curl/curl.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -97,6 +99,15 @@ std::optional<CaSource> find_ca(const std::optional<std::string>& cacert,
     return CaSource{true, "/etc/ssl/certs", "system directory"};
   }
   return std::nullopt;
+}
+
+std::optional<CaSource> find_ca(const std::optional<std::string>& cacert) {
+  return find_ca(
+      cacert, [](const char* name) { return std::getenv(name); },
+      [](const std::string& path) {
+        std::error_code ignored;
+        return std::filesystem::exists(path, ignored);
+      });
 }
 
 std::string describe_ca(const std::optional<CaSource>& ca) {

@@ -66,6 +66,9 @@ std::optional<CaSource> find_ca(const std::optional<std::string>& cacert,
                                 const std::function<const char*(const char*)>& getenv,
                                 const std::function<bool(const std::string&)>& exists);
 
+// find_ca over this process's environment and file system.
+std::optional<CaSource> find_ca(const std::optional<std::string>& cacert);
+
 // "CA file /etc/ssl/certs/ca-certificates.crt (system bundle)": how an
 // error names `ca` (or "libcurl's default CA bundle" for nullopt).
 std::string describe_ca(const std::optional<CaSource>& ca);
