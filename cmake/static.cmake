@@ -20,12 +20,33 @@ if(REFBENCH_STATIC)
     INTERFACE_INCLUDE_DIRECTORIES "${REFBENCH_CURL_PREFIX}/include"
     INTERFACE_COMPILE_DEFINITIONS "CURL_STATICLIB;REFBENCH_CURL_LINKED=1"
     INTERFACE_LINK_LIBRARIES "OpenSSL::SSL;OpenSSL::Crypto;Threads::Threads")
+
+  # The first exception thrown (CLI11 throws one for --version and --help)
+  # must not sort every unwind table entry of the image. With -static, gcc
+  # links crtbeginT.o, which registers .eh_frame with libgcc's unwinder; the
+  # unwinder then sorts all of its ~17 000 entries on the first throw (57 M
+  # instructions: `refbench --version` took 3.9x /bin/true). crtbegin.o, the
+  # start file of a dynamic non-PIE link, registers nothing; with the sorted
+  # table ld writes for --eh-frame-hdr (PT_GNU_EH_FRAME), the unwinder finds
+  # entries by binary search through dl_iterate_phdr, which static glibc
+  # serves for the executable itself, as in a static-pie link. -B puts a copy
+  # of crtbegin.o named crtbeginT.o first on gcc's start-file search path.
+  execute_process(
+    COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=crtbegin.o
+    OUTPUT_VARIABLE refbench_crtbegin OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT EXISTS "${refbench_crtbegin}")
+    message(FATAL_ERROR "refbench: ${CMAKE_CXX_COMPILER} has no crtbegin.o ('${refbench_crtbegin}')")
+  endif()
+  set(REFBENCH_STATIC_CRT_DIR "${CMAKE_BINARY_DIR}/static-crt")
+  configure_file("${refbench_crtbegin}" "${REFBENCH_STATIC_CRT_DIR}/crtbeginT.o" COPYONLY)
 endif()
 
 # Makes the executable `target` fully static when REFBENCH_STATIC is on.
 function(refbench_static target)
   if(REFBENCH_STATIC)
-    # drop the unused functions of OpenSSL and libcurl from the image
-    target_link_options(${target} PRIVATE -static -Wl,--gc-sections)
+    # drop the unused functions of OpenSSL and libcurl from the image; an
+    # indexed unwind table and no frame registration (see above)
+    target_link_options(${target} PRIVATE -static -Wl,--gc-sections
+      "-B${REFBENCH_STATIC_CRT_DIR}/" -Wl,--eh-frame-hdr)
   endif()
 endfunction()

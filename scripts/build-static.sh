@@ -70,6 +70,11 @@ if ! readelf -d "$build/src/refbench" | grep -q "no dynamic section"; then
   echo "build-static: $build/src/refbench has a dynamic section; it is not fully static" >&2
   exit 1
 fi
+# an indexed unwind table, so that the first exception is cheap (cmake/static.cmake)
+if ! readelf -lW "$build/src/refbench" | grep -q "GNU_EH_FRAME"; then
+  echo "build-static: $build/src/refbench has no PT_GNU_EH_FRAME; its first exception would sort every unwind entry" >&2
+  exit 1
+fi
 mkdir -p "$dist"
 # copied rather than written by strip: the file strip writes can sit in the
 # page cache in a form that maps far more of the binary per page fault (a
