@@ -95,6 +95,7 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
       r.group = cell.group;
       r.metric = samples.metric;
       r.unit = samples.unit;
+      r.unit_label = samples.unit_label;
       r.direction = samples.direction;
       r.control = cell.control;
       r.gated = samples.gated && !cell.control;

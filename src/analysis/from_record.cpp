@@ -39,6 +39,28 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     }
     samples.metrics.push_back(std::move(m));
   }
+  const auto& meta = cell.meta;
+  auto listed = [](const std::optional<std::vector<std::string>>& names, const std::string& name) {
+    return names && std::find(names->begin(), names->end(), name) != names->end();
+  };
+  for (const auto& custom : meta.custom) {
+    if (meta.metrics && !listed(meta.metrics, custom.name)) {
+      continue;
+    }
+    auto pairs = runner::complete_pairs(record, c, custom.name);
+    MetricSamples m;
+    m.metric = custom.name;
+    m.unit = Unit::plain;
+    m.unit_label = custom.unit;
+    m.direction = custom.higher_is_better ? Direction::higher_is_better : Direction::lower_is_better;
+    m.gated = listed(meta.gate, custom.name);
+    m.baseline = std::move(pairs.baseline);
+    m.candidate = std::move(pairs.candidate);
+    if (auto it = thresholds.find(m.metric); it != thresholds.end()) {
+      m.threshold = it->second;
+    }
+    samples.metrics.push_back(std::move(m));
+  }
   return samples;
 }
 
@@ -69,9 +91,19 @@ std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::s
 
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
                     double precision, const Settings& settings) {
-  for (std::size_t m = 0; m < gated.size(); ++m) {
-    auto pairs = runner::complete_pairs(record, cell, gated[m]);
-    auto d = log_ratios(pairs.baseline, pairs.candidate, Direction::lower_is_better);
+  std::vector<runner::PairedValues> metrics;
+  for (runner::Metric metric : gated) {
+    metrics.push_back(runner::complete_pairs(record, cell, metric));
+  }
+  const auto& meta = record.cells[cell].meta;
+  for (const auto& custom : meta.custom) {
+    if (meta.gate && std::find(meta.gate->begin(), meta.gate->end(), custom.name) != meta.gate->end()) {
+      metrics.push_back(runner::complete_pairs(record, cell, custom.name));
+    }
+  }
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    // the half-width of an interval of d does not depend on its direction
+    auto d = log_ratios(metrics[m].baseline, metrics[m].candidate, Direction::lower_is_better);
     if (d.size() < settings.min_rounds) {
       return false;
     }

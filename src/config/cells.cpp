@@ -78,6 +78,10 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
       spec.meta.metrics = cell.metrics;
       spec.meta.gate = cell.gate;
       spec.meta.threshold = cell.threshold;
+      spec.meta.custom = cell.custom;
+      spec.meta.min_duration_seconds = cell.min_duration_seconds;
+      spec.meta.window_key = cell.window_key;
+      spec.meta.require = cell.require;
       planned.push_back(std::move(spec));
     }
   }

@@ -1,4 +1,5 @@
 #include <refbench/config/config.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/quantity.hpp>
 
@@ -293,6 +294,82 @@ std::vector<PayloadSize> read_payloads(const toml::table& table, const std::stri
 
 const std::set<std::string> k_metrics{"wall", "cpu", "user", "sys", "rss"};
 
+// One [[cell.metric]] table (SPEC §3.8).
+runner::CustomMetric read_custom_metric(const toml::table& table, const std::string& source) {
+  TableReader r(table, source, "cell.metric");
+  runner::CustomMetric metric;
+  auto name = r.string("name");
+  if (!name || name->empty() || name->find_first_of(",{} \t") != std::string::npos) {
+    r.fail(name ? *r.table().get("name") : static_cast<const toml::node&>(table),
+           "a [[cell.metric]] needs a name without spaces, commas or braces, like \"throughput\"");
+  }
+  if (k_metrics.contains(*name)) {
+    r.fail(*r.table().get("name"),
+           fmt::format("cell.metric.name '{}' is a built-in metric; name yours otherwise", *name));
+  }
+  metric.name = *name;
+  auto pick = [&](std::string_view key, std::string fallback, std::initializer_list<std::string_view> allowed) {
+    auto value = r.string(key).value_or(fallback);
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      std::string list;
+      for (auto a : allowed) {
+        list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+      }
+      r.fail(*r.table().get(key), fmt::format("cell.metric.{} must be one of {}, got \"{}\"", key, list, value));
+    }
+    return value;
+  };
+  metric.from = pick("from", "stdout", {"stdout", "file"});
+  metric.format = pick("format", "json", {"json", "bmf"});
+  metric.key = r.string("key").value_or(metric.name);
+  if (metric.format == "bmf" && metric.key.find('/') == std::string::npos) {
+    r.fail(r.table().get("key") ? *r.table().get("key") : static_cast<const toml::node&>(table),
+           fmt::format("cell.metric.key for format = \"bmf\" is \"<benchmark>/<measure>\", got \"{}\"", metric.key));
+  }
+  metric.higher_is_better = pick("better", "lower", {"lower", "higher"}) == "higher";
+  metric.unit = r.string("unit").value_or("");
+  r.reject_unknown();
+  return metric;
+}
+
+// The [[cell.metric]] tables of `r`'s cell and its window and requirement
+// keys (min_duration, window, require) into `cell`.
+void read_reported_keys(TableReader& r, CellConfig& cell, const std::string& source) {
+  if (const auto* node = r.get("metric")) {
+    const auto* array = node->as_array();
+    if (array == nullptr || !array->is_array_of_tables()) {
+      r.fail(*node, "custom metrics are written as [[cell.metric]] tables");
+    }
+    for (const auto& item : *array) {
+      auto metric = read_custom_metric(*item.as_table(), source);
+      if (std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric.name; })) {
+        r.fail(item, fmt::format("cell.metric '{}' is declared twice", metric.name));
+      }
+      if (!cell.custom.empty() &&
+          (metric.from != cell.custom.front().from || metric.format != cell.custom.front().format)) {
+        r.fail(item, fmt::format("cell.metric '{}': a cell's metrics come from one report, so from and format must "
+                                 "match those of '{}'",
+                                 metric.name, cell.custom.front().name));
+      }
+      cell.custom.push_back(std::move(metric));
+    }
+  }
+  if (auto min_duration = r.duration("min_duration")) {
+    cell.min_duration_seconds = std::chrono::duration<double>(*min_duration).count();
+  }
+  cell.window_key = r.string("window").value_or("");
+  if (!cell.window_key.empty() && cell.min_duration_seconds == 0) {
+    r.fail(*r.table().get("window"), "cell.window names the reported window length; it needs a min_duration");
+  }
+  for (const auto& text : r.strings("require")) {
+    auto requirement = runner::parse_requirement(text);
+    if (!requirement) {
+      r.fail(*r.table().get("require"), "cell.require: " + requirement.error());
+    }
+    cell.require.push_back(*requirement);
+  }
+}
+
 CellConfig read_cell(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "cell");
   CellConfig cell;
@@ -308,18 +385,35 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
   }
   cell.command = *command;
   cell.env = r.environment("env");
+  read_reported_keys(r, cell, source);
+  const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;
+  if (!cell.custom.empty() && cell.custom.front().from == "file" &&
+      std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
+    throw UsageError(fmt::format("{}: cell '{}' reads its metrics from {{output}} (from = \"file\"), but its command "
+                                 "never mentions {{output}}",
+                                 cell.where, cell.name),
+                     "pass {output} to the command as the path to write its report to");
+  }
+  auto known = [&](const std::string& metric) {
+    return k_metrics.contains(metric) ||
+           std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric; });
+  };
   for (const char* key : {"metrics", "gate"}) {
     auto names = r.strings(key);
     for (const auto& metric : names) {
-      if (!k_metrics.contains(metric)) {
-        r.fail(*r.table().get(key),
-               fmt::format("cell.{}: unknown metric '{}' (use wall, cpu, user, sys, rss)", key, metric));
+      if (!known(metric)) {
+        r.fail(*r.table().get(key), fmt::format("cell.{}: unknown metric '{}' (use wall, cpu, user, sys, rss or a "
+                                                "[[cell.metric]] of this cell)",
+                                                key, metric));
       }
     }
     (std::string_view(key) == "metrics" ? cell.metrics : cell.gate) = names;
   }
   if (cell.metrics.empty()) {
     cell.metrics = {"wall", "cpu", "rss"};
+    for (const auto& metric : cell.custom) {
+      cell.metrics.push_back(metric.name);
+    }
   }
   if (cell.gate.empty()) {
     cell.gate = {"wall"};
@@ -336,17 +430,13 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
     }
     for (const auto& [metric, value] : *thresholds) {
       double ratio = value.value_or(0.0);
-      if (!k_metrics.contains(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) ||
-          !std::isfinite(ratio)) {
+      if (!known(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) || !std::isfinite(ratio)) {
         r.fail(value, fmt::format("cell.threshold.{} must be a ratio above 1 for a known metric", metric.str()));
       }
       cell.threshold[std::string(metric.str())] = ratio;
     }
   }
   cell.check_output = r.boolean("check_output").value_or(false);
-  if (const auto* node = r.get("metric")) {
-    r.fail(*node, "custom metrics ([[cell.metric]]) are not supported by this version");
-  }
   r.reject_unknown();
   return cell;
 }

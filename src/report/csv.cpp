@@ -42,11 +42,12 @@ std::string render_csv(const std::vector<analysis::MetricResult>& results) {
   std::string out = "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,"
                     "verdict,censored,min_detectable_ratio,noise_floor\n";
   for (const auto& r : results) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.cell), csv_field(r.metric),
-                       unit_name(r.unit), r.gated, r.control, r.n, number(r.baseline_median),
-                       number(r.candidate_median), number(r.ratio), number(r.ci_low), number(r.ci_high),
-                       optional_number(r.p), optional_number(r.p_bh), stats::verdict_name(r.verdict), r.censored,
-                       number(r.min_detectable_ratio), optional_number(r.noise_floor));
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.cell), csv_field(r.metric),
+                    r.unit_label.empty() ? std::string(unit_name(r.unit)) : csv_field(r.unit_label), r.gated, r.control,
+                    r.n, number(r.baseline_median), number(r.candidate_median), number(r.ratio), number(r.ci_low),
+                    number(r.ci_high), optional_number(r.p), optional_number(r.p_bh), stats::verdict_name(r.verdict),
+                    r.censored, number(r.min_detectable_ratio), optional_number(r.noise_floor));
   }
   return out;
 }

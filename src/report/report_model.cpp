@@ -162,6 +162,7 @@ analysis::MetricResult metric_result_from_json(const json& entry) {
   r.cell = string_at(entry, "cell");
   r.metric = string_at(entry, "metric");
   r.unit = unit_of(string_at(entry, "unit"), r.metric);
+  r.unit_label = string_at(entry, "unit_label");
   r.direction = string_at(entry, "better") == "higher" ? analysis::Direction::higher_is_better
                                                        : analysis::Direction::lower_is_better;
   r.control = bool_at(entry, "control");

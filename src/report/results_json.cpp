@@ -57,7 +57,8 @@ nlohmann::json to_json(const analysis::MetricResult& r) {
                    {"censored", r.censored},
                    {"min_detectable_ratio", number(r.min_detectable_ratio)},
                    {"noise_floor", optional_number(r.noise_floor)},
-                   {"better", r.direction == analysis::Direction::higher_is_better ? "higher" : "lower"}};
+                   {"better", r.direction == analysis::Direction::higher_is_better ? "higher" : "lower"},
+                   {"unit_label", r.unit_label}};
   if (r.error) {
     j["error"] = *r.error;
   }

@@ -54,7 +54,7 @@ std::string escape_cell(std::string_view text) {
   return out;
 }
 
-std::string format_metric_value(double value, analysis::Unit unit) {
+std::string format_metric_value(double value, analysis::Unit unit, std::string_view label) {
   if (!std::isfinite(value)) {
     return "—";
   }
@@ -64,7 +64,7 @@ std::string format_metric_value(double value, analysis::Unit unit) {
   case analysis::Unit::bytes:
     return format_bytes(value);
   case analysis::Unit::plain:
-    return fmt::format("{:.4g}", value);
+    return label.empty() ? fmt::format("{:.4g}", value) : fmt::format("{:.4g} {}", value, label);
   }
   return "—";
 }
@@ -122,8 +122,9 @@ std::string render_verdict_table(const std::vector<analysis::MetricResult>& resu
       verdict = fmt::format("{}{}\033[0m", sgr, verdict);
     }
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(r.cell), escape_cell(r.metric),
-                       format_metric_value(r.baseline_median, r.unit), format_metric_value(r.candidate_median, r.unit),
-                       format_ratio_interval(r), format_p(r), r.n, verdict);
+                       format_metric_value(r.baseline_median, r.unit, r.unit_label),
+                       format_metric_value(r.candidate_median, r.unit, r.unit_label), format_ratio_interval(r),
+                       format_p(r), r.n, verdict);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 #include <refbench/runner/journal.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 
 #include <cerrno>
@@ -75,7 +76,13 @@ nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cell
   if (o.termination == process::Termination::signaled) {
     j["signal"] = o.signal;
   }
-  if (!process::succeeded(o)) {
+  if (!sample.values.empty()) {
+    j["values"] = sample.values;
+  }
+  if (!sample.problem.empty()) {
+    j["problem"] = sample.problem;
+  }
+  if (!usable(sample)) {
     j["stderr_tail"] = o.stderr_tail;
   }
   return j;
@@ -115,6 +122,23 @@ nlohmann::json to_json(const CellMeta& meta) {
     j["family"] = meta.family;
     j["payload_bytes"] = meta.payload_bytes;
   }
+  for (const auto& metric : meta.custom) {
+    j["custom"].push_back({{"name", metric.name},
+                           {"from", metric.from},
+                           {"format", metric.format},
+                           {"key", metric.key},
+                           {"better", metric.higher_is_better ? "higher" : "lower"},
+                           {"unit", metric.unit}});
+  }
+  if (meta.min_duration_seconds > 0) {
+    j["min_duration"] = meta.min_duration_seconds;
+  }
+  if (!meta.window_key.empty()) {
+    j["window"] = meta.window_key;
+  }
+  for (const auto& requirement : meta.require) {
+    j["require"].push_back(requirement_text(requirement));
+  }
   return j;
 }
 
@@ -132,6 +156,19 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
   meta.threshold = j.value("threshold", std::map<std::string, double>{});
   meta.family = j.value("family", std::string());
   meta.payload_bytes = j.value("payload_bytes", std::uint64_t{0});
+  for (const auto& metric : j.value("custom", nlohmann::json::array())) {
+    meta.custom.push_back({metric.at("name").get<std::string>(), metric.value("from", std::string("stdout")),
+                           metric.value("format", std::string("json")), metric.at("key").get<std::string>(),
+                           metric.value("better", std::string("lower")) == "higher",
+                           metric.value("unit", std::string())});
+  }
+  meta.min_duration_seconds = j.value("min_duration", 0.0);
+  meta.window_key = j.value("window", std::string());
+  for (const auto& text : j.value("require", std::vector<std::string>{})) {
+    if (auto requirement = parse_requirement(text)) {
+      meta.require.push_back(*requirement);
+    }
+  }
   return meta;
 }
 

@@ -87,22 +87,45 @@ double timer_resolution_seconds() {
   return resolution;
 }
 
-PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric) {
+namespace {
+
+// The rounds of `cell` in which both arms gave a usable sample that `has`
+// accepts, each with its two samples, in round order.
+template <typename Has>
+std::map<int, std::array<const Sample*, 2>> paired_samples(const RunRecord& record, std::size_t cell, Has has) {
   std::map<int, std::array<const Sample*, 2>> by_round;
   for (const auto& sample : record.samples) {
-    if (sample.cell == cell && sample.round > 0 && process::succeeded(sample.outcome)) {
+    if (sample.cell == cell && sample.round > 0 && usable(sample) && has(sample)) {
       by_round[sample.round][sample.arm == Arm::baseline ? 0 : 1] = &sample;
     }
   }
+  std::erase_if(by_round, [](const auto& entry) { return entry.second[0] == nullptr || entry.second[1] == nullptr; });
+  return by_round;
+}
+
+} // namespace
+
+PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric) {
   PairedValues pairs;
-  for (const auto& [round, arms] : by_round) {
-    if (arms[0] != nullptr && arms[1] != nullptr) {
-      pairs.rounds.push_back(round);
-      pairs.baseline.push_back(metric_value(arms[0]->outcome, metric));
-      pairs.candidate.push_back(metric_value(arms[1]->outcome, metric));
-      pairs.baseline_at_floor.push_back(at_floor(arms[0]->outcome, metric, record.rss));
-      pairs.candidate_at_floor.push_back(at_floor(arms[1]->outcome, metric, record.rss));
-    }
+  for (const auto& [round, arms] : paired_samples(record, cell, [](const Sample&) { return true; })) {
+    pairs.rounds.push_back(round);
+    pairs.baseline.push_back(metric_value(arms[0]->outcome, metric));
+    pairs.candidate.push_back(metric_value(arms[1]->outcome, metric));
+    pairs.baseline_at_floor.push_back(at_floor(arms[0]->outcome, metric, record.rss));
+    pairs.candidate_at_floor.push_back(at_floor(arms[1]->outcome, metric, record.rss));
+  }
+  return pairs;
+}
+
+PairedValues complete_pairs(const RunRecord& record, std::size_t cell, const std::string& custom_metric) {
+  PairedValues pairs;
+  auto has = [&](const Sample& sample) { return sample.values.contains(custom_metric); };
+  for (const auto& [round, arms] : paired_samples(record, cell, has)) {
+    pairs.rounds.push_back(round);
+    pairs.baseline.push_back(arms[0]->values.at(custom_metric));
+    pairs.candidate.push_back(arms[1]->values.at(custom_metric));
+    pairs.baseline_at_floor.push_back(false);
+    pairs.candidate_at_floor.push_back(false);
   }
   return pairs;
 }

@@ -14,6 +14,8 @@ CellSpec control_of(const CellSpec& cell) {
   return control;
 }
 
+bool usable(const Sample& sample) { return process::succeeded(sample.outcome) && sample.problem.empty(); }
+
 std::string arm_label(const CellRecord& cell, Arm arm) {
   return cell.control ? std::string("baseline (A/A control)") : std::string(arm_name(arm));
 }

@@ -51,6 +51,8 @@ Sample sample_from(const nlohmann::json& j, std::size_t cell) {
   o.peak_rss_bytes = j.at("rss").get<std::int64_t>();
   o.rss_floor_bytes = j.value("rss_floor", std::int64_t{0});
   o.stderr_tail = j.value("stderr_tail", std::string());
+  s.values = j.value("values", std::map<std::string, double>{});
+  s.problem = j.value("problem", std::string());
   return s;
 }
 
@@ -153,6 +155,8 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
                                  ? std::string("timed out")
                                  : process::describe(sample.outcome, {});
           cell.failure = CellFailure{sample.arm, sample.round, what, sample.outcome.stderr_tail, false};
+        } else if (!sample.problem.empty() && !cell.failure) {
+          cell.failure = CellFailure{sample.arm, sample.round, sample.problem, sample.outcome.stderr_tail, false};
         }
         run.record.samples.push_back(std::move(sample));
       } else if (type == "cell") { // a cell added during the run (the automatic A/A control)

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
+#include <refbench/runner/reported.hpp>
+#include <refbench/util/files.hpp>
 #include <refbench/util/sha256.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -131,10 +133,17 @@ private:
       output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
       substitute_placeholders(invocation, round, output);
     }
+    const bool reads = reads_report(spec.meta);
+    const bool reads_file = reads && reads_output_file(spec.meta);
+    invocation.capture_stdout = reads && !reads_file;
     if (m_hooks.before_invocation) {
       m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
     }
-    Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation)};
+    Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}};
+    if (reads && process::succeeded(sample.outcome)) {
+      read_report(spec.meta, sample, reads_file ? output : std::string());
+    }
+    sample.outcome.stdout_text.clear(); // read above, not kept
     if (!output.empty()) {
       if (spec.check_output && round == 1 && process::succeeded(sample.outcome)) {
         record_output_hash(slot, output);
@@ -149,12 +158,41 @@ private:
           CellFailure{slot.arm, round, process::describe(sample.outcome, invocation.timeout),
                       sample.outcome.stderr_tail, sample.outcome.termination == process::Termination::spawn_failed};
       stop(slot.cell, StopReason::error);
+    } else if (!sample.problem.empty() && !m_record.cells[slot.cell].failure) {
+      m_record.cells[slot.cell].failure =
+          CellFailure{slot.arm, round, sample.problem, sample.outcome.stderr_tail, false};
+      stop(slot.cell, StopReason::error);
     }
     const bool cannot_start = sample.outcome.termination == process::Termination::spawn_failed;
     m_record.samples.push_back(std::move(sample));
     if (cannot_start) {
       throw CannotStart{};
     }
+  }
+
+  // Fills `sample`'s custom metric values from what its command reported
+  // (its captured stdout, or the file `output` when not empty), or its
+  // problem when the report is unusable or the window/requirements fail.
+  static void read_report(const CellMeta& meta, Sample& sample, const std::string& output) {
+    std::string text;
+    if (!output.empty()) {
+      auto content = util::read_file(output);
+      if (!content) {
+        sample.problem = fmt::format("wrote no readable {{output}} file to read its metrics from: {}", content.error());
+        return;
+      }
+      text = std::move(*content);
+    }
+    auto reported = read_reported(meta, output.empty() ? sample.outcome.stdout_text : text);
+    if (!reported) {
+      sample.problem = reported.error();
+      return;
+    }
+    if (auto problem = window_problem(meta, *reported, sample.outcome.wall_seconds)) {
+      sample.problem = *problem;
+      return;
+    }
+    sample.values = std::move(reported->metrics);
   }
 
   // Hashes `output` of `slot` in round 1; once both arms are in, differing

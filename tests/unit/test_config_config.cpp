@@ -122,7 +122,57 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(error_of(cell + "metrics = [\"wall\", \"speed\"]\n").find("unknown metric 'speed'") != std::string::npos);
     CHECK(error_of(cell + "metrics = [\"wall\"]\ngate = [\"rss\"]\n").find("'rss' is not among") != std::string::npos);
     CHECK(error_of(cell + cell).find("appears twice") != std::string::npos);
-    CHECK(error_of(cell + "[[cell.metric]]\nname = \"tput\"\n").find("not supported") != std::string::npos);
+  }
+  SUBCASE("custom metrics, windows and requirements") {
+    CHECK(error_of(cell + "[[cell.metric]]\nkey = \"x\"\n") ==
+          "refbench.toml:5:1: a [[cell.metric]] needs a name without spaces, commas or braces, like \"throughput\"");
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"wall\"\n") ==
+          "refbench.toml:6:8: cell.metric.name 'wall' is a built-in metric; name yours otherwise");
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"t\"\nbetter = \"more\"\n") ==
+          "refbench.toml:7:10: cell.metric.better must be one of \"lower\", \"higher\", got \"more\"");
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"t\"\nfrom = \"stderr\"\n") ==
+          "refbench.toml:7:8: cell.metric.from must be one of \"stdout\", \"file\", got \"stderr\"");
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"t\"\nformat = \"bmf\"\n").find("\"<benchmark>/<measure>\"") !=
+          std::string::npos);
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"t\"\nunits = \"x\"\n") ==
+          "refbench.toml:7:1: unknown key 'units' in [cell.metric]");
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"t\"\n[[cell.metric]]\nname = \"t\"\n")
+              .find("cell.metric 't' is declared twice") != std::string::npos);
+    CHECK(error_of(cell +
+                   "[[cell.metric]]\nname = \"t\"\n[[cell.metric]]\nname = \"u\"\nformat = \"bmf\"\nkey = \"a/b\"\n")
+              .find("from and format must match those of 't'") != std::string::npos);
+    CHECK(error_of(cell + "[[cell.metric]]\nname = \"t\"\nfrom = \"file\"\n")
+              .find("reads its metrics from {output} (from = \"file\"), but its command never mentions {output}") !=
+          std::string::npos);
+    CHECK(error_of(cell + "window = \"duration\"\n") ==
+          "refbench.toml:5:10: cell.window names the reported window length; it needs a min_duration");
+    CHECK(
+        error_of(cell + "require = [\"errors = 0\"]\n").starts_with("refbench.toml:5:11: cell.require: 'errors = 0'"));
+    CHECK(error_of(cell + "metric = 3\n") ==
+          "refbench.toml:5:10: custom metrics are written as [[cell.metric]] tables");
+
+    auto config = parse_config(cell + "gate = [\"rps\"]\nthreshold = { rps = 1.1 }\nmin_duration = \"5s\"\n"
+                                      "window = \"seconds\"\nrequire = [\"errors == 0\", \"non2xx<=0\"]\n"
+                                      "[[cell.metric]]\nname = \"rps\"\nbetter = \"higher\"\nunit = \"req/s\"\n"
+                                      "[[cell.metric]]\nname = \"p99\"\nkey = \"latency_p99\"\n",
+                               "refbench.toml");
+    const auto& c = config.cells.at(0);
+    CHECK(c.metrics == std::vector<std::string>{"wall", "cpu", "rss", "rps", "p99"});
+    CHECK(c.gate == std::vector<std::string>{"rps"});
+    CHECK(c.threshold.at("rps") == 1.1);
+    REQUIRE(c.custom.size() == 2);
+    CHECK(c.custom[0].higher_is_better);
+    CHECK(c.custom[0].key == "rps");
+    CHECK(c.custom[0].unit == "req/s");
+    CHECK(c.custom[0].from == "stdout");
+    CHECK(c.custom[0].format == "json");
+    CHECK_FALSE(c.custom[1].higher_is_better);
+    CHECK(c.custom[1].key == "latency_p99");
+    CHECK(c.min_duration_seconds == 5);
+    CHECK(c.window_key == "seconds");
+    REQUIRE(c.require.size() == 2);
+    CHECK(c.require[1].key == "non2xx");
+    CHECK(c.require[1].op == "<=");
   }
   SUBCASE("TOML syntax") { CHECK(error_of("[run\nbudget = 1").starts_with("refbench.toml:1:")); }
 }

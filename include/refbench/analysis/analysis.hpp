@@ -32,6 +32,7 @@ struct MetricSamples {
   std::vector<bool> baseline_at_floor;
   std::vector<bool> candidate_at_floor;
   std::optional<double> threshold; // overrides Settings::threshold
+  std::string unit_label;          // shown after plain values, e.g. "req/s"
 };
 
 struct CellSamples {
@@ -59,6 +60,7 @@ struct MetricResult {
   std::string metric;
   std::size_t group = 0;
   Unit unit = Unit::seconds;
+  std::string unit_label;
   Direction direction = Direction::lower_is_better;
   bool control = false;
   bool gated = false;

@@ -30,7 +30,8 @@ std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::s
                                           const std::vector<runner::Metric>& fallback);
 
 // True when `cell` of `record` has at least `settings.min_rounds` pairs and
-// the interval (of `settings.interval`) of every metric in `gated` reaches
+// the interval (of `settings.interval`) of every metric in `gated` (and
+// every custom metric the cell's meta gates) reaches
 // its confidence with a half-width (log units) of at most `precision`
 // (SPEC §4.5). Never looks at significance.
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,

@@ -3,6 +3,8 @@
 // and wrong types are UsageErrors naming file:line:column; values are
 // validated here (durations, sizes, ranges), flags are merged by the caller.
 
+#include <refbench/runner/record.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -56,7 +58,11 @@ struct CellConfig {
   std::vector<std::string> gate;           // default: wall
   std::map<std::string, double> threshold; // per-metric overrides
   bool check_output = false;
-  std::string where; // "file:line:column" of the [[cell]]
+  std::vector<runner::CustomMetric> custom; // [[cell.metric]] (SPEC §3.8)
+  double min_duration_seconds = 0;          // 0: no minimum window
+  std::string window_key;                   // reported window length; "": the wall time
+  std::vector<runner::Requirement> require; // conditions on reported values
+  std::string where;                        // "file:line:column" of the [[cell]]
 };
 
 struct Config {

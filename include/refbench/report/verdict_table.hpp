@@ -15,8 +15,9 @@ namespace refbench::report {
 // word, '&', '<' and '>'; a newline becomes a space.
 std::string escape_cell(std::string_view text);
 
-// A value in the unit of the metric (e.g. "471.8 ms", "12.25 MiB", "3049").
-std::string format_metric_value(double value, analysis::Unit unit);
+// A value in the unit of the metric (e.g. "471.8 ms", "12.25 MiB", "3049");
+// a plain value is followed by `label` when there is one ("3049 req/s").
+std::string format_metric_value(double value, analysis::Unit unit, std::string_view label = {});
 
 // "1.011x [0.947, 1.038]", or "—" without an estimate.
 std::string format_ratio_interval(const analysis::MetricResult& result);

@@ -18,15 +18,44 @@ namespace refbench::runner {
 enum class Arm { baseline, candidate };
 std::string_view arm_name(Arm arm);
 
+// A metric the command reports itself (SPEC §3.8): read after each
+// successful invocation from the last line of its stdout or from its
+// {output} file, as a JSON object (`key` a top-level name) or in Bencher
+// Metric Format (`key` = "<benchmark>/<measure>", its `value`).
+struct CustomMetric {
+  std::string name;
+  std::string from = "stdout"; // "stdout" | "file"
+  std::string format = "json"; // "json" | "bmf"
+  std::string key;
+  bool higher_is_better = false;
+  std::string unit; // shown after values, e.g. "req/s"; may be empty
+};
+
+// A condition on a reported value that every invocation must meet, e.g.
+// `errors == 0`; `key` is read like a custom metric's key.
+struct Requirement {
+  std::string key;
+  std::string op; // one of == != < <= > >=
+  double value = 0;
+};
+
 // What analysis and the report know about a cell besides its samples; the
-// runner only carries it into the record and the journal.
+// runner only carries it into the record and the journal. The custom
+// metrics, window and requirements also tell the runner what to read.
 struct CellMeta {
   std::optional<std::vector<std::string>> metrics; // shown metrics; none: the run's
   std::optional<std::vector<std::string>> gate;    // metrics that can fail the run; none: the run's
   std::map<std::string, double> threshold;         // per metric, over the run's threshold
   std::string family;                              // the [[cell]] a payload expansion came from; "" if none
   std::uint64_t payload_bytes = 0;                 // that expansion's payload size; 0 if none
+  std::vector<CustomMetric> custom;                // all read from one report (same from/format)
+  double min_duration_seconds = 0;                 // an invocation's window must be at least this long
+  std::string window_key;                          // reported window length (seconds); "": the wall time
+  std::vector<Requirement> require;                // every invocation must meet all of these
 };
+
+// True when the cell's command reports anything refbench must read.
+bool reads_report(const CellMeta& meta);
 
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
@@ -64,7 +93,13 @@ struct Sample {
   int round = 0;
   std::size_t order = 0;
   process::Outcome outcome;
+  std::map<std::string, double> values; // the custom metrics it reported, by name
+  std::string problem;                  // why what it reported disqualifies it (§3.8); "" if nothing
 };
+
+// True when `sample` ran to exit 0 and what it reported is fine: only such
+// samples form pairs.
+bool usable(const Sample& sample);
 
 // aborted: another cell's command could not be started, so the run stopped.
 enum class StopReason { running, precision, max_rounds, budget, error, interrupted, aborted };

@@ -1,0 +1,49 @@
+#pragma once
+// What a cell's command reports about itself (SPEC §3.8): custom metric
+// values, the length of its measurement window and the values its
+// requirements test, read from the last line of its stdout or from its
+// {output} file. A value that is missing, not a number or not positive is
+// an error naming the metric and what was found — never a zero.
+
+#include <refbench/runner/record.hpp>
+
+#include <expected>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace refbench::runner {
+
+struct ReportedValues {
+  std::map<std::string, double> metrics; // by metric name (positive, finite)
+  std::map<std::string, double> keys;    // the window and requirement keys, by key
+};
+
+// True when `meta`'s values are read from its {output} file (from = "file").
+bool reads_output_file(const CellMeta& meta);
+
+// Where `meta`'s values come from, for messages: "the last line of its
+// stdout" or "its {output} file".
+std::string report_source(const CellMeta& meta);
+
+// Reads `meta`'s custom metrics, window key and requirement keys from `text`
+// — for from = "stdout" the last non-empty line (or, when that is not a JSON
+// object, the whole text: a pretty-printed document), for "file" the whole
+// file. The error is a phrase for "the candidate command ... in round 3",
+// e.g. "reported no number for metric `throughput`: `throughput` is "N/A"
+// in the last line of its stdout".
+std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, std::string_view text);
+
+// Why an invocation's window or requirements disqualify it, if they do:
+// the window (the reported `window_key`, else `wall_seconds`) must be at
+// least `meta.min_duration_seconds`, and every requirement must hold.
+std::optional<std::string> window_problem(const CellMeta& meta, const ReportedValues& reported, double wall_seconds);
+
+// Parses a requirement like "errors == 0" or "p99_ms<=250".
+std::expected<Requirement, std::string> parse_requirement(std::string_view text);
+
+// "errors == 0".
+std::string requirement_text(const Requirement& requirement);
+
+} // namespace refbench::runner

@@ -1,0 +1,195 @@
+#include <refbench/runner/reported.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace refbench::runner {
+namespace {
+
+constexpr std::size_t k_found_chars = 60; // of a found value quoted in a message
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+std::string_view last_line(std::string_view text) {
+  text = trim(text);
+  const auto newline = text.find_last_of('\n');
+  return newline == std::string_view::npos ? text : trim(text.substr(newline + 1));
+}
+
+// `text` shortened for a message, as a JSON string would show it.
+std::string shown_value(std::string_view text) {
+  std::string shown(text.substr(0, k_found_chars));
+  if (text.size() > k_found_chars) {
+    shown += "…";
+  }
+  return nlohmann::json(shown).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The document `meta`'s values are read from, or why there is none.
+std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std::string_view text) {
+  const bool from_stdout = !reads_output_file(meta);
+  auto parsed = nlohmann::json::parse(from_stdout ? last_line(text) : text, nullptr, false);
+  if (from_stdout && !parsed.is_object()) {
+    parsed = nlohmann::json::parse(text, nullptr, false); // a pretty-printed document
+  }
+  if (parsed.is_object()) {
+    return parsed;
+  }
+  const auto shown = trim(from_stdout ? last_line(text) : text);
+  if (shown.empty()) {
+    return std::unexpected(fmt::format("reported nothing: {} is empty", report_source(meta)));
+  }
+  return std::unexpected(fmt::format("reported no JSON object: {} is {}", report_source(meta), shown_value(shown)));
+}
+
+// The node at `key` of `document`: a top-level name, or for Bencher Metric
+// Format "<benchmark>/<measure>" → its "value".
+const nlohmann::json* node_at(const nlohmann::json& document, const std::string& key, bool bmf) {
+  if (!bmf) {
+    auto it = document.find(key);
+    return it == document.end() ? nullptr : &*it;
+  }
+  const auto slash = key.rfind('/');
+  auto benchmark = document.find(key.substr(0, slash));
+  if (slash == std::string::npos || benchmark == document.end() || !benchmark->is_object()) {
+    return nullptr;
+  }
+  auto measure = benchmark->find(key.substr(slash + 1));
+  if (measure == benchmark->end() || !measure->is_object()) {
+    return nullptr;
+  }
+  auto value = measure->find("value");
+  return value == measure->end() ? nullptr : &*value;
+}
+
+// The number at `key`, or a phrase saying what was found instead.
+std::expected<double, std::string> number_at(const nlohmann::json& document, const std::string& key, bool bmf,
+                                             const CellMeta& meta) {
+  const auto* node = node_at(document, key, bmf);
+  const std::string where = bmf ? fmt::format("`{}` (Bencher Metric Format)", key) : fmt::format("`{}`", key);
+  if (node == nullptr) {
+    return std::unexpected(fmt::format("{} is missing from {}", where, report_source(meta)));
+  }
+  if (!node->is_number()) {
+    const std::string found = node->is_string() ? shown_value(node->get<std::string>()) : shown_value(node->dump());
+    return std::unexpected(fmt::format("{} is {} in {}", where, found, report_source(meta)));
+  }
+  return node->get<double>();
+}
+
+} // namespace
+
+bool reads_report(const CellMeta& meta) {
+  return !meta.custom.empty() || !meta.window_key.empty() || !meta.require.empty();
+}
+
+bool reads_output_file(const CellMeta& meta) { return !meta.custom.empty() && meta.custom.front().from == "file"; }
+
+std::string report_source(const CellMeta& meta) {
+  return reads_output_file(meta) ? "its {output} file" : "the last line of its stdout";
+}
+
+std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, std::string_view text) {
+  auto document = document_of(meta, text);
+  if (!document) {
+    return std::unexpected(document.error());
+  }
+  const bool bmf = !meta.custom.empty() && meta.custom.front().format == "bmf";
+  ReportedValues reported;
+  for (const auto& metric : meta.custom) {
+    auto value = number_at(*document, metric.key, bmf, meta);
+    if (!value) {
+      return std::unexpected(fmt::format("reported no number for metric `{}`: {}", metric.name, value.error()));
+    }
+    if (!std::isfinite(*value) || *value <= 0) {
+      return std::unexpected(fmt::format("reported metric `{}` = {} in {}; ratios need a positive value", metric.name,
+                                         *value, report_source(meta)));
+    }
+    reported.metrics[metric.name] = *value;
+  }
+  std::vector<std::string> keys;
+  if (!meta.window_key.empty()) {
+    keys.push_back(meta.window_key);
+  }
+  for (const auto& requirement : meta.require) {
+    keys.push_back(requirement.key);
+  }
+  for (const auto& key : keys) {
+    auto value = number_at(*document, key, bmf, meta);
+    if (!value) {
+      return std::unexpected(fmt::format("reported no number for `{}`: {}", key, value.error()));
+    }
+    reported.keys[key] = *value;
+  }
+  return reported;
+}
+
+std::optional<std::string> window_problem(const CellMeta& meta, const ReportedValues& reported, double wall_seconds) {
+  if (meta.min_duration_seconds > 0) {
+    const bool reported_window = !meta.window_key.empty();
+    const double window = reported_window ? reported.keys.at(meta.window_key) : wall_seconds;
+    if (!(window >= meta.min_duration_seconds)) {
+      return fmt::format("measured for only {:.3g} s ({}), less than min_duration = {:.3g} s: its figures do not "
+                         "cover the window they claim",
+                         window,
+                         reported_window ? fmt::format("`{}` in {}", meta.window_key, report_source(meta))
+                                         : std::string("its wall time"),
+                         meta.min_duration_seconds);
+    }
+  }
+  for (const auto& requirement : meta.require) {
+    const double value = reported.keys.at(requirement.key);
+    const double limit = requirement.value;
+    const std::string& op = requirement.op;
+    const bool holds = op == "=="   ? value == limit
+                       : op == "!=" ? value != limit
+                       : op == "<"  ? value < limit
+                       : op == "<=" ? value <= limit
+                       : op == ">"  ? value > limit
+                                    : value >= limit;
+    if (!holds) {
+      return fmt::format("failed the requirement `{}`: `{}` = {} in {}", requirement_text(requirement), requirement.key,
+                         value, report_source(meta));
+    }
+  }
+  return std::nullopt;
+}
+
+std::expected<Requirement, std::string> parse_requirement(std::string_view text) {
+  static constexpr std::array<std::string_view, 6> k_ops{"==", "!=", "<=", ">=", "<", ">"};
+  for (auto op : k_ops) {
+    const auto at = text.find(op);
+    if (at == std::string_view::npos) {
+      continue;
+    }
+    Requirement requirement;
+    requirement.key = std::string(trim(text.substr(0, at)));
+    requirement.op = std::string(op);
+    const auto number = trim(text.substr(at + op.size()));
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), requirement.value);
+    if (requirement.key.empty() || number.empty() || error != std::errc() || end != number.data() + number.size() ||
+        !std::isfinite(requirement.value)) {
+      break;
+    }
+    return requirement;
+  }
+  return std::unexpected(fmt::format("'{}' is not a requirement like \"errors == 0\" (KEY OP NUMBER, OP one of "
+                                     "== != < <= > >=)",
+                                     text));
+}
+
+std::string requirement_text(const Requirement& requirement) {
+  return fmt::format("{} {} {}", requirement.key, requirement.op, requirement.value);
+}
+
+} // namespace refbench::runner
