@@ -3,6 +3,8 @@
 // and wrong types are UsageErrors naming file:line:column; values are
 // validated here (durations, sizes, ranges), flags are merged by the caller.
 
+#include <refbench/process/cpus.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -56,6 +58,9 @@ struct CellConfig {
   std::vector<std::string> gate;           // default: wall
   std::map<std::string, double> threshold; // per-metric overrides
   bool check_output = false;
+  // cpus = { service = 3, client = "rest" }: a split of the benchmark CPUs,
+  // groups in the order written; their lists fill {cpus.NAME} (SPEC §3.4)
+  std::vector<process::CpuGroup> cpus;
   std::string where; // "file:line:column" of the [[cell]]
 };
 
