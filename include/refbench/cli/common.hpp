@@ -4,6 +4,8 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/cli/compare_command.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/launcher.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <CLI/CLI.hpp>
@@ -41,6 +43,18 @@ void print_markdown(const nlohmann::json& document, const CommonOptions& common)
 // Prints the sensitivity warnings of `document` to stderr, one
 // "refbench: warning: …" line each.
 void print_warnings(const nlohmann::json& document);
+
+// Plans CPU isolation (SPEC §3.4) for `request` ("auto", "off" or a CPU
+// list) and the cells' `splits` on this machine and prints its warning once
+// (unless `quiet`); throws UsageError for a CPU list that is malformed or
+// not usable here.
+process::IsolationPlan plan_isolation(const std::string& request, const std::vector<process::CpuSplitRequest>& splits,
+                                      bool quiet);
+
+// Pins `launcher` (so every benchmarked process) to `plan`'s benchmark CPUs
+// and refbench to its own. When the kernel refuses, `plan` becomes unpinned
+// with a warning, printed unless `quiet`.
+void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet);
 
 // refbench's own environment as "NAME=value" entries.
 std::vector<std::string> current_environment();
