@@ -79,32 +79,19 @@ void print_warnings(const nlohmann::json& document) {
   }
 }
 
-process::IsolationPlan plan_isolation(const std::string& request, const std::vector<process::CpuSplitRequest>& splits,
-                                      bool quiet) {
-  auto plan = process::plan_isolation_here(request, splits);
-  if (!plan.warning.empty() && !quiet) {
-    std::cerr << "refbench: warning: " << plan.warning << "\n";
-  }
-  return plan;
-}
-
 void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet) {
-  if (!plan.pinned) {
-    return;
-  }
-  if (!launcher.pin(plan.benchmark)) {
+  if (plan.pinned && !launcher.pin(plan.benchmark)) {
     plan.warning = fmt::format("CPU isolation: the kernel refused to pin to CPUs {} ({}); running unpinned",
                                process::format_cpu_list(plan.benchmark), std::strerror(errno));
     plan.pinned = false;
     plan.benchmark.clear();
     plan.refbench.clear();
-    if (!quiet) {
-      std::cerr << "refbench: warning: " << plan.warning << "\n";
-    }
-    return;
   }
-  if (!plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
+  if (plan.pinned && !plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
     plan.refbench.clear(); // refbench stays where it is; the benchmark is still pinned
+  }
+  if (!plan.warning.empty() && !quiet) {
+    std::cerr << "refbench: warning: " << plan.warning << "\n";
   }
 }
 

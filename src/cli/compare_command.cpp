@@ -156,7 +156,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   require_runnable("baseline", baseline.argv, env);
   require_runnable("candidate", candidate.argv, env);
 
-  auto isolation = plan_isolation(o.isolate, {}, common.quiet);
+  auto isolation = process::plan_isolation_here(o.isolate, {}); // a bad list: exit 2 before anything runs
 
   std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
   if (!o.no_control) {

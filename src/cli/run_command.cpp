@@ -245,8 +245,8 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   }
   const auto config = config::load_config(config_path);
   const auto e = effective_settings(o, config);
-  auto isolation = plan_isolation(o.isolate.value_or(config.run.isolate.value_or("auto")),
-                                  config::cpu_split_requests(config.cells), common.quiet);
+  auto isolation = process::plan_isolation_here(o.isolate.value_or(config.run.isolate.value_or("auto")),
+                                                config::cpu_split_requests(config.cells));
   auto [baseline, candidate] = resolve_refs(o, repo, pr_base_sha);
   if (pr_base_sha) { // a PR's arms are reported by branch name
     baseline.name = event->baseline_name.value_or(baseline.name);

@@ -44,16 +44,10 @@ void print_markdown(const nlohmann::json& document, const CommonOptions& common)
 // "refbench: warning: …" line each.
 void print_warnings(const nlohmann::json& document);
 
-// Plans CPU isolation (SPEC §3.4) for `request` ("auto", "off" or a CPU
-// list) and the cells' `splits` on this machine and prints its warning once
-// (unless `quiet`); throws UsageError for a CPU list that is malformed or
-// not usable here.
-process::IsolationPlan plan_isolation(const std::string& request, const std::vector<process::CpuSplitRequest>& splits,
-                                      bool quiet);
-
 // Pins `launcher` (so every benchmarked process) to `plan`'s benchmark CPUs
-// and refbench to its own. When the kernel refuses, `plan` becomes unpinned
-// with a warning, printed unless `quiet`.
+// and refbench to its own, just before measuring, and prints the plan's
+// warning once (unless `quiet`). When the kernel refuses, `plan` becomes
+// unpinned with a warning saying so.
 void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet);
 
 // refbench's own environment as "NAME=value" entries.
