@@ -79,6 +79,22 @@ void print_warnings(const nlohmann::json& document) {
   }
 }
 
+void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet) {
+  if (plan.pinned && !launcher.pin(plan.benchmark)) {
+    plan.warning = fmt::format("CPU isolation: the kernel refused to pin to CPUs {} ({}); running unpinned",
+                               process::format_cpu_list(plan.benchmark), std::strerror(errno));
+    plan.pinned = false;
+    plan.benchmark.clear();
+    plan.refbench.clear();
+  }
+  if (plan.pinned && !plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
+    plan.refbench.clear(); // refbench stays where it is; the benchmark is still pinned
+  }
+  if (!plan.warning.empty() && !quiet) {
+    std::cerr << "refbench: warning: " << plan.warning << "\n";
+  }
+}
+
 std::vector<std::string> current_environment() {
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {

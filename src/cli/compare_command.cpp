@@ -79,6 +79,9 @@ std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_
   if (o.no_control) {
     line += " --no-control";
   }
+  if (o.isolate != "auto") {
+    line += " --isolate " + util::quote_shell_word(o.isolate);
+  }
   line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", o.threshold, o.alpha,
                       o.precision, o.interval, o.fail_on);
   return line + " " + util::quote_shell_word(o.baseline) + " " + util::quote_shell_word(o.candidate);
@@ -120,6 +123,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();
   add_fail_on_option(*cmd, o.fail_on);
+  cmd->add_option("--isolate", o.isolate, "CPU isolation: auto, off or a CPU list like 2-3")->capture_default_str();
   return cmd;
 }
 
@@ -152,6 +156,8 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   require_runnable("baseline", baseline.argv, env);
   require_runnable("candidate", candidate.argv, env);
 
+  auto isolation = process::plan_isolation_here(o.isolate, {}); // a bad list: exit 2 before anything runs
+
   std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
   if (!o.no_control) {
     cells.push_back({o.name + "-control", baseline, baseline, true});
@@ -168,13 +174,14 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start();
   auto ballast = test_ballast();
+  apply_isolation(isolation, *launcher, common.quiet);
 
   report::RunContext context{"compare",  reproduce_line(o, settings.seed, settings.min_rounds),
                              o.baseline, o.candidate,
                              settings,   metrics,
                              gated,      o.threshold,
                              o.alpha,    o.precision,
-                             o.interval, report::environment_json()};
+                             o.interval, report::environment_json(&isolation)};
   runner::Journal journal((out / "journal.jsonl").string());
   journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
 

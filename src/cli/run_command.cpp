@@ -147,7 +147,8 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
                      "--interval {} --fail-on {}",
                      util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha, candidate.sha,
                      e.rounds.seed, e.rounds.budget_seconds, e.rounds.max_rounds, e.rounds.min_rounds, e.rounds.warmup,
-                     e.precision, e.threshold, e.alpha, o.interval, o.fail_on);
+                     e.precision, e.threshold, e.alpha, o.interval, o.fail_on) +
+         (o.isolate ? " --isolate " + util::quote_shell_word(*o.isolate) : "");
 }
 
 // The results.json `arms` of a run: refs as typed, SHAs, worktrees, build times.
@@ -189,6 +190,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap")
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();
+  cmd->add_option("--isolate", o.isolate, "CPU isolation: auto, off or a CPU list like 2-3 (default auto)");
   return cmd;
 }
 
@@ -243,6 +245,8 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   }
   const auto config = config::load_config(config_path);
   const auto e = effective_settings(o, config);
+  auto isolation = process::plan_isolation_here(o.isolate.value_or(config.run.isolate.value_or("auto")),
+                                                config::cpu_split_requests(config.cells));
   auto [baseline, candidate] = resolve_refs(o, repo, pr_base_sha);
   if (pr_base_sha) { // a PR's arms are reported by branch name
     baseline.name = event->baseline_name.value_or(baseline.name);
@@ -296,9 +300,9 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                              {"reused", payload.reused}});
   }
 
-  auto cells =
-      config::plan_cells(config.cells, payload_files,
-                         {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env, e.timeout);
+  auto cells = config::plan_cells(config.cells, payload_files,
+                                  {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env, e.timeout,
+                                  config::cpu_group_lists(config.cells, isolation));
   runner::RoundSettings settings = e.rounds;
   settings.output_dir = (out / "outputs").string();
   if (e.control && e.control_cell) {
@@ -312,6 +316,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
     settings.auto_control = e.control;
   }
 
+  apply_isolation(isolation, *launcher, common.quiet); // after the builds, which use every CPU
   report::RunContext context{"run",
                              reproduce_line(o, config_path, e, baseline, candidate),
                              *o.baseline,
@@ -323,7 +328,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                              e.alpha,
                              e.precision,
                              o.interval,
-                             report::environment_json(),
+                             report::environment_json(&isolation),
                              arms_json(arms, baseline, candidate, *o.baseline, *o.candidate, build_times)};
   runner::Journal journal((out / "journal.jsonl").string());
   journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));

@@ -259,8 +259,7 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.control = r.boolean("control");
   run.control_cell = r.string("control_cell");
   run.isolate = r.string("isolate");
-  if (run.isolate && *run.isolate != "auto" && *run.isolate != "off" &&
-      run.isolate->find_first_not_of("0123456789,-") != std::string::npos) {
+  if (run.isolate && *run.isolate != "auto" && *run.isolate != "off" && !process::parse_cpu_list(*run.isolate)) {
     r.fail(*r.table().get("isolate"), "run.isolate must be \"auto\", \"off\" or a cpu list like \"2-3\"");
   }
   if (run.min_rounds && run.max_rounds && *run.min_rounds > *run.max_rounds) {
@@ -290,6 +289,62 @@ std::vector<PayloadSize> read_payloads(const toml::table& table, const std::stri
   }
   r.reject_unknown();
   return sizes;
+}
+
+// `cpus = { NAME = COUNT | "rest", ... }` of a cell, groups in the order written.
+std::vector<process::CpuGroup> read_cpu_groups(TableReader& r) {
+  const auto* node = r.get("cpus");
+  if (node == nullptr) {
+    return {};
+  }
+  const auto* table = node->as_table();
+  if (table == nullptr || table->empty()) {
+    r.fail(*node, "cell.cpus must be a table like { service = 3, client = \"rest\" }");
+  }
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (const auto& [name, value] : *table) {
+    entries.emplace_back(&name, &value);
+  }
+  auto before = [](const toml::source_position& a, const toml::source_position& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  };
+  std::sort(entries.begin(), entries.end(),
+            [&](const auto& a, const auto& b) { return before(a.first->source().begin, b.first->source().begin); });
+  std::vector<process::CpuGroup> groups;
+  bool rest = false;
+  for (const auto& [name, value] : entries) {
+    const std::string group(name->str());
+    if (group.empty() || group.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                             std::string::npos) {
+      r.fail(*value, fmt::format("cell.cpus: the group name '{}' may use only letters, digits, '_' and '-'", group));
+    }
+    if (value->is_string() && value->value<std::string>() == "rest") {
+      if (rest) {
+        r.fail(*value, fmt::format("cell.cpus.{}: only one group can be \"rest\"", group));
+      }
+      rest = true;
+      groups.push_back({group, std::nullopt});
+    } else if (value->is_integer() && *value->value<std::int64_t>() >= 1 && *value->value<std::int64_t>() <= 65536) {
+      groups.push_back({group, static_cast<unsigned>(*value->value<std::int64_t>())});
+    } else {
+      r.fail(*value, fmt::format("cell.cpus.{} must be a number of CPUs (1 or more) or \"rest\"", group));
+    }
+  }
+  return groups;
+}
+
+// Fails on a {cpus.NAME} in `text` that names no group of `groups`.
+void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::string& text,
+                            const std::vector<process::CpuGroup>& groups) {
+  constexpr std::string_view k_prefix = "{cpus.";
+  for (auto at = text.find(k_prefix); at != std::string::npos; at = text.find(k_prefix, at + 1)) {
+    auto end = text.find('}', at);
+    std::string name = text.substr(at + k_prefix.size(), end == std::string::npos ? end : end - at - k_prefix.size());
+    if (std::none_of(groups.begin(), groups.end(), [&](const auto& g) { return g.name == name; })) {
+      r.fail(node, fmt::format("{{cpus.{}}} names no group of the cell's cpus{}", name,
+                               groups.empty() ? " (add cpus = { " + name + " = 1, ... } to the cell)" : ""));
+    }
+  }
 }
 
 const std::set<std::string> k_metrics{"wall", "cpu", "user", "sys", "rss"};
@@ -437,6 +492,18 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
     }
   }
   cell.check_output = r.boolean("check_output").value_or(false);
+  cell.cpus = read_cpu_groups(r);
+  if (const auto* node = r.get("command"); node != nullptr) {
+    for (const auto& word :
+         cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv) {
+      check_cpu_placeholders(r, *node, word, cell.cpus);
+    }
+  }
+  if (const auto* node = r.get("env"); node != nullptr) {
+    for (const auto& [variable, value] : *node->as_table()) {
+      check_cpu_placeholders(r, value, *value.value<std::string>(), cell.cpus);
+    }
+  }
   r.reject_unknown();
   return cell;
 }

@@ -32,6 +32,31 @@ std::string cpu_line(const EnvironmentInfo& env) {
   return line + " · SMT " + (threads ? (*threads > 1 ? "on" : "off") : "unknown") + "\n";
 }
 
+std::string isolation_lines(const IsolationInfo& iso) {
+  std::string mode = iso.mode.empty() ? "" : " (" + escape_cell(iso.mode) + ")";
+  std::string line;
+  if (iso.pinned) {
+    line = fmt::format("- CPU isolation{}: benchmarked processes on CPUs {}, refbench {}\n", mode,
+                       escape_cell(iso.benchmark_cpus),
+                       iso.refbench_cpus.empty() ? "not pinned" : "on " + escape_cell(iso.refbench_cpus));
+  } else if (!iso.warning.empty()) {
+    line = fmt::format("- CPU isolation{}: unpinned — {}\n", mode, escape_cell(iso.warning));
+  } else {
+    line = fmt::format("- CPU isolation{}: unpinned\n", mode);
+  }
+  for (const auto& split : iso.splits) {
+    std::string groups;
+    for (const auto& [name, cpus] : split.groups) {
+      groups += fmt::format("{}{} {}", groups.empty() ? "" : " · ", escape_cell(name), escape_cell(cpus));
+    }
+    if (!split.unassigned.empty()) {
+      groups += " · unassigned " + escape_cell(split.unassigned);
+    }
+    line += fmt::format("  - cell `{}` CPUs: {}\n", escape_cell(split.cell), groups);
+  }
+  return line;
+}
+
 std::string environment_body(const ReportModel& m) {
   std::string body;
   if (const auto& env = m.environment) {
@@ -40,6 +65,9 @@ std::string environment_body(const ReportModel& m) {
     if (!env->kernel.empty()) {
       body += "- kernel: " + escape_cell(env->kernel) +
               (env->machine.empty() ? "" : " (" + escape_cell(env->machine) + ")") + "\n";
+    }
+    if (env->isolation) {
+      body += isolation_lines(*env->isolation);
     }
   }
   if (const auto& rss = m.rss) {

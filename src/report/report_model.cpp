@@ -108,14 +108,37 @@ std::optional<ArmInfo> arm_at(const json& arms, const char* key) {
                  number_at(*arm, "build_seconds")};
 }
 
+std::optional<IsolationInfo> isolation_at(const json& env) {
+  const json* isolation = member(env, "isolation");
+  if (isolation == nullptr || !isolation->is_object()) {
+    return std::nullopt;
+  }
+  IsolationInfo info{string_at(*isolation, "mode"),
+                     bool_at(*isolation, "pinned"),
+                     string_at(*isolation, "refbench_cpus"),
+                     string_at(*isolation, "benchmark_cpus"),
+                     {},
+                     string_at(*isolation, "warning")};
+  for (const auto& split : array_at(*isolation, "splits")) {
+    IsolationInfo::Split s{string_at(split, "cell"), {}, string_at(split, "unassigned")};
+    if (const json* groups = member(split, "groups"); groups != nullptr && groups->is_object()) {
+      for (const auto& [name, cpus] : groups->items()) {
+        s.groups.emplace_back(name, cpus.is_string() ? cpus.get<std::string>() : std::string());
+      }
+    }
+    info.splits.push_back(std::move(s));
+  }
+  return info;
+}
+
 std::optional<EnvironmentInfo> environment_at(const json& document) {
   const json* env = member(document, "environment");
   if (env == nullptr || !env->is_object() || env->empty()) {
     return std::nullopt;
   }
-  return EnvironmentInfo{string_at(*env, "kernel"),  string_at(*env, "machine"), string_at(*env, "cpu_model"),
-                         int_at(*env, "cpus"),       int_at(*env, "cores"),      int_at(*env, "threads_per_core"),
-                         string_at(*env, "governor")};
+  return EnvironmentInfo{string_at(*env, "kernel"),   string_at(*env, "machine"), string_at(*env, "cpu_model"),
+                         int_at(*env, "cpus"),        int_at(*env, "cores"),      int_at(*env, "threads_per_core"),
+                         string_at(*env, "governor"), isolation_at(*env)};
 }
 
 std::optional<RssInfo> rss_at(const json& document) {

@@ -65,7 +65,27 @@ nlohmann::json to_json(const analysis::MetricResult& r) {
   return j;
 }
 
-nlohmann::json environment_json() {
+nlohmann::json isolation_json(const process::IsolationPlan& plan) {
+  nlohmann::json splits = nlohmann::json::array();
+  for (const auto& split : plan.splits) {
+    nlohmann::json groups = nlohmann::json::object();
+    for (const auto& [name, cpus] : split.groups) {
+      groups[name] = process::format_cpu_list(cpus);
+    }
+    splits.push_back({{"cell", split.owner},
+                      {"groups", std::move(groups)},
+                      {"unassigned", process::format_cpu_list(split.unassigned)}});
+  }
+  return {{"mode", plan.mode},
+          {"pinned", plan.pinned},
+          {"usable_cpus", process::format_cpu_list(plan.usable)},
+          {"refbench_cpus", process::format_cpu_list(plan.refbench)},
+          {"benchmark_cpus", process::format_cpu_list(plan.benchmark)},
+          {"splits", std::move(splits)},
+          {"warning", plan.warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.warning)}};
+}
+
+nlohmann::json environment_json(const process::IsolationPlan* isolation) {
   auto facts = process::machine_facts();
   nlohmann::json j{{"kernel", facts.kernel},
                    {"machine", facts.machine},
@@ -75,6 +95,9 @@ nlohmann::json environment_json() {
   if (facts.threads_per_core > 0) {
     j["threads_per_core"] = facts.threads_per_core;
     j["cores"] = facts.cpus / facts.threads_per_core;
+  }
+  if (isolation != nullptr) {
+    j["isolation"] = isolation_json(*isolation);
   }
   return j;
 }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
 #include <refbench/util/error.hpp>
 
@@ -175,4 +176,77 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(c.require[1].op == "<=");
   }
   SUBCASE("TOML syntax") { CHECK(error_of("[run\nbudget = 1").starts_with("refbench.toml:1:")); }
+}
+
+TEST_CASE("config::parse_config cpus splits and {cpus.NAME}") {
+  const std::string head = "[[cell]]\nname = \"svc\"\n";
+  SUBCASE("groups in the order written") {
+    auto c = parse_config(head + "command = [\"taskset\", \"-c\", \"{cpus.service}\", \"server\"]\n"
+                                 "env = { CLIENT_CPUS = \"{cpus.client}\" }\n"
+                                 "cpus = { service = 3, client = \"rest\", db = 1 }\n",
+                          "refbench.toml");
+    REQUIRE(c.cells[0].cpus.size() == 3);
+    CHECK(c.cells[0].cpus[0].name == "service");
+    CHECK(c.cells[0].cpus[0].count == 3u);
+    CHECK(c.cells[0].cpus[1].name == "client");
+    CHECK_FALSE(c.cells[0].cpus[1].count.has_value());
+    CHECK(c.cells[0].cpus[2].name == "db");
+    CHECK(c.cells[0].cpus[2].count == 1u);
+  }
+  SUBCASE("run.isolate lists") {
+    CHECK(parse_config("[run]\nisolate = \"2-3,6\"\n" + head + "command = \"true\"\n", "refbench.toml").run.isolate ==
+          "2-3,6");
+    CHECK(error_of("[run]\nisolate = \"3-1\"\n" + head + "command = \"true\"\n") ==
+          "refbench.toml:2:11: run.isolate must be \"auto\", \"off\" or a cpu list like \"2-3\"");
+  }
+  SUBCASE("errors") {
+    CHECK(error_of(head + "command = \"true\"\ncpus = 3\n") ==
+          "refbench.toml:4:8: cell.cpus must be a table like { service = 3, client = \"rest\" }");
+    CHECK(error_of(head + "command = \"true\"\ncpus = { service = 0 }\n") ==
+          "refbench.toml:4:20: cell.cpus.service must be a number of CPUs (1 or more) or \"rest\"");
+    CHECK(error_of(head + "command = \"true\"\ncpus = { service = \"most\" }\n") ==
+          "refbench.toml:4:20: cell.cpus.service must be a number of CPUs (1 or more) or \"rest\"");
+    CHECK(error_of(head + "command = \"true\"\ncpus = { a = \"rest\", b = \"rest\" }\n") ==
+          "refbench.toml:4:26: cell.cpus.b: only one group can be \"rest\"");
+    CHECK(error_of(head + "command = \"taskset -c {cpus.client} x\"\ncpus = { service = 1 }\n") ==
+          "refbench.toml:3:11: {cpus.client} names no group of the cell's cpus");
+    CHECK(error_of(head + "command = [\"taskset\", \"-c\", \"{cpus.client}\"]\n") ==
+          "refbench.toml:3:11: {cpus.client} names no group of the cell's cpus (add cpus = { client = 1, ... } to "
+          "the cell)");
+    CHECK(error_of(head + "command = \"x\"\nenv = { C = \"{cpus.db}\" }\ncpus = { service = 1 }\n") ==
+          "refbench.toml:4:13: {cpus.db} names no group of the cell's cpus");
+  }
+}
+
+TEST_CASE("config::plan_cells fills {cpus.NAME}") {
+  auto c = parse_config("[[cell]]\nname = \"svc\"\n"
+                        "command = [\"taskset\", \"-c\", \"{cpus.service}\", \"{arm}/server\"]\n"
+                        "env = { CLIENT = \"taskset -c {cpus.client}\" }\n"
+                        "cpus = { service = 3, client = \"rest\" }\n",
+                        "refbench.toml");
+  auto requests = cpu_split_requests(c.cells);
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].owner == "svc");
+  process::Topology pairs;
+  for (unsigned cpu = 0; cpu < 16; ++cpu) {
+    pairs.siblings[cpu] = {cpu & ~1u, cpu | 1u};
+  }
+  process::CpuList usable;
+  for (unsigned cpu = 0; cpu < 16; ++cpu) {
+    usable.push_back(cpu);
+  }
+  SUBCASE("pinned") {
+    auto plan = process::plan_isolation("auto", usable, pairs, requests);
+    auto cells = plan_cells(c.cells, {}, {"/w/a", "/w/b"}, {}, std::chrono::seconds(1), cpu_group_lists(c.cells, plan));
+    REQUIRE(cells.size() == 1);
+    CHECK(cells[0].baseline.argv == std::vector<std::string>{"taskset", "-c", "2-4", "/w/a/server"});
+    CHECK(cells[0].candidate.argv == std::vector<std::string>{"taskset", "-c", "2-4", "/w/b/server"});
+    CHECK(cells[0].baseline.env == std::vector<std::string>{"CLIENT=taskset -c 6-15"});
+  }
+  SUBCASE("unpinned: every group is the whole usable list") {
+    auto plan = process::plan_isolation("off", usable, pairs, requests);
+    auto cells = plan_cells(c.cells, {}, {"/w/a", "/w/b"}, {}, std::chrono::seconds(1), cpu_group_lists(c.cells, plan));
+    CHECK(cells[0].baseline.argv[2] == "0-15");
+    CHECK(cells[0].candidate.env == std::vector<std::string>{"CLIENT=taskset -c 0-15"});
+  }
 }

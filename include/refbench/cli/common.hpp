@@ -4,6 +4,8 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/cli/compare_command.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/launcher.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <CLI/CLI.hpp>
@@ -41,6 +43,12 @@ void print_markdown(const nlohmann::json& document, const CommonOptions& common)
 // Prints the sensitivity warnings of `document` to stderr, one
 // "refbench: warning: …" line each.
 void print_warnings(const nlohmann::json& document);
+
+// Pins `launcher` (so every benchmarked process) to `plan`'s benchmark CPUs
+// and refbench to its own, just before measuring, and prints the plan's
+// warning once (unless `quiet`). When the kernel refuses, `plan` becomes
+// unpinned with a warning saying so.
+void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet);
 
 // refbench's own environment as "NAME=value" entries.
 std::vector<std::string> current_environment();

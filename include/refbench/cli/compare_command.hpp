@@ -39,6 +39,7 @@ struct CompareOptions {
   std::string gate = "wall";
   std::string interval = "signed-rank";
   std::string fail_on = "regression";
+  std::string isolate = "auto"; // "auto", "off" or a CPU list (SPEC §3.4)
 };
 
 // Registers the `compare` subcommand and its flags on `app`, bound to `options`.

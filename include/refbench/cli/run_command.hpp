@@ -33,6 +33,7 @@ struct RunOptions {
   std::string fail_on = "regression";
   bool github = false;
   std::string interval = "signed-rank";
+  std::optional<std::string> isolate; // "auto", "off" or a CPU list; over [run] isolate
 };
 
 struct ResolveOptions {

@@ -1,12 +1,13 @@
 #pragma once
 // From [[cell]] tables to the runner's cells (SPEC §2): {size} expansion over
-// the payloads, {arm}/{payload}/{size} filled in per arm; {output} and
+// the payloads, {arm}/{payload}/{size}/{cpus.NAME} filled in per arm; {output} and
 // {round} are left for the runner to fill per invocation.
 
 #include <refbench/config/config.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,23 @@ struct ArmPaths {
   std::string candidate; // of equal length, e.g. <work>/b
 };
 
+// The CPU list of each {cpus.NAME} group, per [[cell]] name.
+using CpuGroupLists = std::map<std::string, std::map<std::string, std::string>>;
+
+// The cpus splits `cells` ask for, one per cell that has one (owner = cell name).
+std::vector<process::CpuSplitRequest> cpu_split_requests(const std::vector<CellConfig>& cells);
+
+// What {cpus.NAME} stands for in each of `cells` under `plan`.
+CpuGroupLists cpu_group_lists(const std::vector<CellConfig>& cells, const process::IsolationPlan& plan);
+
 // Expands `cells`: a cell whose command uses {payload} becomes one cell per
 // payload (its name's {size} replaced, or "-<size>" appended when the name
 // has none). A string command runs with /bin/sh -c. Each invocation runs in
 // its arm's path with `base_env` plus the cell's env and `timeout`. The
 // cells' meta carries their metrics, gate, thresholds and payload family.
+// {cpus.NAME} in argv and env values becomes the group's list in `cpus`.
 std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
                                          const ArmPaths& arms, const std::vector<std::string>& base_env,
-                                         std::chrono::nanoseconds timeout);
+                                         std::chrono::nanoseconds timeout, const CpuGroupLists& cpus = {});
 
 } // namespace refbench::config

@@ -3,6 +3,7 @@
 // and wrong types are UsageErrors naming file:line:column; values are
 // validated here (durations, sizes, ranges), flags are merged by the caller.
 
+#include <refbench/process/cpus.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <chrono>
@@ -62,7 +63,10 @@ struct CellConfig {
   double min_duration_seconds = 0;          // 0: no minimum window
   std::string window_key;                   // reported window length; "": the wall time
   std::vector<runner::Requirement> require; // conditions on reported values
-  std::string where;                        // "file:line:column" of the [[cell]]
+  // cpus = { service = 3, client = "rest" }: a split of the benchmark CPUs,
+  // groups in the order written; their lists fill {cpus.NAME} (SPEC §3.4)
+  std::vector<process::CpuGroup> cpus;
+  std::string where; // "file:line:column" of the [[cell]]
 };
 
 struct Config {

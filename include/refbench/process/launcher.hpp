@@ -3,6 +3,7 @@
 // process (this binary re-executed in a hidden mode at start-up), so that
 // refbench's own growing memory never enters a child's peak RSS (SPEC §3.4).
 
+#include <refbench/process/cpus.hpp>
 #include <refbench/process/executor.hpp>
 #include <refbench/util/fd.hpp>
 
@@ -32,6 +33,9 @@ public:
   // the child's group is killed and InterruptedError is thrown.
   Outcome run(const Invocation& invocation) override;
   RssProbe rss_probe() const override { return m_probe; }
+  // Restricts the launcher, and so every command it spawns from now on, to
+  // `cpus` (SPEC §3.4 isolate); false when the kernel refuses.
+  bool pin(const CpuList& cpus) { return set_affinity(m_pid, cpus); }
 
 private:
   Launcher(util::Fd socket, pid_t pid, RssProbe probe);

@@ -22,6 +22,21 @@ struct ArmInfo {
 };
 
 // The machine the run was measured on.
+// How the run's processes were placed on CPUs (SPEC §3.4 isolate).
+struct IsolationInfo {
+  struct Split {
+    std::string cell;
+    std::vector<std::pair<std::string, std::string>> groups; // name, CPU list
+    std::string unassigned;
+  };
+  std::string mode; // auto, off, list
+  bool pinned = false;
+  std::string refbench_cpus;  // "" when refbench was not pinned
+  std::string benchmark_cpus; // "" when unpinned
+  std::vector<Split> splits;
+  std::string warning; // "" when none
+};
+
 struct EnvironmentInfo {
   std::string kernel;
   std::string machine;
@@ -30,6 +45,7 @@ struct EnvironmentInfo {
   std::optional<int> cores;
   std::optional<int> threads_per_core;
   std::string governor; // empty when not recorded
+  std::optional<IsolationInfo> isolation;
 };
 
 // How peak RSS was measured and the floor every reading includes.

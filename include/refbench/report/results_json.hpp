@@ -3,6 +3,7 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/sensitivity.hpp>
+#include <refbench/process/cpus.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/record.hpp>
 
@@ -53,8 +54,13 @@ nlohmann::json journal_header(const RunContext& context, const std::vector<runne
                               const process::RssProbe& rss, std::uint64_t seed);
 
 // Machine facts recorded with every run: kernel, CPU model, CPUs, threads
-// per core, governor.
-nlohmann::json environment_json();
+// per core, governor; and, when given, the run's CPU `isolation` under "isolation".
+nlohmann::json environment_json(const process::IsolationPlan* isolation = nullptr);
+
+// environment.isolation of results.json: {mode, pinned, usable_cpus,
+// refbench_cpus, benchmark_cpus, splits [{cell, groups {name: list},
+// unassigned}], warning (null when none)}; CPU lists as text like "2-15".
+nlohmann::json isolation_json(const process::IsolationPlan& plan);
 
 // The `warnings` array of results.json.
 nlohmann::json warnings_json(const std::vector<analysis::SensitivityWarning>& warnings);

@@ -1,0 +1,347 @@
+#include <refbench/process/cpus.hpp>
+#include <refbench/util/error.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <fmt/format.h>
+#include <fstream>
+#include <sched.h>
+#include <set>
+
+namespace refbench::process {
+namespace {
+
+constexpr unsigned k_max_cpu = 1u << 16; // far above any machine; bounds a typo like "0-4000000000"
+
+bool parse_unsigned(std::string_view text, unsigned& value) {
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size();
+}
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\n')) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// The physical core of `cpu`: its lowest thread sibling (itself when unknown).
+unsigned core_of(const Topology& topology, unsigned cpu) {
+  auto it = topology.siblings.find(cpu);
+  if (it == topology.siblings.end() || it->second.empty()) {
+    return cpu;
+  }
+  return std::min(cpu, it->second.front());
+}
+
+// `cpus` grouped by physical core, cores ordered by their lowest CPU.
+std::vector<CpuList> cores_of(const Topology& topology, const CpuList& cpus) {
+  std::map<unsigned, CpuList> by_core;
+  for (unsigned cpu : cpus) {
+    by_core[core_of(topology, cpu)].push_back(cpu);
+  }
+  std::vector<CpuList> cores;
+  for (auto& [core, members] : by_core) {
+    cores.push_back(std::move(members));
+  }
+  std::sort(cores.begin(), cores.end(), [](const CpuList& a, const CpuList& b) { return a.front() < b.front(); });
+  return cores;
+}
+
+CpuList sorted(CpuList cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+CpuList minus(const CpuList& all, const CpuList& removed) {
+  CpuList out;
+  std::set_difference(all.begin(), all.end(), removed.begin(), removed.end(), std::back_inserter(out));
+  return out;
+}
+
+std::string split_size(const CpuSplitRequest& request) {
+  std::string text;
+  for (const auto& group : request.groups) {
+    text += fmt::format("{}{} = {}", text.empty() ? "" : ", ", group.name,
+                        group.count ? std::to_string(*group.count) : "\"rest\"");
+  }
+  return "{ " + text + " }";
+}
+
+// Every group of every split gets the whole usable list (an unpinned run).
+std::vector<CpuSplit> unpinned_splits(const std::vector<CpuSplitRequest>& splits, const CpuList& usable) {
+  std::vector<CpuSplit> out;
+  for (const auto& request : splits) {
+    CpuSplit split{request.owner, {}, {}};
+    for (const auto& group : request.groups) {
+      split.groups.emplace_back(group.name, usable);
+    }
+    out.push_back(std::move(split));
+  }
+  return out;
+}
+
+IsolationPlan unpinned(std::string mode, const CpuList& usable, const std::vector<CpuSplitRequest>& splits,
+                       std::string warning) {
+  IsolationPlan plan;
+  plan.mode = std::move(mode);
+  plan.usable = usable;
+  plan.splits = unpinned_splits(splits, usable);
+  plan.warning = std::move(warning);
+  return plan;
+}
+
+// The splits of `splits` over `benchmark`, or the first that does not fit.
+std::expected<std::vector<CpuSplit>, std::string> split_all(const Topology& topology, const CpuList& benchmark,
+                                                            const std::vector<CpuSplitRequest>& splits) {
+  std::vector<CpuSplit> out;
+  for (const auto& request : splits) {
+    auto split = split_cpus(topology, benchmark, request);
+    if (!split) {
+      return std::unexpected(fmt::format("cell {}: cpus = {} does not fit the {} benchmark CPUs {}", request.owner,
+                                         split_size(request), benchmark.size(), format_cpu_list(benchmark)));
+    }
+    out.push_back(std::move(*split));
+  }
+  return out;
+}
+
+} // namespace
+
+std::expected<CpuList, std::string> parse_cpu_list(std::string_view text) {
+  const std::string_view list = trimmed(text);
+  if (list.empty()) {
+    return std::unexpected("an empty CPU list");
+  }
+  CpuList cpus;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = std::min(list.find(',', start), list.size());
+    std::string_view range = list.substr(start, end - start);
+    start = end + 1;
+    unsigned low = 0;
+    unsigned high = 0;
+    auto dash = range.find('-');
+    if (!parse_unsigned(range.substr(0, dash), low) ||
+        !parse_unsigned(dash == std::string_view::npos ? range : range.substr(dash + 1), high) || high < low ||
+        high >= k_max_cpu) {
+      return std::unexpected(fmt::format("'{}' is not a CPU list like \"0-3,8\"", list));
+    }
+    for (unsigned cpu = low; cpu <= high; ++cpu) {
+      cpus.push_back(cpu);
+    }
+  }
+  return sorted(std::move(cpus));
+}
+
+std::string format_cpu_list(const CpuList& cpus) {
+  std::string text;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) {
+      ++j;
+    }
+    text += (text.empty() ? "" : ",") + (j == i ? std::to_string(cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]));
+    i = j + 1;
+  }
+  return text;
+}
+
+std::expected<Topology, std::string> read_topology(const CpuList& cpus, const std::string& root) {
+  Topology topology;
+  for (unsigned cpu : cpus) {
+    const std::string path = fmt::format("{}/cpu{}/topology/thread_siblings_list", root, cpu);
+    std::ifstream in(path);
+    std::string line;
+    if (!in || !std::getline(in, line)) {
+      return std::unexpected("cannot read " + path);
+    }
+    auto siblings = parse_cpu_list(line);
+    if (!siblings || !std::binary_search(siblings->begin(), siblings->end(), cpu)) {
+      return std::unexpected(fmt::format("{} is malformed ('{}')", path, line));
+    }
+    topology.siblings[cpu] = std::move(*siblings);
+  }
+  return topology;
+}
+
+std::string IsolationPlan::group_list(const std::string& owner, const std::string& group) const {
+  for (const auto& split : splits) {
+    if (split.owner != owner) {
+      continue;
+    }
+    for (const auto& [name, cpus] : split.groups) {
+      if (name == group) {
+        return format_cpu_list(cpus);
+      }
+    }
+  }
+  return "";
+}
+
+std::optional<CpuSplit> split_cpus(const Topology& topology, const CpuList& benchmark, const CpuSplitRequest& request) {
+  const auto cores = cores_of(topology, benchmark);
+  std::vector<bool> taken(cores.size(), false);
+  CpuSplit split{request.owner, {}, {}};
+  std::optional<std::size_t> rest;
+  for (const auto& group : request.groups) {
+    split.groups.emplace_back(group.name, CpuList{});
+    if (!group.count) {
+      rest = split.groups.size() - 1;
+      continue;
+    }
+    CpuList& cpus = split.groups.back().second;
+    std::size_t need = *group.count;
+    for (std::size_t c = 0; c < cores.size() && need > 0; ++c) {
+      if (!taken[c] && cores[c].size() <= need) {
+        taken[c] = true;
+        cpus.insert(cpus.end(), cores[c].begin(), cores[c].end());
+        need -= cores[c].size();
+      }
+    }
+    for (std::size_t c = 0; c < cores.size() && need > 0; ++c) {
+      if (!taken[c]) { // larger than what is left to take: part of it, the other siblings unassigned
+        taken[c] = true;
+        cpus.insert(cpus.end(), cores[c].begin(), cores[c].begin() + static_cast<std::ptrdiff_t>(need));
+        split.unassigned.insert(split.unassigned.end(), cores[c].begin() + static_cast<std::ptrdiff_t>(need),
+                                cores[c].end());
+        need = 0;
+      }
+    }
+    if (need > 0 || *group.count == 0) {
+      return std::nullopt;
+    }
+    cpus = sorted(std::move(cpus));
+  }
+  for (std::size_t c = 0; c < cores.size(); ++c) {
+    if (!taken[c]) {
+      CpuList& into = rest ? split.groups[*rest].second : split.unassigned;
+      into.insert(into.end(), cores[c].begin(), cores[c].end());
+    }
+  }
+  if (rest) {
+    split.groups[*rest].second = sorted(std::move(split.groups[*rest].second));
+    if (split.groups[*rest].second.empty()) {
+      return std::nullopt;
+    }
+  }
+  split.unassigned = sorted(std::move(split.unassigned));
+  return split;
+}
+
+IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
+                             const std::expected<Topology, std::string>& topology,
+                             const std::vector<CpuSplitRequest>& splits) {
+  if (request == "off") {
+    return unpinned("off", usable, splits, "");
+  }
+  if (request != "auto") {
+    auto list = parse_cpu_list(request);
+    if (!list) {
+      throw UsageError("isolate: " + list.error(), "use \"auto\", \"off\" or a CPU list like \"2-3\"");
+    }
+    CpuList outside = minus(*list, usable);
+    if (!outside.empty()) {
+      throw UsageError(fmt::format("isolate {}: CPU{} {} {} not usable here (usable: {})", request,
+                                   outside.size() == 1 ? "" : "s", format_cpu_list(outside),
+                                   outside.size() == 1 ? "is" : "are",
+                                   usable.empty() ? "unknown" : format_cpu_list(usable)),
+                       "name CPUs from the usable list, or use --isolate auto");
+    }
+    // without a readable topology every CPU counts as its own core
+    const Topology layout = topology ? *topology : Topology{};
+    auto split = split_all(layout, *list, splits);
+    if (!split) {
+      throw UsageError("isolate " + request + ": " + split.error(), "name more CPUs, or ask for fewer in the cell");
+    }
+    IsolationPlan plan;
+    plan.mode = "list";
+    plan.pinned = true;
+    plan.usable = usable;
+    plan.benchmark = *list;
+    plan.refbench = minus(usable, *list);
+    plan.splits = std::move(*split);
+    return plan;
+  }
+  if (usable.size() < k_min_isolation_cpus) {
+    return unpinned("auto", usable, splits,
+                    fmt::format("CPU isolation needs at least {} usable CPUs, this machine has {} ({}); running "
+                                "unpinned",
+                                k_min_isolation_cpus, usable.size(), format_cpu_list(usable)));
+  }
+  if (!topology) {
+    return unpinned("auto", usable, splits,
+                    "CPU isolation: the SMT topology is unreadable (" + topology.error() + "); running unpinned");
+  }
+  const auto cores = cores_of(*topology, usable);
+  const CpuList& own = cores.front();
+  const CpuList benchmark = minus(usable, own);
+  if (benchmark.empty()) {
+    return unpinned("auto", usable, splits,
+                    fmt::format("CPU isolation: the usable CPUs {} share one physical core; running unpinned",
+                                format_cpu_list(usable)));
+  }
+  auto split = split_all(*topology, benchmark, splits);
+  if (!split) {
+    return unpinned("auto", usable, splits, "CPU isolation: " + split.error() + "; running unpinned");
+  }
+  IsolationPlan plan;
+  plan.mode = "auto";
+  plan.pinned = true;
+  plan.usable = usable;
+  plan.refbench = own;
+  plan.benchmark = benchmark;
+  plan.splits = std::move(*split);
+  return plan;
+}
+
+CpuList usable_cpus() {
+  for (int count = 1024; count <= static_cast<int>(k_max_cpu); count *= 4) {
+    cpu_set_t* set = CPU_ALLOC(count);
+    const std::size_t size = CPU_ALLOC_SIZE(count);
+    CPU_ZERO_S(size, set);
+    if (::sched_getaffinity(0, size, set) == 0) {
+      CpuList cpus;
+      for (int cpu = 0; cpu < count; ++cpu) {
+        if (CPU_ISSET_S(cpu, size, set)) {
+          cpus.push_back(static_cast<unsigned>(cpu));
+        }
+      }
+      CPU_FREE(set);
+      return cpus;
+    }
+    CPU_FREE(set);
+    if (errno != EINVAL) {
+      break;
+    }
+  }
+  return {};
+}
+
+IsolationPlan plan_isolation_here(const std::string& request, const std::vector<CpuSplitRequest>& splits) {
+  const CpuList usable = usable_cpus();
+  return plan_isolation(request, usable, read_topology(usable), splits);
+}
+
+bool set_affinity(pid_t pid, const CpuList& cpus) {
+  if (cpus.empty()) {
+    return false;
+  }
+  const int count = static_cast<int>(cpus.back()) + 1;
+  cpu_set_t* set = CPU_ALLOC(count);
+  const std::size_t size = CPU_ALLOC_SIZE(count);
+  CPU_ZERO_S(size, set);
+  for (unsigned cpu : cpus) {
+    CPU_SET_S(cpu, size, set);
+  }
+  const bool ok = ::sched_setaffinity(pid, size, set) == 0;
+  CPU_FREE(set);
+  return ok;
+}
+
+} // namespace refbench::process
