@@ -33,6 +33,7 @@ struct RunOptions {
   std::string fail_on = "regression";
   bool github = false;
   std::string interval = "signed-rank";
+  std::optional<std::string> shard; // "K/N" (SPEC §7)
 };
 
 struct ResolveOptions {
