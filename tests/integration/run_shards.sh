@@ -8,8 +8,8 @@ source "$(dirname "$0")/lib.sh"
 repo=$(make_sample slower)
 cp "$repo/refbench.toml" "$WORK/refbench.toml"
 
-shard() { # K/N out-dir [extra flags]
-  run_refbench run -q --repo "$repo" --config "$WORK/refbench.toml" --baseline v1.0.0 --candidate main \
+shard() { # K/N out-dir [extra flags]; the candidate is $CANDIDATE (default main)
+  run_refbench run -q --repo "$repo" --config "$WORK/refbench.toml" --baseline v1.0.0 --candidate "${CANDIDATE:-main}" \
     --max-rounds 10 --shard "$1" --out "$WORK/$2" "${@:3}"
   [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ] || fail "--shard $1: exit $RC; stderr: $(cat "$WORK/err")"
 }
@@ -129,12 +129,13 @@ expect_in "$WORK/err" "— pass each shard's results once"
 shard 2/2 seed-5 --seed 5
 refused "$S1" "$WORK/seed-5/results.json" "different seeds: $seed vs 5"
 expect_in "$WORK/err" "same refs, config, settings, seed and shard count N"
-shard 2/2 other-ref --candidate v1.1.0-rc1
+CANDIDATE=v1.1.0-rc1 shard 2/2 other-ref
 refused "$S1" "$WORK/other-ref/results.json" \
   "different candidate commits: ${cand:0:12} vs $(git -C "$repo" rev-parse v1.1.0-rc1 | cut -c1-12)"
 printf '# another comment\n' >>"$WORK/refbench.toml"
 shard 2/2 other-config
-refused "$S1" "$WORK/other-config/results.json" "different configs or settings: sha256 "
+refused "$S1" "$WORK/other-config/results.json" "different configs or settings: sha256 $(json_eval "$S1" \
+  "r['shard']['config_sha256'][:12]") vs $(json_eval "$WORK/other-config/results.json" "r['shard']['config_sha256'][:12]")"
 
 # --- a subset of three shards merges with a warning naming the missing one
 cp "$repo/refbench.toml" "$WORK/refbench.toml"
