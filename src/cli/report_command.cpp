@@ -6,7 +6,9 @@
 #include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/shard.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -34,11 +36,57 @@ void append_run(runner::RunRecord& merged, const runner::ReadRun& run, const std
   merged.elapsed_seconds = std::max(merged.elapsed_seconds, run.record.elapsed_seconds);
 }
 
-// The results.json document of `runs` analysed again with the first run's
-// settings: one journal (a killed run) or several shards, whose cells keep
-// their own A/A control (one analysis group per file) and share BH.
+// SPEC §7: the `shard` records of `runs` (read from `files`), refused
+// unless they are distinct shards of one run; empty when none is a shard.
+std::vector<runner::ShardIdentity> checked_shards(const std::vector<runner::ReadRun>& runs,
+                                                  const std::vector<std::string>& files) {
+  std::vector<runner::ShardIdentity> shards;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const bool is_shard = runs[i].header.contains("shard");
+    if (is_shard != runs[0].header.contains("shard")) {
+      const std::size_t shard = is_shard ? i : 0;
+      throw UsageError(fmt::format("cannot merge {} with {}: {} is not from a `run --shard`", files[shard],
+                                   files[shard == 0 ? i : 0], files[shard == 0 ? i : 0]),
+                       "merge only the results.json (or journal.jsonl) files of the shards of one run");
+    }
+    if (!is_shard) {
+      continue;
+    }
+    shards.push_back(runner::shard_identity_from_json(runs[i].header.at("shard"), files[i]));
+    for (std::size_t earlier = 0; earlier + 1 < shards.size(); ++earlier) {
+      if (auto difference = runner::shard_mismatch(shards[earlier], shards.back())) {
+        const bool twice = shards[earlier].shard == shards.back().shard;
+        throw UsageError(fmt::format("cannot merge {} with {}: {}", files[i], files[earlier], *difference),
+                         twice ? "pass each shard's results once"
+                               : "merge the shards of one run: every job of the matrix needs the same refs, "
+                                 "config, settings, seed and shard count N (see the README's sharded workflow)");
+      }
+    }
+  }
+  return shards;
+}
+
+} // namespace
+
+std::vector<std::size_t> missing_shards(const nlohmann::json& document) {
+  std::vector<std::size_t> missing;
+  const auto shards = document.value("shards", nlohmann::json::array());
+  if (shards.empty() || !shards.front().contains("count")) {
+    return missing;
+  }
+  const auto count = shards.front().at("count").get<std::size_t>();
+  for (std::size_t index = 1; index <= count; ++index) {
+    if (std::none_of(shards.begin(), shards.end(),
+                     [&](const auto& s) { return s.value("index", std::size_t{0}) == index; })) {
+      missing.push_back(index);
+    }
+  }
+  return missing;
+}
+
 nlohmann::json analysed_document(const std::vector<runner::ReadRun>& runs, const std::vector<std::string>& files) {
-  const auto context = report::context_from_json(runs.front().header);
+  const auto shards = checked_shards(runs, files);
+  auto context = report::context_from_json(runs.front().header);
   runner::RunRecord merged;
   merged.seed = runs.front().record.seed;
   merged.rss = runs.front().record.rss;
@@ -59,17 +107,31 @@ nlohmann::json analysed_document(const std::vector<runner::ReadRun>& runs, const
     }
     partial = partial || run.partial;
   }
+  if (runs.size() > 1 && !shards.empty()) { // one run's command line, every shard's
+    const auto& first = shards.front().shard;
+    context.reproduce = util::replace_all(context.reproduce, fmt::format(" --shard {}/{}", first.index, first.count),
+                                          fmt::format(" --shard K/{} (K = 1..{})", first.count, first.count));
+  }
+  if (runs.size() > 1) {
+    context.shard = nullptr; // the merged document lists its shards instead
+  }
   const auto settings = analysis_settings(context.threshold, context.alpha, context.settings.min_rounds,
                                           context.interval, context.settings.seed);
   auto document = report::results_json(merged, context, analysis::analyze(cells, settings));
   document["partial"] = partial;
   if (runs.size() > 1) {
-    document["shards"] = files;
+    document["shards"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      nlohmann::json entry{{"file", files[i]}};
+      if (!shards.empty()) {
+        entry["index"] = shards[i].shard.index;
+        entry["count"] = shards[i].shard.count;
+      }
+      document["shards"].push_back(std::move(entry));
+    }
   }
   return document;
 }
-
-} // namespace
 
 CLI::App* add_report_command(CLI::App& app, ReportOptions& o) {
   CLI::App* cmd = app.add_subcommand("report", "Re-render a results.json or a killed run's journal.jsonl");
@@ -88,6 +150,16 @@ int run_report(const ReportOptions& o, const CommonOptions& common) {
   }
   const bool one_results_file = runs.size() == 1 && runs[0].header.value("type", std::string()) != "header";
   nlohmann::json document = one_results_file ? runs[0].header : analysed_document(runs, o.files);
+  if (const auto missing = missing_shards(document); !missing.empty() && !common.quiet) {
+    std::string list;
+    for (std::size_t index : missing) {
+      list += (list.empty() ? "" : ", ") + std::to_string(index);
+    }
+    std::cerr << fmt::format("refbench: warning: shard{} {} of {} missing: the report covers only the cells of the "
+                             "shards given\n",
+                             missing.size() == 1 ? "" : "s", list,
+                             document["shards"].front()["count"].get<std::size_t>());
+  }
   const auto model = report::read_model(document);
   if (o.format == "json") {
     std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

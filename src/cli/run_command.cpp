@@ -3,6 +3,7 @@
 #include <refbench/cli/common.hpp>
 #include <refbench/cli/github_run.hpp>
 #include <refbench/cli/run_command.hpp>
+#include <refbench/cli/shard_run.hpp>
 #include <refbench/cli/terminal.hpp>
 #include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
@@ -70,6 +71,16 @@ Effective effective_settings(const RunOptions& o, const config::Config& c) {
   e.control_cell = c.run.control_cell;
   validate_settings(e.rounds, e.threshold, e.alpha, e.precision);
   return e;
+}
+
+// The effective settings that affect measurement, as text: part of what
+// the shards of one run must share (SPEC §7).
+std::string measurement_settings(const Effective& e, const std::string& interval) {
+  return fmt::format("budget={} max_rounds={} min_rounds={} warmup={} timeout_ns={} precision={} threshold={} "
+                     "alpha={} interval={} control={} control_cell={}",
+                     e.rounds.budget_seconds, e.rounds.max_rounds, e.rounds.min_rounds, e.rounds.warmup,
+                     e.timeout.count(), e.precision, e.threshold, e.alpha, interval, e.control,
+                     e.control_cell.value_or(""));
 }
 
 // The refs: both must be named; the candidate first, since `merge-base`
@@ -184,6 +195,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_option("--workdir", o.workdir, "Where the worktrees go (default <out>/arms)");
   cmd->add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
   cmd->add_flag("--allow-same-commit", o.allow_same_commit, "Allow an A/A run of one commit");
+  cmd->add_option("--shard", o.shard, "Run only shard K of N of the cells (K/N), to merge with `refbench report`");
   add_fail_on_option(*cmd, o.fail_on);
   cmd->add_flag("--github", o.github,
                 "Take the refs from the GitHub Actions event; write the job summary, outputs and comment.json");
@@ -244,10 +256,16 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
     throw UsageError("no refbench.toml in " + repo, "create one (see the README) or pass --config FILE");
   }
   const auto config = config::load_config(config_path);
-  const auto e = effective_settings(o, config);
+  auto e = effective_settings(o, config);
+  const auto shard = o.shard ? std::optional(checked_shard(*o.shard, config)) : std::nullopt;
   auto isolation = process::plan_isolation_here(o.isolate.value_or(config.run.isolate.value_or("auto")),
                                                 config::cpu_split_requests(config.cells));
   auto [baseline, candidate] = resolve_refs(o, repo, pr_base_sha);
+  const std::string config_text = util::read_file(config_path).value_or("");
+  const bool seed_derived = shard && !o.seed && !config.run.seed; // SPEC §7: matrix jobs agree on their own
+  if (seed_derived) {
+    e.rounds.seed = runner::derived_seed(baseline.sha, candidate.sha, config_text);
+  }
   if (pr_base_sha) { // a PR's arms are reported by branch name
     baseline.name = event->baseline_name.value_or(baseline.name);
     candidate.name = options.candidate ? candidate.name : event->candidate_name.value_or(candidate.name);
@@ -291,6 +309,10 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   std::vector<config::PayloadFile> payload_files;
   nlohmann::json payloads_json = nlohmann::json::array();
   for (const auto& size : config.payload_sizes) {
+    if (shard && !shard_uses_payload(config, *shard, size.bytes)) { // only this shard's cells read it
+      payload_files.push_back({size.label, "", size.bytes});
+      continue;
+    }
     auto payload = runner::make_payload(out.string(), size.bytes, e.rounds.seed);
     payload_files.push_back({size.label, payload.path, size.bytes});
     payloads_json.push_back({{"label", size.label},
@@ -305,8 +327,13 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                                   config::cpu_group_lists(config.cells, isolation));
   runner::RoundSettings settings = e.rounds;
   settings.output_dir = (out / "outputs").string();
-  if (e.control && e.control_cell) {
-    auto it = std::find_if(cells.begin(), cells.end(), [&](const auto& c) { return c.name == *e.control_cell; });
+  auto named = [&](const auto& c) { return e.control_cell && c.name == *e.control_cell; };
+  const bool control_planned = shard && std::any_of(cells.begin(), cells.end(), named); // in any shard
+  if (shard) {
+    cells = runner::cells_of_shard(cells, *shard);
+  }
+  if (e.control && e.control_cell && (!control_planned || std::any_of(cells.begin(), cells.end(), named))) {
+    auto it = std::find_if(cells.begin(), cells.end(), named);
     if (it == cells.end()) {
       throw UsageError(fmt::format("{}: run.control_cell '{}' is not a cell", config_path, *e.control_cell),
                        "name one of the cells (after {size} expansion)");
@@ -318,7 +345,8 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
 
   apply_isolation(isolation, *launcher, common.quiet); // after the builds, which use every CPU
   report::RunContext context{"run",
-                             reproduce_line(o, config_path, e, baseline, candidate),
+                             reproduce_line(o, config_path, e, baseline, candidate) +
+                                 (shard ? fmt::format(" --shard {}/{}", shard->index, shard->count) : ""),
                              *o.baseline,
                              *o.candidate,
                              settings,
@@ -330,6 +358,15 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                              o.interval,
                              report::environment_json(&isolation),
                              arms_json(arms, baseline, candidate, *o.baseline, *o.candidate, build_times)};
+  if (shard) {
+    context.shard = runner::to_json(shard_identity(*shard, baseline.sha, candidate.sha, settings.seed, seed_derived,
+                                                   config_text, measurement_settings(e, o.interval)));
+    if (!common.quiet) {
+      std::cerr << fmt::format("refbench: shard {}/{}: {} cells, seed {}{}\n", shard->index, shard->count,
+                               cells.size() - (cells.empty() || !cells.back().control ? 0 : 1), settings.seed,
+                               seed_derived ? " (derived from the refs and the config)" : "");
+    }
+  }
   runner::Journal journal((out / "journal.jsonl").string());
   journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
 

@@ -218,6 +218,37 @@ std::string render_headline(const ReportModel& m) {
   return m.partial ? line + " · ⏸ partial (interrupted)" : line;
 }
 
+namespace {
+
+// SPEC §7: which shards the report covers, and the ones a merge lacks.
+std::string shards_text(const ShardsInfo& shards) {
+  auto list = [](const std::vector<std::size_t>& indices) {
+    std::string out;
+    for (std::size_t index : indices) {
+      out += (out.empty() ? "" : ", ") + std::to_string(index);
+    }
+    return out;
+  };
+  if (!shards.merged) {
+    return fmt::format("shard {}/{}: the verdict covers this shard's cells only",
+                       shards.indices.empty() ? 0 : shards.indices.front(), shards.count);
+  }
+  std::vector<std::size_t> missing;
+  for (std::size_t index = 1; index <= shards.count; ++index) {
+    if (std::find(shards.indices.begin(), shards.indices.end(), index) == shards.indices.end()) {
+      missing.push_back(index);
+    }
+  }
+  std::string text = fmt::format("merged shards {} of {}", list(shards.indices), shards.count);
+  if (!missing.empty()) {
+    text += fmt::format(" · shard{} {} missing: {} cells are not in this report", missing.size() == 1 ? "" : "s",
+                        list(missing), missing.size() == 1 ? "its" : "their");
+  }
+  return text;
+}
+
+} // namespace
+
 std::string render_run_summary(const ReportModel& m) {
   std::vector<std::string> parts{floor_text(m), fmt::format("threshold {:.2f}x", m.settings.threshold), rounds_text(m)};
   if (m.elapsed_seconds) {
@@ -233,6 +264,9 @@ std::string render_run_summary(const ReportModel& m) {
   }
   if (m.partial) {
     parts.push_back("partial: interrupted, the results cover the rounds completed");
+  }
+  if (m.shards) {
+    parts.push_back(shards_text(*m.shards));
   }
   std::string line;
   for (const auto& part : parts) {

@@ -219,6 +219,34 @@ bool gated_row(const analysis::MetricResult& result, const std::vector<analysis:
           }));
 }
 
+namespace {
+
+// The `shard` object of one shard's document, or the `shards` list of a
+// merge of shards (each with its index and count).
+std::optional<ShardsInfo> shards_at(const json& document) {
+  ShardsInfo info;
+  if (const json* shard = member(document, "shard"); shard != nullptr && shard->is_object()) {
+    info.indices = {shard->value("index", std::size_t{0})};
+    info.count = shard->value("count", std::size_t{0});
+    return info;
+  }
+  info.merged = true;
+  for (const auto& entry : array_at(document, "shards")) {
+    if (!entry.is_object() || !entry.contains("index")) {
+      return std::nullopt;
+    }
+    info.indices.push_back(entry.value("index", std::size_t{0}));
+    info.count = entry.value("count", std::size_t{0});
+  }
+  if (info.indices.empty()) {
+    return std::nullopt;
+  }
+  std::sort(info.indices.begin(), info.indices.end());
+  return info;
+}
+
+} // namespace
+
 ReportModel read_model(const json& document) {
   ReportModel model;
   for (const auto& entry : array_at(document, "analysis")) {
@@ -254,6 +282,7 @@ ReportModel read_model(const json& document) {
       model.warnings.push_back({string_at(warning, "cell"), string_at(warning, "message")});
     }
   }
+  model.shards = shards_at(document);
   return model;
 }
 

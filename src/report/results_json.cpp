@@ -160,6 +160,7 @@ RunContext context_from_json(const nlohmann::json& header) {
   context.precision = settings.value("precision", 0.02);
   context.interval = settings.value("interval", std::string("signed-rank"));
   context.environment = header.value("environment", nlohmann::json::object());
+  context.shard = header.value("shard", nlohmann::json());
   return context;
 }
 
@@ -169,22 +170,26 @@ nlohmann::json journal_header(const RunContext& context, const std::vector<runne
   for (const auto& cell : cells) {
     cell_list.push_back({{"name", cell.name}, {"control", cell.control}, {"meta", runner::to_json(cell.meta)}});
   }
-  return {{"type", "header"},
-          {"cells", std::move(cell_list)},
-          {"schema_version", 1},
-          {"tool", {{"name", "refbench"}, {"version", k_version}}},
-          {"command", context.command},
-          {"seed", seed},
-          {"baseline", context.baseline_label},
-          {"candidate", context.candidate_label},
-          {"arms", arms_json(context)},
-          {"settings", settings_json(context)},
-          {"rss",
-           {{"method", rss.method},
-            {"floor_bytes", rss.floor_bytes},
-            {"spawn_resolution_seconds", rss.spawn_resolution_seconds}}},
-          {"environment", context.environment},
-          {"reproduce", context.reproduce}};
+  nlohmann::json header{{"type", "header"},
+                        {"cells", std::move(cell_list)},
+                        {"schema_version", 1},
+                        {"tool", {{"name", "refbench"}, {"version", k_version}}},
+                        {"command", context.command},
+                        {"seed", seed},
+                        {"baseline", context.baseline_label},
+                        {"candidate", context.candidate_label},
+                        {"arms", arms_json(context)},
+                        {"settings", settings_json(context)},
+                        {"rss",
+                         {{"method", rss.method},
+                          {"floor_bytes", rss.floor_bytes},
+                          {"spawn_resolution_seconds", rss.spawn_resolution_seconds}}},
+                        {"environment", context.environment},
+                        {"reproduce", context.reproduce}};
+  if (!context.shard.is_null()) {
+    header["shard"] = context.shard;
+  }
+  return header;
 }
 
 nlohmann::json cells_json(const runner::RunRecord& record) {
@@ -212,24 +217,29 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
   for (const auto& r : results) {
     analysis.push_back(to_json(r));
   }
-  return {{"schema_version", 1},
-          {"tool", {{"name", "refbench"}, {"version", k_version}}},
-          {"command", context.command},
-          {"seed", record.seed},
-          {"verdict", analysis::overall_verdict(results)},
-          {"partial", record.interrupted_by != 0},
-          {"arms", arms_json(context)},
-          {"settings", settings_json(context)},
-          {"environment", context.environment},
-          {"rss",
-           {{"method", record.rss.method},
-            {"floor_bytes", record.rss.floor_bytes},
-            {"spawn_resolution_seconds", record.rss.spawn_resolution_seconds}}},
-          {"elapsed_seconds", record.elapsed_seconds},
-          {"reproduce", context.reproduce},
-          {"cells", std::move(cells)},
-          {"analysis", std::move(analysis)},
-          {"warnings", warnings_json(analysis::sensitivity_warnings(analysis::family_points(record, results)))}};
+  nlohmann::json document{
+      {"schema_version", 1},
+      {"tool", {{"name", "refbench"}, {"version", k_version}}},
+      {"command", context.command},
+      {"seed", record.seed},
+      {"verdict", analysis::overall_verdict(results)},
+      {"partial", record.interrupted_by != 0},
+      {"arms", arms_json(context)},
+      {"settings", settings_json(context)},
+      {"environment", context.environment},
+      {"rss",
+       {{"method", record.rss.method},
+        {"floor_bytes", record.rss.floor_bytes},
+        {"spawn_resolution_seconds", record.rss.spawn_resolution_seconds}}},
+      {"elapsed_seconds", record.elapsed_seconds},
+      {"reproduce", context.reproduce},
+      {"cells", std::move(cells)},
+      {"analysis", std::move(analysis)},
+      {"warnings", warnings_json(analysis::sensitivity_warnings(analysis::family_points(record, results)))}};
+  if (!context.shard.is_null()) {
+    document["shard"] = context.shard;
+  }
+  return document;
 }
 
 } // namespace refbench::report

@@ -89,6 +89,13 @@ struct SensitivityWarning {
   std::string message;
 };
 
+// Which shards of a `run --shard` (SPEC §7) a document covers.
+struct ShardsInfo {
+  std::vector<std::size_t> indices; // 1-based, ascending
+  std::size_t count = 0;            // N of K/N
+  bool merged = false;              // several shards merged by `refbench report`
+};
+
 struct ReportModel {
   std::string command; // "run", "compare", "analyze" or empty
   std::string verdict; // "pass", "regression", "inconclusive" or "error"
@@ -105,6 +112,7 @@ struct ReportModel {
   std::vector<CellInfo> cells;
   std::vector<analysis::MetricResult> results;
   std::vector<SensitivityWarning> warnings;
+  std::optional<ShardsInfo> shards; // none: not sharded
 };
 
 // The inverse of `to_json(MetricResult)`: null numbers become NaN (or

@@ -30,6 +30,8 @@ struct RunContext {
   // {"baseline": {...}, "candidate": {...}}: {"ref", "sha", "dir",
   // "build_seconds"} for run; null: {"command": label} for each arm
   nlohmann::json arms;
+  // `runner::to_json(ShardIdentity)` of a `run --shard` (SPEC §7); null: not a shard
+  nlohmann::json shard;
 };
 
 // The context a journal header or a results.json document records (the

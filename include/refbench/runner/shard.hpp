@@ -1,0 +1,70 @@
+#pragma once
+// Scale-out (SPEC §7): `--shard K/N` splits the planned cells into N
+// disjoint, cost-balanced sets. The split depends only on the config (the
+// cells and their payload sizes), never on timings, so every runner of a
+// matrix computes the same one; the shards of one run share refs, config and
+// seed, which their `shard` record carries so that merging can check it.
+
+#include <refbench/runner/record.hpp>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refbench::runner {
+
+// Shard `index` (1-based) of `count`.
+struct Shard {
+  std::size_t index = 1;
+  std::size_t count = 1;
+  bool operator==(const Shard&) const = default;
+};
+
+// Parses "K/N" (decimal, 1 ≤ K ≤ N); throws UsageError naming `text`.
+Shard parse_shard(std::string_view text);
+
+// The invocation cost of one pair of `cell`, estimated from the config
+// alone: a fixed part worth the work of one MiB of payload (process
+// start-up) plus the cell's payload bytes.
+std::uint64_t estimated_cost(const CellSpec& cell);
+
+// The 0-based shard of each cell with costs `costs`: largest cost first
+// (ties: lower index first), each to the least-loaded shard (ties: lower
+// shard). Pure and exact (integer costs), so the same everywhere.
+std::vector<std::size_t> assign_shards(const std::vector<std::uint64_t>& costs, std::size_t count);
+
+// The cells of `shard`, in their planned order; throws UsageError when
+// `shard.count` exceeds the number of cells (some shard would get none).
+std::vector<CellSpec> cells_of_shard(const std::vector<CellSpec>& cells, Shard shard);
+
+// The seed of a sharded run given no seed: derived from both commits and the
+// config file's bytes, so matrix jobs agree without coordination.
+std::uint64_t derived_seed(std::string_view baseline_sha, std::string_view candidate_sha, std::string_view config_text);
+
+// What the shards of one run share, recorded in each shard's results.json
+// and journal header as `shard`.
+struct ShardIdentity {
+  Shard shard;
+  std::string baseline_sha;
+  std::string candidate_sha;
+  std::uint64_t seed = 0;
+  std::string config_sha256; // of the config file's bytes and the settings that affect measurement
+  bool seed_derived = false; // the seed came from `derived_seed`
+};
+
+// The `shard` object of results.json and of the journal header.
+nlohmann::json to_json(const ShardIdentity& identity);
+
+// Reads a `shard` object back; throws UsageError naming `source` when it is
+// malformed.
+ShardIdentity shard_identity_from_json(const nlohmann::json& shard, const std::string& source);
+
+// Why shards `a` and `b` cannot be merged as parts of one run — different
+// shard counts, commits, configs or seeds, or the same shard twice — in a
+// few words ("different seeds: 42 vs 43"); nullopt when they can.
+std::optional<std::string> shard_mismatch(const ShardIdentity& a, const ShardIdentity& b);
+
+} // namespace refbench::runner

@@ -1,0 +1,370 @@
+#include <doctest/doctest.h>
+
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/cli/common.hpp>
+#include <refbench/cli/report_command.hpp>
+#include <refbench/process/fake_executor.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/runner/shard.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/rng.hpp>
+#include <refbench/util/sha256.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <set>
+
+using namespace refbench;
+using namespace refbench::runner;
+using process::FakeExecutor;
+using process::Invocation;
+using process::Outcome;
+
+namespace {
+
+CellSpec sized_cell(const std::string& name, std::uint64_t payload_bytes) {
+  CellSpec cell;
+  cell.name = name;
+  cell.meta.payload_bytes = payload_bytes;
+  cell.meta.family = payload_bytes == 0 ? "" : "fam";
+  return cell;
+}
+
+constexpr std::uint64_t k_mib = 1 << 20;
+
+} // namespace
+
+TEST_CASE("runner::parse_shard") {
+  CHECK(parse_shard("1/2") == Shard{1, 2});
+  CHECK(parse_shard("3/3") == Shard{3, 3});
+  CHECK(parse_shard("1/1") == Shard{1, 1});
+  for (const char* bad : {"0/2", "3/2", "1/0", "0/0", "2", "a/2", "1/b", "1/2x", " 1/2", "-1/2", "1//2", "/", ""}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_shard(bad), UsageError);
+  }
+  try {
+    parse_shard("3/2");
+  } catch (const UsageError& error) {
+    CHECK(std::string(error.what()) == "--shard '3/2': K must be between 1 and N");
+    CHECK(error.hint().find("--shard 2/3") != std::string::npos);
+  }
+}
+
+TEST_CASE("runner::assign_shards shard partition") {
+  SUBCASE("largest first to the least-loaded shard, ties by index") {
+    // order 3 (5), 0 (3), 4 (2), 1 (1), 2 (1): 3→0, 0→1, 4→1, 1→0 (tie 5/5), 2→1
+    CHECK(assign_shards({3, 1, 1, 5, 2}, 2) == std::vector<std::size_t>{1, 0, 1, 0, 1});
+    CHECK(assign_shards({1, 1, 1, 1}, 4) == std::vector<std::size_t>{0, 1, 2, 3});
+    CHECK(assign_shards({1, 1, 1}, 1) == std::vector<std::size_t>{0, 0, 0});
+  }
+  SUBCASE("the cost of a cell: one MiB for the invocation plus its payload") {
+    CHECK(estimated_cost(sized_cell("c", 0)) == k_mib);
+    CHECK(estimated_cost(sized_cell("c", 32 * k_mib)) == 33 * k_mib);
+  }
+  SUBCASE("disjoint, covering, balanced, deterministic") {
+    std::vector<CellSpec> cells;
+    const std::uint64_t sizes[] = {0, 1024, 64 * 1024, k_mib, 8 * k_mib, 32 * k_mib, 256 * k_mib};
+    for (int family = 0; family < 3; ++family) {
+      for (auto size : sizes) {
+        cells.push_back(sized_cell(fmt::format("f{}-{}", family, size), size));
+      }
+    }
+    for (std::size_t count : {1u, 2u, 3u, 5u, 21u}) {
+      CAPTURE(count);
+      std::multiset<std::string> seen;
+      std::vector<std::uint64_t> loads;
+      for (std::size_t index = 1; index <= count; ++index) {
+        auto mine = cells_of_shard(cells, {index, count});
+        CHECK_FALSE(mine.empty());
+        std::uint64_t load = 0;
+        for (const auto& cell : mine) {
+          seen.insert(cell.name);
+          load += estimated_cost(cell);
+        }
+        loads.push_back(load);
+        // the planned order is kept within a shard
+        for (std::size_t i = 1; i < mine.size(); ++i) {
+          auto at = [&](const std::string& name) {
+            return std::find_if(cells.begin(), cells.end(), [&](const auto& c) { return c.name == name; });
+          };
+          CHECK(at(mine[i - 1].name) < at(mine[i].name));
+        }
+        auto again = cells_of_shard(cells, {index, count});
+        CHECK(again.size() == mine.size());
+        CHECK(std::equal(mine.begin(), mine.end(), again.begin(),
+                         [](const auto& a, const auto& b) { return a.name == b.name; }));
+      }
+      CHECK(seen.size() == cells.size()); // covering …
+      for (const auto& cell : cells) {
+        CHECK(seen.count(cell.name) == 1); // … and disjoint
+      }
+      // greedy largest-first: no shard exceeds another by more than the largest cost
+      const auto [lightest, heaviest] = std::minmax_element(loads.begin(), loads.end());
+      CHECK(*heaviest - *lightest <= 257 * k_mib);
+    }
+    // three families of 7 sizes over 3 shards: each gets one 256 MiB cell
+    for (std::size_t index = 1; index <= 3; ++index) {
+      auto mine = cells_of_shard(cells, {index, 3});
+      CHECK(std::count_if(mine.begin(), mine.end(),
+                          [](const auto& c) { return c.meta.payload_bytes == 256 * k_mib; }) == 1);
+    }
+  }
+  SUBCASE("more shards than cells is a usage error") {
+    std::vector<CellSpec> cells{sized_cell("a", 0), sized_cell("b", 0)};
+    CHECK(cells_of_shard(cells, {2, 2}).size() == 1);
+    try {
+      cells_of_shard(cells, {1, 3});
+      FAIL("no error");
+    } catch (const UsageError& error) {
+      CHECK(std::string(error.what()) == "--shard 1/3: the config plans only 2 cells, so some shard would get none");
+      CHECK(error.hint() == "use at most 2 shards");
+    }
+  }
+}
+
+TEST_CASE("runner::derived_seed and shard_mismatch") {
+  const std::string a(40, 'a');
+  const std::string b(40, 'b');
+  const auto seed = derived_seed(a, b, "[run]\n");
+  CHECK(seed == derived_seed(a, b, "[run]\n"));
+  CHECK(seed != derived_seed(b, a, "[run]\n"));
+  CHECK(seed != derived_seed(a, b, "[run]\nbudget = 1\n"));
+  // the first 64 bits of the SHA-256 of the same text
+  const auto hex = util::sha256_hex("refbench shard seed\n" + a + "\n" + b + "\n[run]\n").substr(0, 16);
+  CHECK(seed == std::stoull(hex, nullptr, 16));
+
+  ShardIdentity one{{1, 2}, a, b, 42, "c0ffee", false};
+  auto other = one;
+  other.shard.index = 2;
+  CHECK_FALSE(shard_mismatch(one, other).has_value());
+  CHECK(shard_mismatch(one, one) == "both are shard 1/2");
+  auto changed = other;
+  changed.seed = 43;
+  CHECK(shard_mismatch(one, changed) == "different seeds: 42 vs 43");
+  changed = other;
+  changed.candidate_sha = std::string(40, 'c');
+  CHECK(shard_mismatch(one, changed) == "different candidate commits: bbbbbbbbbbbb vs cccccccccccc");
+  changed = other;
+  changed.baseline_sha = std::string(40, 'd');
+  CHECK(shard_mismatch(one, changed) == "different baseline commits: aaaaaaaaaaaa vs dddddddddddd");
+  changed = other;
+  changed.config_sha256 = "beef";
+  CHECK(shard_mismatch(one, changed) == "different configs or settings: sha256 c0ffee vs beef");
+  changed = other;
+  changed.shard = {2, 3};
+  CHECK(shard_mismatch(one, changed) == "different shard counts: 1/2 vs 2/3");
+  // the record round-trips through JSON
+  const auto read = shard_identity_from_json(to_json(one), "x.json");
+  CHECK(read.shard == one.shard);
+  CHECK(read.seed == 42);
+  CHECK(read.config_sha256 == "c0ffee");
+  CHECK_THROWS_AS(shard_identity_from_json(nlohmann::json{{"index", 1}}, "x.json"), UsageError);
+}
+
+namespace {
+
+// Cells whose fake invocations are "<cell> base|cand|ctl <round>".
+CellSpec fake_cell(const std::string& name, std::uint64_t payload_bytes) {
+  CellSpec cell = sized_cell(name, payload_bytes);
+  cell.baseline = {{name, "base", "{round}"}, {}, "", {}, ""};
+  cell.candidate = {{name, "cand", "{round}"}, {}, "", {}, ""};
+  cell.placeholders = true;
+  return cell;
+}
+
+// The A/A control of `cell` with its own tag, so the fake tells its
+// invocations apart from the cell's own baseline (whose samples must not
+// depend on where the control ran).
+CellSpec tagged_control(const CellSpec& cell) {
+  CellSpec control = control_of(cell);
+  control.baseline.argv[1] = "ctl";
+  return control;
+}
+
+// A fake measurement whose value depends only on the cell, the arm and the
+// round, never on the call order: the same samples whichever cells share
+// the run. The control's two invocations of a round get the k-th draw.
+FakeExecutor::Script distributions(std::map<std::string, std::pair<double, double>> ratio_and_noise) {
+  auto seen = std::make_shared<std::map<std::string, int>>();
+  return [ratio_and_noise, seen](const Invocation& invocation, std::size_t) {
+    const std::string& cell = invocation.argv[0];
+    const std::string& arm = invocation.argv[1];
+    const int round = std::stoi(invocation.argv[2]);
+    const int occurrence = (*seen)[cell + arm + invocation.argv[2]]++;
+    const auto [ratio, noise] = ratio_and_noise.at(cell);
+    util::Rng rng(std::hash<std::string>{}(fmt::format("{}/{}/{}/{}", cell, arm, round, occurrence)));
+    const double u = static_cast<double>(rng.below(1'000'000)) / 1e6 - 0.5;
+    Outcome outcome;
+    outcome.wall_seconds = 0.1 * (arm == "cand" ? ratio : 1.0) * std::exp((arm == "ctl" ? 0.02 : noise) * u);
+    outcome.user_seconds = outcome.wall_seconds * 0.9;
+    outcome.peak_rss_bytes = 50 << 20;
+    return outcome;
+  };
+}
+
+report::RunContext fake_context(const RoundSettings& settings, const nlohmann::json& shard) {
+  report::RunContext context;
+  context.command = "run";
+  context.settings = settings;
+  context.metrics = {Metric::wall, Metric::cpu};
+  context.gated = {Metric::wall};
+  context.shard = shard;
+  return context;
+}
+
+RunRecord run_fake(std::vector<CellSpec> cells, const CellSpec& control_source, const RoundSettings& settings,
+                   const FakeExecutor::Script& script) {
+  cells.push_back(tagged_control(control_source));
+  FakeExecutor fake(script);
+  Journal journal;
+  RoundHooks hooks;
+  hooks.clock = [&fake] { return fake.now(); };
+  return run_rounds(cells, settings, fake, journal, hooks);
+}
+
+const nlohmann::json& entry_of(const nlohmann::json& document, const std::string& cell, const std::string& metric) {
+  for (const auto& entry : document.at("analysis")) {
+    if (entry.at("cell") == cell && entry.at("metric") == metric) {
+      return entry;
+    }
+  }
+  FAIL("no analysis entry for " << cell << " " << metric);
+  return document;
+}
+
+} // namespace
+
+TEST_CASE("runner::shard merged shards give the single run's verdicts") {
+  // ratio and log-noise per cell: clear regressions, a pass, an improvement,
+  // and two borderline regressions whose BH-adjusted p depends on the family
+  const std::map<std::string, std::pair<double, double>> cells_truth{
+      {"small", {1.00, 0.05}},   {"big", {1.35, 0.05}},     {"mid-1KiB", {0.80, 0.05}},
+      {"mid-1MiB", {1.22, 0.2}}, {"mid-8MiB", {1.21, 0.2}}, {"huge", {1.02, 0.05}},
+  };
+  std::vector<CellSpec> cells{
+      fake_cell("small", 0),        fake_cell("big", 16 * k_mib),     fake_cell("mid-1KiB", 1024),
+      fake_cell("mid-1MiB", k_mib), fake_cell("mid-8MiB", 8 * k_mib), fake_cell("huge", 24 * k_mib)};
+  RoundSettings settings{1e9, 16, 10, 1, 7};
+  settings.output_dir = "/nonexistent-refbench-unit";
+  const auto analysis_settings = cli::analysis_settings(1.15, 0.05, settings.min_rounds, "signed-rank", settings.seed);
+
+  // one run over every cell, its control the cheapest cell
+  const auto single = run_fake(cells, cells[0], settings, distributions(cells_truth));
+  const auto single_doc = report::results_json(
+      single, fake_context(settings, nullptr),
+      analysis::analyze(analysis::cell_samples(single, {Metric::wall, Metric::cpu}, {Metric::wall}),
+                        analysis_settings));
+
+  // two shards with the same seed, each with the control of its own cheapest cell
+  std::vector<ReadRun> runs;
+  std::vector<std::string> files;
+  std::set<std::string> sharded_cells;
+  for (std::size_t index = 1; index <= 2; ++index) {
+    auto mine = cells_of_shard(cells, {index, 2});
+    const auto cheapest = *std::min_element(
+        mine.begin(), mine.end(), [](const auto& a, const auto& b) { return estimated_cost(a) < estimated_cost(b); });
+    for (const auto& cell : mine) {
+      sharded_cells.insert(cell.name);
+    }
+    const auto record = run_fake(mine, cheapest, settings, distributions(cells_truth));
+    const ShardIdentity id{{index, 2}, std::string(40, 'a'), std::string(40, 'b'), settings.seed, "cfg", true};
+    const auto results = analysis::analyze(analysis::cell_samples(record, {Metric::wall, Metric::cpu}, {Metric::wall}),
+                                           analysis_settings);
+    const auto document = report::results_json(record, fake_context(settings, to_json(id)), results);
+    runs.push_back(read_results(nlohmann::json::parse(document.dump()), "shard" + std::to_string(index)));
+    files.push_back("shard-" + std::to_string(index) + "/results.json");
+  }
+  // costs in MiB: huge 25 → 1, big 17 → 2, mid-8MiB 9 → 2 (26), mid-1MiB 2 → 1 (27), mid-1KiB 1.001 → 2,
+  // small 1 → 1
+  auto names = [&](std::size_t index) {
+    std::vector<std::string> out;
+    for (const auto& cell : cells_of_shard(cells, {index, 2})) {
+      out.push_back(cell.name);
+    }
+    return out;
+  };
+  CHECK(names(1) == std::vector<std::string>{"small", "mid-1MiB", "huge"});
+  CHECK(names(2) == std::vector<std::string>{"big", "mid-1KiB", "mid-8MiB"});
+  CHECK(sharded_cells.size() == cells.size());
+
+  const auto merged = cli::analysed_document(runs, files);
+  REQUIRE(merged.at("shards").size() == 2);
+  CHECK(merged.at("shards")[1] == nlohmann::json{{"file", "shard-2/results.json"}, {"index", 2}, {"count", 2}});
+  CHECK(cli::missing_shards(merged).empty());
+  CHECK_FALSE(merged.contains("shard"));
+  CHECK(merged.at("verdict") == single_doc.at("verdict"));
+  // two controls, one per shard, each the floor of its own group
+  CHECK(std::count_if(merged.at("cells").begin(), merged.at("cells").end(),
+                      [](const auto& c) { return c.value("control", false); }) == 2);
+
+  std::map<std::string, int> verdicts;
+  for (const auto& [name, truth] : cells_truth) {
+    for (const char* metric : {"wall", "cpu"}) {
+      CAPTURE(name);
+      CAPTURE(metric);
+      const auto& one = entry_of(single_doc, name, metric);
+      const auto& both = entry_of(merged, name, metric);
+      CHECK(both.at("verdict") == one.at("verdict"));
+      CHECK(both.at("n") == one.at("n"));
+      CHECK(both.at("ratio").get<double>() == doctest::Approx(one.at("ratio").get<double>()).epsilon(1e-12));
+      CHECK(both.at("ci_low").get<double>() == doctest::Approx(one.at("ci_low").get<double>()).epsilon(1e-12));
+      if (one.at("p_bh").is_number()) { // BH over the same family: all cells of both shards
+        CHECK(both.at("p_bh").get<double>() == doctest::Approx(one.at("p_bh").get<double>()).epsilon(1e-12));
+      } else {
+        CHECK(both.at("p_bh").is_null());
+      }
+      if (std::string(metric) == "wall") {
+        ++verdicts[one.at("verdict").get<std::string>()];
+      }
+    }
+  }
+  // the scenario exercises more than one verdict
+  CHECK(verdicts["REGRESSION"] >= 2);
+  CHECK(verdicts["PASS"] + verdicts["IMPROVED"] >= 2);
+  // a shard's own p_bh is over its cells only; the merge's over all (so it differs somewhere)
+  int own_family_differs = 0;
+  for (const auto& run : runs) {
+    for (const auto& own : run.header.at("analysis")) {
+      const auto& both = entry_of(merged, own.at("cell"), own.at("metric"));
+      own_family_differs += own.at("p_bh").is_number() && own.at("p_bh") != both.at("p_bh") ? 1 : 0;
+    }
+  }
+  CHECK(own_family_differs > 0);
+  CHECK(entry_of(merged, "big", "wall").at("verdict") == "REGRESSION");
+  CHECK(entry_of(merged, "mid-1KiB", "wall").at("verdict") == "IMPROVED");
+
+  SUBCASE("the same shard twice is refused, naming both files") {
+    try {
+      cli::analysed_document({runs[0], runs[0]}, {"a/results.json", "b/results.json"});
+      FAIL("merged");
+    } catch (const UsageError& error) {
+      CHECK(std::string(error.what()) == "cannot merge b/results.json with a/results.json: both are shard 1/2");
+      CHECK(error.hint() == "pass each shard's results once");
+    }
+  }
+  SUBCASE("a shard of another seed is refused") {
+    auto other = runs[1];
+    other.header["shard"]["seed"] = 8;
+    CHECK_THROWS_WITH_AS(cli::analysed_document({runs[0], other}, files),
+                         "cannot merge shard-2/results.json with shard-1/results.json: different seeds: 7 vs 8",
+                         UsageError);
+  }
+  SUBCASE("a file that is not a shard is refused next to shards") {
+    auto plain = runs[1];
+    plain.header.erase("shard");
+    CHECK_THROWS_AS(cli::analysed_document({runs[0], plain}, files), UsageError);
+  }
+}
+
+TEST_CASE("runner::shard merging a subset of the shards names the missing ones") {
+  nlohmann::json document{
+      {"shards", {{{"file", "a"}, {"index", 1}, {"count", 4}}, {{"file", "b"}, {"index", 3}, {"count", 4}}}}};
+  CHECK(cli::missing_shards(document) == std::vector<std::size_t>{2, 4});
+  CHECK(cli::missing_shards(nlohmann::json{{"shards", {{{"file", "a"}}}}}).empty());
+  CHECK(cli::missing_shards(nlohmann::json::object()).empty());
+}
