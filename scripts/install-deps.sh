@@ -15,7 +15,7 @@ packages=(
 if [ "${1:-}" != "--build-only" ]; then
   packages+=(
     doctest-dev hyperfine python3 python3-scipy python3-yaml cmark-gfm
-    util-linux procps openssl
+    util-linux procps openssl wrk
   )
 fi
 

@@ -81,13 +81,20 @@ std::string floor_text(const ReportModel& m) {
   if (std::none_of(results.begin(), results.end(), [](const MetricResult& r) { return r.control; })) {
     return "noise floor unknown (no A/A control)";
   }
-  auto wall = std::find_if(results.begin(), results.end(),
-                           [](const MetricResult& r) { return r.control && r.metric == "wall" && r.noise_floor; });
-  if (wall == results.end()) {
-    return "noise floor unknown (the A/A control has no wall interval)";
+  // the wall floor; a control without wall (a service cell gated on its own
+  // metrics) gives the floor of its first metric, named
+  auto floored = std::find_if(results.begin(), results.end(),
+                              [](const MetricResult& r) { return r.control && r.metric == "wall" && r.noise_floor; });
+  if (floored == results.end()) {
+    floored =
+        std::find_if(results.begin(), results.end(), [](const MetricResult& r) { return r.control && r.noise_floor; });
   }
-  const double floor = *wall->noise_floor;
-  return fmt::format("noise floor ±{:.1f} %{}", (floor - 1.0) * 100.0,
+  if (floored == results.end()) {
+    return "noise floor unknown (the A/A control has no interval)";
+  }
+  const double floor = *floored->noise_floor;
+  return fmt::format("noise floor ±{:.1f} %{}{}", (floor - 1.0) * 100.0,
+                     floored->metric == "wall" ? "" : " (" + floored->metric + ")",
                      floor >= m.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
 }
 

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A service benchmark (SPEC §3.8, the sample project's service.toml):
+# bin/serve on loopback driven by wrk through bench-service.sh, which prints
+# throughput and p99 as JSON. A candidate doing 1.3x the work per request →
+# throughput (higher is better) and p99 REGRESSION; an identical service →
+# no REGRESSION; a client that reports N/A or errors, or a window shorter
+# than min_duration → ERROR (exit 4) naming what it found.
+source "$(dirname "$0")/lib.sh"
+command -v wrk >/dev/null || skip "wrk is not installed (scripts/install-deps.sh)"
+command -v taskset >/dev/null || skip "taskset is not installed"
+
+# service.toml with 1 s load phases, for the cases that need no precision
+config_of() { # repo → a shortened copy of its service.toml
+  sed -e 's/"{arm}", "2s"/"{arm}", "1s"/' -e 's/^min_duration = "1.5s"$/min_duration = "0.8s"/' \
+    "$1/service.toml" >"$WORK/service-$(basename "$1").toml"
+  grep -q '"1s"' "$WORK/service-$(basename "$1").toml" || fail "service.toml changed: adapt this test"
+  echo "$WORK/service-$(basename "$1").toml"
+}
+row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric'] == '$2')"; }
+
+# the example as shipped: 2 s load phases, 15 rounds (a 1 s percentile moves
+# too much with the scheduling hiccups of a shared 2-CPU machine)
+repo=$(make_sample slower-service)
+run_refbench run -q --repo "$repo" -c "$repo/service.toml" --baseline v1.0.0 --candidate main --seed 8 \
+  --min-rounds 15 --max-rounds 15 --out "$WORK/slower"
+expect_rc 1
+R="$WORK/slower/results.json"
+expect_json "$R" "$(row http throughput)['verdict'] == 'REGRESSION' and $(row http throughput)['gated']"
+expect_json "$R" "$(row http throughput)['better'] == 'higher' and $(row http throughput)['unit_label'] == 'req/s'"
+# fewer requests per second: the candidate/baseline ratio is below 1, its interval too
+expect_json "$R" "0.65 < $(row http throughput)['ratio'] < 0.85 and $(row http throughput)['ci_high'] < 1"
+expect_json "$R" "$(row http p99)['verdict'] == 'REGRESSION' and $(row http p99)['ratio'] > 1.15"
+expect_json "$R" "0.9 < $(row http-control throughput)['ratio'] < 1.1 and $(row http-control throughput)['verdict'] != 'REGRESSION'"
+expect_json "$R" "all(len(s['values']) == 2 for c in r['cells'] for s in c['samples'])"
+expect_json "$R" "r['cells'][0]['meta']['require'] == ['errors == 0', 'requests >= 100']"
+expect_in "$WORK/slower/report.md" "| http | throughput | "
+grep -E '^\| http \| throughput \| [0-9.]+ req/s \| [0-9.]+ req/s \| .* \| REGRESSION \|$' "$WORK/slower/report.md" \
+  >/dev/null || fail "no throughput REGRESSION row: $(grep '| http |' "$WORK/slower/report.md")"
+grep -E '^\| http \| p99 \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| REGRESSION \|$' "$WORK/slower/report.md" \
+  >/dev/null || fail "no p99 REGRESSION row: $(grep '| http |' "$WORK/slower/report.md")"
+# the noise floor comes from the control's own metric when it has no wall
+grep -qE 'noise floor ±[0-9.]+ % \(throughput\)' "$WORK/slower/report.md" || fail "no floor in the summary"
+
+repo=$(make_sample docs)
+run_refbench run -q --repo "$repo" -c "$(config_of "$repo")" --baseline v1.0.0 --candidate main --seed 8 \
+  --min-rounds 8 --max-rounds 8 --out "$WORK/same"
+expect_rc 0
+expect_json "$WORK/same/results.json" "all(a['verdict'] != 'REGRESSION' for a in r['analysis'])"
+expect_json "$WORK/same/results.json" "0.87 < $(row http throughput)['ratio'] < 1.15"
+
+# Clients whose report must not become a figure. $1: what the command
+# prints; the rest: extra cell keys.
+bad_client() {
+  local printed="$1"
+  shift
+  {
+    printf '[build]\ncommand = "make"\n[run]\ncontrol = false\n[[cell]]\nname = "client"\n'
+    printf 'command = ["printf", "%%s\\\\n", "%s"]\n' "${printed//\"/\\\"}"
+    printf 'metrics = ["throughput"]\ngate = ["throughput"]\n'
+    printf '%s\n' "$@"
+    printf '[[cell.metric]]\nname = "throughput"\nbetter = "higher"\n'
+  } >"$WORK/bad.toml"
+  run_refbench run -q --repo "$repo" -c "$WORK/bad.toml" --baseline v1.0.0 --candidate main --seed 8 \
+    --min-rounds 3 --max-rounds 3 --out "$WORK/bad"
+  expect_rc 4
+  expect_json "$WORK/bad/results.json" "r['verdict'] == 'error' and $(row client throughput)['verdict'] == 'ERROR'"
+}
+# the failure as results.json records it and as the one-line error says it
+expect_failure() {
+  expect_json "$WORK/bad/results.json" "r['cells'][0]['failure']['description'] == '''$1'''"
+  expect_in "$WORK/err" "the baseline command $1 in warm-up"
+  [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "expected one line on stderr: $(cat "$WORK/err")"
+}
+bad_client '{"throughput": "N/A", "errors": 0}'
+expect_failure 'reported no number for metric `throughput`: `throughput` is "N/A" in the last line of its stdout'
+expect_json "$WORK/bad/results.json" "r['cells'][0]['rounds'] == 0 and r['cells'][0]['failure']['round'] == 0"
+bad_client '{"throughput": 9000, "errors": 3}' 'require = ["errors == 0"]'
+expect_failure 'failed the requirement `errors == 0`: `errors` = 3 in the last line of its stdout'
+bad_client 'throughput: 9000'
+expect_failure 'reported no JSON object: the last line of its stdout is "throughput: 9000"'
+
+# a load phase shorter than min_duration: wrk's reported window is ~1 s
+sed -e 's/^min_duration = "0.8s"$/min_duration = "5s"/' "$(config_of "$repo")" >"$WORK/short.toml"
+run_refbench run -q --repo "$repo" -c "$WORK/short.toml" --baseline v1.0.0 --candidate main --seed 8 \
+  --min-rounds 3 --max-rounds 3 --out "$WORK/short"
+expect_rc 4
+expect_in "$WORK/err" 'in the last line of its stdout), less than min_duration = 5 s'
+expect_json "$WORK/short/results.json" "$(row http throughput)['verdict'] == 'ERROR' and $(row http p99)['verdict'] == 'ERROR'"
+echo "ok: service metrics read, directed and gated; unusable reports are ERRORs"
