@@ -44,14 +44,14 @@ struct client {
 
 /* Answers every complete request in `c`'s buffer; returns 0 when the
  * connection should be closed. */
-static int answer(struct client *c) {
-  char *end;
+static int answer(struct client* c) {
+  char* end;
   while ((end = strstr(c->buffer, "\r\n\r\n")) != NULL) {
     char body[64], response[256];
     int body_length = snprintf(body, sizeof body, "%lx\n", work((unsigned long)c->used));
-    int length = snprintf(response, sizeof response,
-                          "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s",
-                          body_length, body);
+    int length =
+        snprintf(response, sizeof response,
+                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", body_length, body);
     if (write(c->fd, response, (size_t)length) != length) {
       return 0;
     }
@@ -62,7 +62,7 @@ static int answer(struct client *c) {
   return c->used < sizeof c->buffer - 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: serve PORT_FILE\n");
     return 2;
@@ -82,14 +82,14 @@ int main(int argc, char **argv) {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t address_length = sizeof address;
-  if (bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 128) != 0 ||
-      getsockname(listener, (struct sockaddr *)&address, &address_length) != 0) {
+  if (bind(listener, (struct sockaddr*)&address, sizeof address) != 0 || listen(listener, 128) != 0 ||
+      getsockname(listener, (struct sockaddr*)&address, &address_length) != 0) {
     perror("serve: cannot listen on 127.0.0.1");
     return 1;
   }
   char temporary[4096];
   snprintf(temporary, sizeof temporary, "%s.tmp", argv[1]);
-  FILE *port_file = fopen(temporary, "w");
+  FILE* port_file = fopen(temporary, "w");
   if (port_file == NULL || fprintf(port_file, "%d\n", ntohs(address.sin_port)) < 0 || fclose(port_file) != 0 ||
       rename(temporary, argv[1]) != 0) {
     perror("serve: cannot write the port file");
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
       if (fds[i + 1].revents == 0) {
         continue;
       }
-      struct client *c = &clients[i];
+      struct client* c = &clients[i];
       ssize_t got = read(c->fd, c->buffer + c->used, sizeof c->buffer - 1 - c->used);
       if (got > 0) {
         c->used += (size_t)got;

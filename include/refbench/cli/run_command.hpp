@@ -34,7 +34,7 @@ struct RunOptions {
   bool github = false;
   std::string interval = "signed-rank";
   std::optional<std::string> isolate; // "auto", "off" or a CPU list; over [run] isolate
-  std::optional<std::string> shard; // "K/N" (SPEC §7)
+  std::optional<std::string> shard;   // "K/N" (SPEC §7)
 };
 
 struct ResolveOptions {
