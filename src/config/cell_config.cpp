@@ -1,0 +1,230 @@
+// [[cell]] tables of refbench.toml: command, environment, metrics and gate,
+// custom metrics (SPEC §3.8), windows and requirements, CPU groups (§3.4).
+#include "table_reader.hpp"
+
+#include <refbench/runner/reported.hpp>
+
+#include <algorithm>
+
+namespace refbench::config::detail {
+namespace {
+
+std::vector<process::CpuGroup> read_cpu_groups(TableReader& r) {
+  const auto* node = r.get("cpus");
+  if (node == nullptr) {
+    return {};
+  }
+  const auto* table = node->as_table();
+  if (table == nullptr || table->empty()) {
+    r.fail(*node, "cell.cpus must be a table like { service = 3, client = \"rest\" }");
+  }
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (const auto& [name, value] : *table) {
+    entries.emplace_back(&name, &value);
+  }
+  auto before = [](const toml::source_position& a, const toml::source_position& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  };
+  std::sort(entries.begin(), entries.end(),
+            [&](const auto& a, const auto& b) { return before(a.first->source().begin, b.first->source().begin); });
+  std::vector<process::CpuGroup> groups;
+  bool rest = false;
+  for (const auto& [name, value] : entries) {
+    const std::string group(name->str());
+    if (group.empty() || group.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                             std::string::npos) {
+      r.fail(*value, fmt::format("cell.cpus: the group name '{}' may use only letters, digits, '_' and '-'", group));
+    }
+    if (value->is_string() && value->value<std::string>() == "rest") {
+      if (rest) {
+        r.fail(*value, fmt::format("cell.cpus.{}: only one group can be \"rest\"", group));
+      }
+      rest = true;
+      groups.push_back({group, std::nullopt});
+    } else if (value->is_integer() && *value->value<std::int64_t>() >= 1 && *value->value<std::int64_t>() <= 65536) {
+      groups.push_back({group, static_cast<unsigned>(*value->value<std::int64_t>())});
+    } else {
+      r.fail(*value, fmt::format("cell.cpus.{} must be a number of CPUs (1 or more) or \"rest\"", group));
+    }
+  }
+  return groups;
+}
+
+// Fails on a {cpus.NAME} in `text` that names no group of `groups`.
+void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::string& text,
+                            const std::vector<process::CpuGroup>& groups) {
+  constexpr std::string_view k_prefix = "{cpus.";
+  for (auto at = text.find(k_prefix); at != std::string::npos; at = text.find(k_prefix, at + 1)) {
+    auto end = text.find('}', at);
+    std::string name = text.substr(at + k_prefix.size(), end == std::string::npos ? end : end - at - k_prefix.size());
+    if (std::none_of(groups.begin(), groups.end(), [&](const auto& g) { return g.name == name; })) {
+      r.fail(node, fmt::format("{{cpus.{}}} names no group of the cell's cpus{}", name,
+                               groups.empty() ? " (add cpus = { " + name + " = 1, ... } to the cell)" : ""));
+    }
+  }
+}
+
+const std::set<std::string> k_metrics{"wall", "cpu", "user", "sys", "rss"};
+
+// One [[cell.metric]] table (SPEC §3.8).
+runner::CustomMetric read_custom_metric(const toml::table& table, const std::string& source) {
+  TableReader r(table, source, "cell.metric");
+  runner::CustomMetric metric;
+  auto name = r.string("name");
+  if (!name || name->empty() || name->find_first_of(",{} \t") != std::string::npos) {
+    r.fail(name ? *r.table().get("name") : static_cast<const toml::node&>(table),
+           "a [[cell.metric]] needs a name without spaces, commas or braces, like \"throughput\"");
+  }
+  if (k_metrics.contains(*name)) {
+    r.fail(*r.table().get("name"),
+           fmt::format("cell.metric.name '{}' is a built-in metric; name yours otherwise", *name));
+  }
+  metric.name = *name;
+  auto pick = [&](std::string_view key, std::string fallback, std::initializer_list<std::string_view> allowed) {
+    auto value = r.string(key).value_or(fallback);
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      std::string list;
+      for (auto a : allowed) {
+        list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+      }
+      r.fail(*r.table().get(key), fmt::format("cell.metric.{} must be one of {}, got \"{}\"", key, list, value));
+    }
+    return value;
+  };
+  metric.from = pick("from", "stdout", {"stdout", "file"});
+  metric.format = pick("format", "json", {"json", "bmf"});
+  metric.key = r.string("key").value_or(metric.name);
+  if (metric.format == "bmf" && metric.key.find('/') == std::string::npos) {
+    r.fail(r.table().get("key") ? *r.table().get("key") : static_cast<const toml::node&>(table),
+           fmt::format("cell.metric.key for format = \"bmf\" is \"<benchmark>/<measure>\", got \"{}\"", metric.key));
+  }
+  metric.higher_is_better = pick("better", "lower", {"lower", "higher"}) == "higher";
+  metric.unit = r.string("unit").value_or("");
+  r.reject_unknown();
+  return metric;
+}
+
+// The [[cell.metric]] tables of `r`'s cell and its window and requirement
+// keys (min_duration, window, require) into `cell`.
+void read_reported_keys(TableReader& r, CellConfig& cell, const std::string& source) {
+  if (const auto* node = r.get("metric")) {
+    const auto* array = node->as_array();
+    if (array == nullptr || !array->is_array_of_tables()) {
+      r.fail(*node, "custom metrics are written as [[cell.metric]] tables");
+    }
+    for (const auto& item : *array) {
+      auto metric = read_custom_metric(*item.as_table(), source);
+      if (std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric.name; })) {
+        r.fail(item, fmt::format("cell.metric '{}' is declared twice", metric.name));
+      }
+      if (!cell.custom.empty() &&
+          (metric.from != cell.custom.front().from || metric.format != cell.custom.front().format)) {
+        r.fail(item, fmt::format("cell.metric '{}': a cell's metrics come from one report, so from and format must "
+                                 "match those of '{}'",
+                                 metric.name, cell.custom.front().name));
+      }
+      cell.custom.push_back(std::move(metric));
+    }
+  }
+  if (auto min_duration = r.duration("min_duration")) {
+    cell.min_duration_seconds = std::chrono::duration<double>(*min_duration).count();
+  }
+  cell.window_key = r.string("window").value_or("");
+  if (!cell.window_key.empty() && cell.min_duration_seconds == 0) {
+    r.fail(*r.table().get("window"), "cell.window names the reported window length; it needs a min_duration");
+  }
+  for (const auto& text : r.strings("require")) {
+    auto requirement = runner::parse_requirement(text);
+    if (!requirement) {
+      r.fail(*r.table().get("require"), "cell.require: " + requirement.error());
+    }
+    cell.require.push_back(*requirement);
+  }
+}
+
+} // namespace
+
+CellConfig read_cell(const toml::table& table, const std::string& source) {
+  TableReader r(table, source, "cell");
+  CellConfig cell;
+  cell.where = position(source, table.source());
+  auto name = r.string("name");
+  if (!name || name->empty()) {
+    throw UsageError(cell.where + ": a [[cell]] needs a non-empty name", k_hint);
+  }
+  cell.name = *name;
+  auto command = r.command("command");
+  if (!command) {
+    throw UsageError(cell.where + ": cell '" + cell.name + "' needs a command", k_hint);
+  }
+  cell.command = *command;
+  cell.env = r.environment("env");
+  read_reported_keys(r, cell, source);
+  const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;
+  if (!cell.custom.empty() && cell.custom.front().from == "file" &&
+      std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
+    throw UsageError(fmt::format("{}: cell '{}' reads its metrics from {{output}} (from = \"file\"), but its command "
+                                 "never mentions {{output}}",
+                                 cell.where, cell.name),
+                     "pass {output} to the command as the path to write its report to");
+  }
+  auto known = [&](const std::string& metric) {
+    return k_metrics.contains(metric) ||
+           std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric; });
+  };
+  for (const char* key : {"metrics", "gate"}) {
+    auto names = r.strings(key);
+    for (const auto& metric : names) {
+      if (!known(metric)) {
+        r.fail(*r.table().get(key), fmt::format("cell.{}: unknown metric '{}' (use wall, cpu, user, sys, rss or a "
+                                                "[[cell.metric]] of this cell)",
+                                                key, metric));
+      }
+    }
+    (std::string_view(key) == "metrics" ? cell.metrics : cell.gate) = names;
+  }
+  if (cell.metrics.empty()) {
+    cell.metrics = {"wall", "cpu", "rss"};
+    for (const auto& metric : cell.custom) {
+      cell.metrics.push_back(metric.name);
+    }
+  }
+  if (cell.gate.empty()) {
+    cell.gate = {"wall"};
+  }
+  for (const auto& gated : cell.gate) {
+    if (std::find(cell.metrics.begin(), cell.metrics.end(), gated) == cell.metrics.end()) {
+      r.fail(*r.table().get("gate"), fmt::format("cell.gate: '{}' is not among the cell's metrics", gated));
+    }
+  }
+  if (const auto* node = r.get("threshold")) {
+    const auto* thresholds = node->as_table();
+    if (thresholds == nullptr) {
+      r.fail(*node, "cell.threshold must be a table like { wall = 1.15, rss = 1.10 }");
+    }
+    for (const auto& [metric, value] : *thresholds) {
+      double ratio = value.value_or(0.0);
+      if (!known(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) || !std::isfinite(ratio)) {
+        r.fail(value, fmt::format("cell.threshold.{} must be a ratio above 1 for a known metric", metric.str()));
+      }
+      cell.threshold[std::string(metric.str())] = ratio;
+    }
+  }
+  cell.check_output = r.boolean("check_output").value_or(false);
+  cell.cpus = read_cpu_groups(r);
+  if (const auto* node = r.get("command"); node != nullptr) {
+    for (const auto& word :
+         cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv) {
+      check_cpu_placeholders(r, *node, word, cell.cpus);
+    }
+  }
+  if (const auto* node = r.get("env"); node != nullptr) {
+    for (const auto& [variable, value] : *node->as_table()) {
+      check_cpu_placeholders(r, value, *value.value<std::string>(), cell.cpus);
+    }
+  }
+  r.reject_unknown();
+  return cell;
+}
+
+} // namespace refbench::config::detail
