@@ -183,15 +183,20 @@ CellSpec service_cell() {
   return spec;
 }
 
+// `rounds` rounds (and one warm-up) of the service cell on `fake`.
+RunRecord run_service(process::FakeExecutor& fake, int rounds) {
+  RoundSettings settings{1000, rounds, rounds, 1, 5};
+  Journal journal;
+  RoundHooks hooks;
+  hooks.clock = [&fake] { return fake.now(); };
+  return run_rounds({service_cell()}, settings, fake, journal, hooks);
+}
+
 } // namespace
 
 TEST_CASE("runner::run_rounds reads custom metrics and analysis applies their direction") {
   auto fake = service();
-  RoundSettings settings{1000, 12, 12, 1, 5};
-  Journal journal;
-  RoundHooks hooks;
-  hooks.clock = [&fake] { return fake.now(); };
-  auto record = run_rounds({service_cell()}, settings, fake, journal, hooks);
+  auto record = run_service(fake, 12);
   REQUIRE_FALSE(record.cells[0].failure);
   auto rps = complete_pairs(record, 0, std::string("rps"));
   REQUIRE(rps.baseline.size() == 12);
@@ -224,11 +229,7 @@ TEST_CASE("runner::run_rounds: an unusable report makes the cell ERROR, kept in 
     }
     return std::nullopt;
   });
-  RoundSettings settings{1000, 6, 6, 1, 5};
-  Journal journal;
-  RoundHooks hooks;
-  hooks.clock = [&fake] { return fake.now(); };
-  auto record = run_rounds({service_cell()}, settings, fake, journal, hooks);
+  auto record = run_service(fake, 6);
   REQUIRE(record.cells[0].failure);
   CHECK(record.cells[0].stop == StopReason::error);
   CHECK(record.cells[0].failure->description ==
