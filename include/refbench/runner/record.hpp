@@ -54,8 +54,6 @@ struct CellMeta {
   std::vector<Requirement> require;                // every invocation must meet all of these
 };
 
-// True when the cell's command reports anything refbench must read.
-bool reads_report(const CellMeta& meta);
 
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {

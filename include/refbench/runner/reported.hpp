@@ -20,6 +20,10 @@ struct ReportedValues {
   std::map<std::string, double> keys;    // the window and requirement keys, by key
 };
 
+// True when the cell's command reports anything refbench must read: custom
+// metrics, a window key or requirements.
+bool reads_report(const CellMeta& meta);
+
 // True when `meta`'s values are read from its {output} file (from = "file").
 bool reads_output_file(const CellMeta& meta);
 
