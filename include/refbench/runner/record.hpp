@@ -54,7 +54,6 @@ struct CellMeta {
   std::vector<Requirement> require;                // every invocation must meet all of these
 };
 
-
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
   std::string name;
