@@ -1,6 +1,7 @@
 #include <refbench/process/machine.hpp>
 
-#include <charconv>
+#include <refbench/process/cpus.hpp>
+
 #include <fstream>
 #include <sys/utsname.h>
 #include <thread>
@@ -27,31 +28,7 @@ std::string cpu_model() {
   return "unknown";
 }
 
-bool parse_unsigned(std::string_view text, unsigned& value) {
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
 } // namespace
-
-unsigned count_cpu_list(const std::string& list) {
-  unsigned count = 0;
-  std::size_t start = 0;
-  while (start < list.size()) {
-    std::size_t end = list.find(',', start);
-    std::string_view range(list.data() + start, (end == std::string::npos ? list.size() : end) - start);
-    start = end == std::string::npos ? list.size() : end + 1;
-    unsigned low = 0;
-    unsigned high = 0;
-    auto dash = range.find('-');
-    if (!parse_unsigned(range.substr(0, dash), low) ||
-        !parse_unsigned(dash == std::string_view::npos ? range : range.substr(dash + 1), high) || high < low) {
-      return 0;
-    }
-    count += high - low + 1;
-  }
-  return count;
-}
 
 MachineFacts machine_facts() {
   MachineFacts facts;
@@ -61,7 +38,8 @@ MachineFacts machine_facts() {
   facts.machine = names.machine;
   facts.cpu_model = cpu_model();
   facts.cpus = std::thread::hardware_concurrency();
-  facts.threads_per_core = count_cpu_list(first_line("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list"));
+  auto siblings = parse_cpu_list(first_line("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list"));
+  facts.threads_per_core = siblings ? static_cast<unsigned>(siblings->size()) : 0;
   facts.governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   if (facts.governor.empty()) {
     facts.governor = "unknown (no cpufreq)";

@@ -1,7 +1,6 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/from_record.hpp>
-#include <refbench/process/machine.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/journal.hpp>
@@ -156,15 +155,4 @@ TEST_CASE("report::render_csv") {
         "\"parse, \"\"large\"\"\",wall,seconds,true,false,12,0.25,0.3,1.2,1.1,1.3,0.01,0.02,REGRESSION,false,1.0833,\n"
         "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04\n");
   CHECK(report::csv_field("a\rb") == "\"a\rb\"");
-}
-
-TEST_CASE("process::count_cpu_list") {
-  CHECK(process::count_cpu_list("0") == 1);
-  CHECK(process::count_cpu_list("0-1") == 2);
-  CHECK(process::count_cpu_list("0,4") == 2);
-  CHECK(process::count_cpu_list("0-3,8,10-11") == 7);
-  CHECK(process::count_cpu_list("") == 0);
-  CHECK(process::count_cpu_list("3-1") == 0);
-  CHECK(process::count_cpu_list("a") == 0);
-  CHECK(process::machine_facts().cpus >= 1);
 }

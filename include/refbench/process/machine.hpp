@@ -18,8 +18,4 @@ struct MachineFacts {
 // Reads the facts from uname, /proc/cpuinfo and /sys/devices/system/cpu.
 MachineFacts machine_facts();
 
-// The number of CPUs in a Linux CPU list such as "0-3,8,10-11"; 0 when
-// `list` is malformed.
-unsigned count_cpu_list(const std::string& list);
-
 } // namespace refbench::process
