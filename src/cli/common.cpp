@@ -81,14 +81,16 @@ void print_warnings(const nlohmann::json& document) {
 
 void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet) {
   if (plan.pinned && !launcher.pin(plan.benchmark)) {
-    plan.warning = fmt::format("CPU isolation: the kernel refused to pin to CPUs {} ({}); running unpinned",
-                               process::format_cpu_list(plan.benchmark), std::strerror(errno));
-    plan.pinned = false;
-    plan.benchmark.clear();
-    plan.refbench.clear();
+    const int saved = errno;
+    process::unpin(plan, fmt::format("CPU isolation: the kernel refused to pin to CPUs {} ({}); running unpinned",
+                                     process::format_cpu_list(plan.benchmark), std::strerror(saved)));
   }
   if (plan.pinned && !plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
-    plan.refbench.clear(); // refbench stays where it is; the benchmark is still pinned
+    // the benchmark is still pinned; refbench stays where it is
+    plan.warning = fmt::format("CPU isolation: the kernel refused to move refbench to CPUs {} ({}); it shares the "
+                               "benchmark's CPUs",
+                               process::format_cpu_list(plan.refbench), std::strerror(errno));
+    plan.refbench.clear();
   }
   if (!plan.warning.empty() && !quiet) {
     std::cerr << "refbench: warning: " << plan.warning << "\n";

@@ -322,6 +322,8 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                              {"reused", payload.reused}});
   }
 
+  // after the builds, which use every CPU, and before {cpus.NAME} is filled in
+  apply_isolation(isolation, *launcher, common.quiet);
   auto cells = config::plan_cells(config.cells, payload_files,
                                   {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env, e.timeout,
                                   config::cpu_group_lists(config.cells, isolation));
@@ -343,7 +345,6 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
     settings.auto_control = e.control;
   }
 
-  apply_isolation(isolation, *launcher, common.quiet); // after the builds, which use every CPU
   report::RunContext context{"run",
                              reproduce_line(o, config_path, e, baseline, candidate) +
                                  (shard ? fmt::format(" --shard {}/{}", shard->index, shard->count) : ""),

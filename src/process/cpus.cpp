@@ -264,7 +264,14 @@ IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
     plan.pinned = true;
     plan.usable = usable;
     plan.benchmark = *list;
-    plan.refbench = minus(usable, *list);
+    // refbench keeps off the listed CPUs' cores, not only off the CPUs
+    CpuList cores_used = *list;
+    for (unsigned cpu : *list) {
+      if (auto it = layout.siblings.find(cpu); it != layout.siblings.end()) {
+        cores_used.insert(cores_used.end(), it->second.begin(), it->second.end());
+      }
+    }
+    plan.refbench = minus(usable, sorted(std::move(cores_used)));
     plan.splits = std::move(*split);
     return plan;
   }
@@ -321,6 +328,19 @@ CpuList usable_cpus() {
     }
   }
   return {};
+}
+
+void unpin(IsolationPlan& plan, std::string warning) {
+  plan.pinned = false;
+  plan.benchmark.clear();
+  plan.refbench.clear();
+  for (auto& split : plan.splits) {
+    for (auto& group : split.groups) {
+      group.second = plan.usable;
+    }
+    split.unassigned.clear();
+  }
+  plan.warning = std::move(warning);
 }
 
 IsolationPlan plan_isolation_here(const std::string& request, const std::vector<CpuSplitRequest>& splits) {

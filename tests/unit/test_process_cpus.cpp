@@ -209,8 +209,14 @@ TEST_CASE("process::cpus fallbacks and explicit lists") {
     CHECK(plan.pinned);
     CHECK(plan.mode == "list");
     CHECK(format_cpu_list(plan.benchmark) == "1");
-    CHECK(format_cpu_list(plan.refbench) == "0");
+    CHECK(plan.refbench.empty()); // CPU 0 is CPU 1's sibling: refbench stays where it is
     CHECK(plan.warning == "");
+    // refbench takes only the cores the list leaves whole
+    auto pairs = plan_isolation("3,5", cpus("0-7"), adjacent_pairs(cpus("0-7")), {});
+    CHECK(format_cpu_list(pairs.benchmark) == "3,5");
+    CHECK(format_cpu_list(pairs.refbench) == "0-1,6-7");
+    auto no_smt = plan_isolation("1", cpus("0-1"), std::unexpected(std::string("gone")), {});
+    CHECK(format_cpu_list(no_smt.refbench) == "0"); // without a topology every CPU is its own core
 
     auto all = plan_isolation("0-1", cpus("0-1"), std::unexpected(std::string("gone")), {service_client(1)});
     CHECK(all.pinned);
@@ -229,6 +235,21 @@ TEST_CASE("process::cpus fallbacks and explicit lists") {
             plan_isolation("1", cpus("0-3"), Topology{}, {service_client(1)});
           }).starts_with("isolate 1: cell svc: cpus = { service = 1, client = \"rest\" } does not fit"));
   }
+}
+
+TEST_CASE("process::unpin: a plan the kernel refused to pin") {
+  auto plan = plan_isolation("auto", cpus("0-15"), adjacent_pairs(cpus("0-15")), {service_client(3)});
+  REQUIRE(plan.pinned);
+  REQUIRE(plan.group_list("svc", "service") == "2-4");
+  unpin(plan, "refused");
+  CHECK_FALSE(plan.pinned);
+  CHECK(plan.benchmark.empty());
+  CHECK(plan.refbench.empty());
+  CHECK(plan.warning == "refused");
+  // {cpus.NAME} filled in after this stands for every usable CPU
+  CHECK(plan.group_list("svc", "service") == "0-15");
+  CHECK(plan.group_list("svc", "client") == "0-15");
+  CHECK(plan.splits.at(0).unassigned.empty());
 }
 
 TEST_CASE("process::cpus read_topology from a sysfs tree") {

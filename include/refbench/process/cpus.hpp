@@ -70,7 +70,7 @@ struct IsolationPlan {
   CpuList refbench;  // refbench's own CPUs; empty: refbench is left where it is
   CpuList benchmark; // the launcher and every benchmarked process; empty when unpinned
   std::vector<CpuSplit> splits;
-  std::string warning; // why the run is unpinned when it was meant to be pinned; "" otherwise
+  std::string warning; // what did not go as planned (why the run is unpinned, …); "" otherwise
 
   // The CPU list that {cpus.`group`} of `owner` stands for: the group's CPUs,
   // or the whole usable list when unpinned; "" when there is no such group.
@@ -89,11 +89,16 @@ std::optional<CpuSplit> split_cpus(const Topology& topology, const CpuList& benc
 // refbench and gives the benchmark every other core; fewer than
 // k_min_isolation_cpus usable CPUs, an unreadable topology or a split that
 // does not fit give an unpinned plan with a warning. A CPU list is used
-// exactly; throws UsageError when it is malformed, not within `usable`, or
+// exactly (refbench gets the usable CPUs of the other cores, or stays where
+// it is when there are none); throws UsageError when it is malformed, not within `usable`, or
 // too small for a split.
 IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
                              const std::expected<Topology, std::string>& topology,
                              const std::vector<CpuSplitRequest>& splits);
+
+// Turns `plan` into an unpinned one (the kernel refused to pin): nothing
+// pinned, every split group stands for the usable list, `warning` says why.
+void unpin(IsolationPlan& plan, std::string warning);
 
 // plan_isolation on this machine: usable_cpus() and the sysfs topology.
 IsolationPlan plan_isolation_here(const std::string& request, const std::vector<CpuSplitRequest>& splits);
