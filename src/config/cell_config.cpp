@@ -140,6 +140,20 @@ void read_reported_keys(TableReader& r, CellConfig& cell, const std::string& sou
     }
     cell.require.push_back(*requirement);
   }
+  if (!cell.custom.empty() && cell.custom.front().format == "bmf") {
+    // a BMF report holds only <benchmark>/<measure> values
+    for (const char* key : {"window", "require"}) {
+      const bool flat = key == std::string_view("window")
+                            ? !cell.window_key.empty() && !cell.window_key.contains('/')
+                            : std::any_of(cell.require.begin(), cell.require.end(),
+                                          [](const auto& q) { return !q.key.contains('/'); });
+      if (flat) {
+        r.fail(*r.get(key), fmt::format("cell.{}: this cell's report is Bencher Metric Format, so its keys are "
+                                        "\"<benchmark>/<measure>\" like \"load/errors\"",
+                                        key));
+      }
+    }
+  }
 }
 
 } // namespace
@@ -194,7 +208,12 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
   }
   for (const auto& gated : cell.gate) {
     if (std::find(cell.metrics.begin(), cell.metrics.end(), gated) == cell.metrics.end()) {
-      r.fail(*r.table().get("gate"), fmt::format("cell.gate: '{}' is not among the cell's metrics", gated));
+      if (const auto* node = r.get("gate"); node != nullptr) {
+        r.fail(*node, fmt::format("cell.gate: '{}' is not among the cell's metrics", gated));
+      }
+      r.fail(table, fmt::format("cell '{}' does not show wall, the default gate; add gate = [...] naming the "
+                                "metrics that may fail the run",
+                                cell.name));
     }
   }
   if (const auto* node = r.get("threshold")) {
@@ -211,6 +230,10 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
     }
   }
   cell.check_output = r.boolean("check_output").value_or(false);
+  if (cell.check_output && !cell.custom.empty() && cell.custom.front().from == "file") {
+    r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but this cell's {output} is "
+                                   "its metric report; use from = \"stdout\" or drop check_output");
+  }
   cell.cpus = read_cpu_groups(r);
   if (const auto* node = r.get("command"); node != nullptr) {
     for (const auto& word :

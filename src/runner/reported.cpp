@@ -35,6 +35,16 @@ std::string shown_value(std::string_view text) {
   return nlohmann::json(shown).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A JSON value as found: a string quoted, anything else as written (both cut
+// to k_found_chars).
+std::string shown_json(const nlohmann::json& value) {
+  if (value.is_string()) {
+    return shown_value(value.get<std::string>());
+  }
+  const std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text.size() > k_found_chars ? text.substr(0, k_found_chars) + "…" : text;
+}
+
 // The document `meta`'s values are read from, or why there is none.
 std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std::string_view text) {
   const bool from_stdout = !reads_output_file(meta);
@@ -53,38 +63,51 @@ std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std
 }
 
 // The node at `key` of `document`: a top-level name, or for Bencher Metric
-// Format "<benchmark>/<measure>" → its "value".
-const nlohmann::json* node_at(const nlohmann::json& document, const std::string& key, bool bmf) {
+// Format "<benchmark>/<measure>" → its "value". Otherwise nullptr, or a
+// phrase naming the part of a BMF document that is not as the format says.
+std::expected<const nlohmann::json*, std::string> node_at(const nlohmann::json& document, const std::string& key,
+                                                          bool bmf) {
   if (!bmf) {
     auto it = document.find(key);
     return it == document.end() ? nullptr : &*it;
   }
   const auto slash = key.rfind('/');
-  auto benchmark = document.find(key.substr(0, slash));
-  if (slash == std::string::npos || benchmark == document.end() || !benchmark->is_object()) {
+  if (slash == std::string::npos) {
     return nullptr;
+  }
+  const std::string name = key.substr(0, slash);
+  auto benchmark = document.find(name);
+  if (benchmark == document.end()) {
+    return nullptr;
+  }
+  if (!benchmark->is_object()) {
+    return std::unexpected(fmt::format("`{}` is {}, not an object of measures", name, shown_json(*benchmark)));
   }
   auto measure = benchmark->find(key.substr(slash + 1));
-  if (measure == benchmark->end() || !measure->is_object()) {
+  if (measure == benchmark->end()) {
     return nullptr;
   }
-  auto value = measure->find("value");
-  return value == measure->end() ? nullptr : &*value;
+  if (!measure->is_object() || !measure->contains("value")) {
+    return std::unexpected(fmt::format("`{}` is {}, not an object with a \"value\"", key, shown_json(*measure)));
+  }
+  return &measure->at("value");
 }
 
 // The number at `key`, or a phrase saying what was found instead.
 std::expected<double, std::string> number_at(const nlohmann::json& document, const std::string& key, bool bmf,
                                              const CellMeta& meta) {
-  const auto* node = node_at(document, key, bmf);
+  auto node = node_at(document, key, bmf);
   const std::string where = bmf ? fmt::format("`{}` (Bencher Metric Format)", key) : fmt::format("`{}`", key);
-  if (node == nullptr) {
+  if (!node) {
+    return std::unexpected(fmt::format("{} in {}", node.error(), report_source(meta)));
+  }
+  if (*node == nullptr) {
     return std::unexpected(fmt::format("{} is missing from {}", where, report_source(meta)));
   }
-  if (!node->is_number()) {
-    const std::string found = node->is_string() ? shown_value(node->get<std::string>()) : shown_value(node->dump());
-    return std::unexpected(fmt::format("{} is {} in {}", where, found, report_source(meta)));
+  if (!(*node)->is_number()) {
+    return std::unexpected(fmt::format("{} is {} in {}", where, shown_json(**node), report_source(meta)));
   }
-  return node->get<double>();
+  return (*node)->get<double>();
 }
 
 } // namespace

@@ -151,6 +151,21 @@ TEST_CASE("config::parse_config errors name file:line:column") {
         error_of(cell + "require = [\"errors = 0\"]\n").starts_with("refbench.toml:5:11: cell.require: 'errors = 0'"));
     CHECK(error_of(cell + "metric = 3\n") ==
           "refbench.toml:5:10: custom metrics are written as [[cell.metric]] tables");
+    // shown metrics without wall and no gate: the default gate cannot apply
+    CHECK(error_of(cell + "metrics = [\"t\"]\n[[cell.metric]]\nname = \"t\"\n") ==
+          "refbench.toml:2:1: cell 'a' does not show wall, the default gate; add gate = [...] naming the metrics "
+          "that may fail the run");
+    CHECK(error_of("[[cell]]\nname = \"a\"\ncommand = \"w {output}\"\ncheck_output = true\n[[cell.metric]]\n"
+                   "name = \"t\"\nfrom = \"file\"\n")
+              .starts_with("refbench.toml:4:16: cell.check_output compares the arms' {output} files, but this "
+                           "cell's {output} is its metric report"));
+    const std::string bmf = "[[cell.metric]]\nname = \"t\"\nformat = \"bmf\"\nkey = \"load/rps\"\n";
+    CHECK(error_of(cell + "min_duration = \"1s\"\nwindow = \"seconds\"\n" + bmf) ==
+          "refbench.toml:6:10: cell.window: this cell's report is Bencher Metric Format, so its keys are "
+          "\"<benchmark>/<measure>\" like \"load/errors\"");
+    CHECK(error_of(cell + "require = [\"load/errors == 0\", \"errors == 0\"]\n" + bmf)
+              .starts_with("refbench.toml:5:11: cell.require: this cell's report is Bencher Metric Format"));
+    CHECK_NOTHROW(parse_config(cell + "require = [\"load/errors == 0\"]\n" + bmf, "refbench.toml"));
 
     auto config = parse_config(cell + "gate = [\"rps\"]\nthreshold = { rps = 1.1 }\nmin_duration = \"5s\"\n"
                                       "window = \"seconds\"\nrequire = [\"errors == 0\", \"non2xx<=0\"]\n"

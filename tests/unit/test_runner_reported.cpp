@@ -52,8 +52,8 @@ TEST_CASE("runner::read_reported reads the last JSON line of stdout") {
     CHECK(missing.error() == "reported no number for metric `p99`: `p99` is missing from the last line of its stdout");
   }
   SUBCASE("null, arrays, zero and negative values") {
-    CHECK(read_reported(meta, "{\"throughput\": null, \"p99\": 1}").error().find("is \"null\"") != std::string::npos);
-    CHECK(read_reported(meta, "{\"throughput\": [1], \"p99\": 1}").error().find("is \"[1]\"") != std::string::npos);
+    CHECK(read_reported(meta, "{\"throughput\": null, \"p99\": 1}").error().find("is null in") != std::string::npos);
+    CHECK(read_reported(meta, "{\"throughput\": [1], \"p99\": 1}").error().find("is [1] in") != std::string::npos);
     CHECK(read_reported(meta, "{\"throughput\": 0, \"p99\": 1}").error() ==
           "reported metric `throughput` = 0 in the last line of its stdout; ratios need a positive value");
     CHECK_FALSE(read_reported(meta, "{\"throughput\": -3, \"p99\": 1}"));
@@ -92,6 +92,15 @@ TEST_CASE("runner::read_reported reads Bencher Metric Format and {output} files"
   auto not_number = read_reported(meta, R"({"http/get": {"throughput": {"value": "N/A"}, "latency": {"value": 1}}})");
   REQUIRE_FALSE(not_number);
   CHECK(not_number.error().find("is \"N/A\"") != std::string::npos);
+  // a bare number where BMF wants {"value": …}: named, not "missing", and never read as the value
+  auto bare = read_reported(meta, R"({"http/get": {"throughput": 3049, "latency": {"value": 1}}})");
+  REQUIRE_FALSE(bare);
+  CHECK(bare.error() == "reported no number for metric `throughput`: `http/get/throughput` is 3049, not an object "
+                        "with a \"value\" in its {output} file");
+  auto flat = read_reported(meta, R"({"http/get": "fast"})");
+  REQUIRE_FALSE(flat);
+  CHECK(flat.error() == "reported no number for metric `throughput`: `http/get` is \"fast\", not an object of "
+                        "measures in its {output} file");
 }
 
 TEST_CASE("runner::window_problem: a short window or a failed requirement disqualifies") {
