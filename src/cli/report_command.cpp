@@ -50,6 +50,17 @@ std::vector<runner::ShardIdentity> checked_shards(const std::vector<runner::Read
                        "merge only the results.json (or journal.jsonl) files of the shards of one run");
     }
     if (!is_shard) {
+      for (const char* arm : {"baseline", "candidate"}) {
+        const auto sha = [&](const nlohmann::json& header) {
+          const auto& arms = header.value("arms", nlohmann::json::object());
+          return arms.value(arm, nlohmann::json::object()).value("sha", std::string());
+        };
+        if (sha(runs[i].header) != sha(runs[0].header)) {
+          throw UsageError(fmt::format("cannot merge {} with {}: different {} commits: {} vs {}", files[i], files[0],
+                                       arm, sha(runs[i].header).substr(0, 12), sha(runs[0].header).substr(0, 12)),
+                           "merge only results of the same two commits, or report each file on its own");
+        }
+      }
       continue;
     }
     shards.push_back(runner::shard_identity_from_json(runs[i].header.at("shard"), files[i]));
@@ -129,6 +140,11 @@ nlohmann::json analysed_document(const std::vector<runner::ReadRun>& runs, const
       }
       document["shards"].push_back(std::move(entry));
     }
+    // cells nobody measured cannot pass: a runner that vanished must not
+    // turn into a green merge
+    if (!missing_shards(document).empty() && document.value("verdict", std::string()) == "pass") {
+      document["verdict"] = "inconclusive";
+    }
   }
   return document;
 }
@@ -156,7 +172,7 @@ int run_report(const ReportOptions& o, const CommonOptions& common) {
       list += (list.empty() ? "" : ", ") + std::to_string(index);
     }
     std::cerr << fmt::format("refbench: warning: shard{} {} of {} missing: the report covers only the cells of the "
-                             "shards given\n",
+                             "shards given, and it cannot pass\n",
                              missing.size() == 1 ? "" : "s", list,
                              document["shards"].front()["count"].get<std::size_t>());
   }

@@ -23,6 +23,11 @@ std::optional<std::size_t> parse_count(std::string_view text) {
 
 std::string short_sha(const std::string& sha) { return sha.substr(0, 12); }
 
+// A bound for shard counts read back from files, far above any matrix
+// (GitHub runs at most 256 jobs per matrix), so a corrupt count is refused
+// instead of listing billions of missing shards.
+constexpr std::size_t k_max_shards = 100000;
+
 } // namespace
 
 Shard parse_shard(std::string_view text) {
@@ -103,6 +108,11 @@ ShardIdentity shard_identity_from_json(const nlohmann::json& j, const std::strin
   try {
     ShardIdentity id;
     id.shard = {j.at("index").get<std::size_t>(), j.at("count").get<std::size_t>()};
+    if (id.shard.index < 1 || id.shard.index > id.shard.count || id.shard.count > k_max_shards) {
+      throw UsageError(fmt::format("{}: malformed \"shard\" record: shard {} of {} (K/N needs 1 <= K <= N <= {})",
+                                   source, id.shard.index, id.shard.count, k_max_shards),
+                       "pass the results.json or journal.jsonl a `refbench run --shard` wrote");
+    }
     id.baseline_sha = j.at("baseline_sha").get<std::string>();
     id.candidate_sha = j.at("candidate_sha").get<std::string>();
     id.seed = j.at("seed").get<std::uint64_t>();

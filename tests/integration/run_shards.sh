@@ -145,5 +145,32 @@ run_refbench report "$WORK/three-1/results.json" "$WORK/three-3/results.json"
 [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ] || fail "report of 2 of 3 shards: exit $RC: $(cat "$WORK/err")"
 expect_in "$WORK/err" "refbench: warning: shard 2 of 3 missing: the report covers only the cells of the shards given"
 expect_in "$WORK/out" "merged shards 1, 3 of 3 · shard 2 missing: its cells are not in this report"
+run_refbench report --format json "$WORK/three-1/results.json" "$WORK/three-3/results.json"
+expect_json "$WORK/out" "r['verdict'] == 'regression'" # a regression among the cells given is still one
+# ... but a subset cannot pass: an A/A run whose shards each pass merges as inconclusive
+for k in 1 3; do
+  CANDIDATE=v1.0.0 shard $k/3 aa-$k --allow-same-commit
+  expect_json "$WORK/aa-$k/results.json" "r['verdict'] == 'pass'"
+done
+run_refbench report --format json "$WORK/aa-1/results.json" "$WORK/aa-3/results.json"
+expect_json "$WORK/out" "r['verdict'] == 'inconclusive' and all(a['verdict'] == 'PASS' for a in r['analysis'])"
+run_refbench report --fail-on inconclusive "$WORK/aa-1/results.json" "$WORK/aa-3/results.json"
+expect_rc 1
+run_refbench report "$WORK/aa-1/results.json" "$WORK/aa-3/results.json"
+expect_rc 0
+
+# --- results that are not shards merge only over the same two commits
+/usr/bin/env python3 - "$WORK/three-1/results.json" "$WORK/plain.json" "$WORK/plain-other.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["shard"]
+json.dump(r, open(sys.argv[2], "w"))
+r["arms"]["candidate"]["sha"] = "0123456789ab" + r["arms"]["candidate"]["sha"][12:]
+json.dump(r, open(sys.argv[3], "w"))
+PY
+run_refbench report "$WORK/plain.json" "$WORK/plain-other.json"
+expect_rc 2
+expect_in "$WORK/err" "refbench: error: cannot merge $WORK/plain-other.json with $WORK/plain.json: different candidate \
+commits: 0123456789ab vs ${cand:0:12} — merge only results of the same two commits"
 [ "$(git -C "$repo" worktree list | wc -l)" -eq 1 ] || fail "worktrees left behind"
 echo "ok: shards are disjoint and covering, merge with one BH family, mismatches refused"
