@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A service benchmark (SPEC §3.8, the sample project's service.toml):
 # bin/serve on loopback driven by wrk through bench-service.sh, which prints
-# throughput and p99 as JSON. A candidate doing 1.4x the work per request →
-# throughput (higher is better) REGRESSION and a worse p99; an identical service →
-# no REGRESSION; a client that reports N/A or errors, or a window shorter
-# than min_duration → ERROR (exit 4) naming what it found. (p99 is asserted
-# worse, not necessarily REGRESSION: see below.)
+# throughput and p99 as JSON. A candidate doing 1.25x the work per request
+# (each request ~25 % slower, ~20 % fewer requests/s) → throughput (higher
+# is better) REGRESSION past the 1.15x gate and p99 REGRESSION past the
+# example's 1.10x p99 gate; an identical service → no
+# REGRESSION; a client that reports N/A or errors, or a window shorter than
+# min_duration → ERROR (exit 4) naming what it found.
 source "$(dirname "$0")/lib.sh"
 command -v wrk >/dev/null || skip "wrk is not installed (scripts/install-deps.sh)"
 command -v taskset >/dev/null || skip "taskset is not installed"
@@ -19,31 +20,44 @@ config_of() { # repo → a shortened copy of its service.toml
 }
 row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric'] == '$2')"; }
 
-# the example as shipped: 2 s load phases, 10 rounds (a 1 s percentile moves
-# too much with the scheduling hiccups of a shared 2-CPU machine)
+# the example as shipped: 2 s load phases, 16-24 rounds. p99 is a tail: on a
+# shared VM a load phase may meet a stretch of host noise that lifts that
+# arm's p99 by 30-200 %, and when several land on the baseline the interval
+# reaches below the gate. refbench then says INCONCLUSIVE — never PASS — and
+# the measurement is repeated once with another seed; a second INCONCLUSIVE
+# fails the test.
 repo=$(make_sample slower-service)
-run_refbench run -q --repo "$repo" -c "$repo/service.toml" --baseline v1.0.0 --candidate main --seed 8 \
-  --min-rounds 10 --max-rounds 10 --out "$WORK/slower"
-expect_rc 1
-R="$WORK/slower/results.json"
+slower() { # seed → $WORK/slower-SEED/
+  run_refbench run -q --repo "$repo" -c "$repo/service.toml" --baseline v1.0.0 --candidate main --seed "$1" \
+    --out "$WORK/slower-$1"
+  expect_rc 1
+}
+slower 8
+R="$WORK/slower-8/results.json"
+if [ "$(verdict_of "$R" http p99)" != REGRESSION ]; then
+  expect_json "$R" "$(row http p99)['verdict'] == 'INCONCLUSIVE' and $(row http p99)['ratio'] > 1.10"
+  echo "p99 INCONCLUSIVE with seed 8, measuring again: $(grep '^| http | p99' "$WORK/slower-8/report.md")"
+  slower 9
+  R="$WORK/slower-9/results.json"
+fi
 expect_json "$R" "$(row http throughput)['verdict'] == 'REGRESSION' and $(row http throughput)['gated']"
 expect_json "$R" "$(row http throughput)['better'] == 'higher' and $(row http throughput)['unit_label'] == 'req/s'"
 # fewer requests per second: the candidate/baseline ratio is below 1, its interval too
-expect_json "$R" "0.65 < $(row http throughput)['ratio'] < 0.85 and $(row http throughput)['ci_high'] < 1"
-# p99 is slower too; whether its interval clears the 1.15x gate varies on a
-# shared 2-CPU VM (a one-second percentile moves with scheduling hiccups), so
-# REGRESSION is not required here — only that it is never judged fine
-expect_json "$R" "$(row http p99)['verdict'] in ('REGRESSION', 'INCONCLUSIVE') and $(row http p99)['ratio'] > 1.05"
+expect_json "$R" "0.74 < $(row http throughput)['ratio'] < 0.86 and $(row http throughput)['ci_high'] < 1 / 1.15"
+# each request takes longer, so does the slowest percent: p99 past its 1.10x gate
+expect_json "$R" "$(row http p99)['verdict'] == 'REGRESSION' and $(row http p99)['gated']"
+expect_json "$R" "1.12 < $(row http p99)['ratio'] < 1.4 and $(row http p99)['ci_low'] > 1.10"
+expect_json "$R" "$(row http throughput)['n'] >= 16"
 expect_json "$R" "0.9 < $(row http-control throughput)['ratio'] < 1.1 and $(row http-control throughput)['verdict'] != 'REGRESSION'"
 expect_json "$R" "all(len(s['values']) == 2 for c in r['cells'] for s in c['samples'])"
 expect_json "$R" "r['cells'][0]['meta']['require'] == ['errors == 0', 'requests >= 100']"
-expect_in "$WORK/slower/report.md" "| http | throughput | "
-grep -E '^\| http \| throughput \| [0-9.]+ req/s \| [0-9.]+ req/s \| .* \| REGRESSION \|$' "$WORK/slower/report.md" \
-  >/dev/null || fail "no throughput REGRESSION row: $(grep '| http |' "$WORK/slower/report.md")"
-grep -E '^\| http \| p99 \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| (REGRESSION|INCONCLUSIVE) \|$' "$WORK/slower/report.md" \
-  >/dev/null || fail "no p99 row in ms: $(grep '| http |' "$WORK/slower/report.md")"
+expect_in "$(dirname "$R")/report.md" "| http | throughput | "
+grep -E '^\| http \| throughput \| [0-9.]+ req/s \| [0-9.]+ req/s \| .* \| REGRESSION \|$' "$(dirname "$R")/report.md" \
+  >/dev/null || fail "no throughput REGRESSION row: $(grep '| http |' "$(dirname "$R")/report.md")"
+grep -E '^\| http \| p99 \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| REGRESSION \|$' "$(dirname "$R")/report.md" \
+  >/dev/null || fail "no p99 REGRESSION row in ms: $(grep '| http |' "$(dirname "$R")/report.md")"
 # the noise floor comes from the control's own metric when it has no wall
-grep -qE 'noise floor ±[0-9.]+ % \(throughput\)' "$WORK/slower/report.md" || fail "no floor in the summary"
+grep -qE 'noise floor ±[0-9.]+ % \(throughput\)' "$(dirname "$R")/report.md" || fail "no floor in the summary"
 
 repo=$(make_sample docs)
 run_refbench run -q --repo "$repo" -c "$(config_of "$repo")" --baseline v1.0.0 --candidate main --seed 8 \
