@@ -86,10 +86,11 @@ void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, 
                                      process::format_cpu_list(plan.benchmark), std::strerror(saved)));
   }
   if (plan.pinned && !plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
+    const int saved = errno;
     // the benchmark is still pinned; refbench stays where it is
     plan.warning = fmt::format("CPU isolation: the kernel refused to move refbench to CPUs {} ({}); it shares the "
                                "benchmark's CPUs",
-                               process::format_cpu_list(plan.refbench), std::strerror(errno));
+                               process::format_cpu_list(plan.refbench), std::strerror(saved));
     plan.refbench.clear();
   }
   if (!plan.warning.empty() && !quiet) {

@@ -142,16 +142,16 @@ void read_reported_keys(TableReader& r, CellConfig& cell, const std::string& sou
   }
   if (!cell.custom.empty() && cell.custom.front().format == "bmf") {
     // a BMF report holds only <benchmark>/<measure> values
-    for (const char* key : {"window", "require"}) {
-      const bool flat = key == std::string_view("window")
-                            ? !cell.window_key.empty() && !cell.window_key.contains('/')
-                            : std::any_of(cell.require.begin(), cell.require.end(),
-                                          [](const auto& q) { return !q.key.contains('/'); });
-      if (flat) {
-        r.fail(*r.get(key), fmt::format("cell.{}: this cell's report is Bencher Metric Format, so its keys are "
-                                        "\"<benchmark>/<measure>\" like \"load/errors\"",
-                                        key));
-      }
+    auto flat_key = [&](const char* key) {
+      r.fail(*r.get(key), fmt::format("cell.{}: this cell's report is Bencher Metric Format, so its keys are "
+                                      "\"<benchmark>/<measure>\" like \"load/errors\"",
+                                      key));
+    };
+    if (!cell.window_key.empty() && !cell.window_key.contains('/')) {
+      flat_key("window");
+    }
+    if (std::any_of(cell.require.begin(), cell.require.end(), [](const auto& q) { return !q.key.contains('/'); })) {
+      flat_key("require");
     }
   }
 }
