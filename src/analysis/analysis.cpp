@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <limits>
 #include <map>
 
@@ -66,6 +67,16 @@ LogEstimate estimate_unpaired(const std::vector<double>& x, const std::vector<do
   return e;
 }
 
+// False when the estimate or an interval end of `e` is a finite log-ratio
+// whose ratio overflows a double (or underflows to zero): nothing to show
+// or judge. Infinite or NaN ends (too few pairs) are left to the verdict.
+bool representable(const LogEstimate& e) {
+  auto fine = [](double log_ratio) {
+    return !std::isfinite(log_ratio) || (std::isfinite(std::exp(log_ratio)) && std::exp(log_ratio) > 0);
+  };
+  return fine(e.estimate) && fine(e.interval.lo) && fine(e.interval.hi);
+}
+
 } // namespace
 
 std::uint64_t interval_seed(std::uint64_t seed, std::size_t cell, std::size_t metric) {
@@ -77,7 +88,7 @@ std::vector<double> log_ratios(const std::vector<double>& baseline, const std::v
   std::vector<double> d;
   for (std::size_t i = 0; i < std::min(baseline.size(), candidate.size()); ++i) {
     if (baseline[i] > 0 && candidate[i] > 0) {
-      double r = std::log(candidate[i] / baseline[i]);
+      double r = std::log(candidate[i]) - std::log(baseline[i]); // the quotient itself may overflow
       d.push_back(direction == Direction::lower_is_better ? r : -r);
     }
   }
@@ -127,6 +138,10 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
       r.half_width = e.interval.half_width();
       r.interval_reaches_confidence = e.interval.reaches_confidence;
       r.min_detectable_ratio = std::exp(r.half_width);
+      if (!r.error && r.n > 0 && !representable(e)) {
+        r.error = fmt::format("the {} ratio is beyond what a double holds (baseline median {}, candidate median {})",
+                              r.metric, r.baseline_median, r.candidate_median);
+      }
       if (!cell.control && r.n > 0) {
         r.p = e.p;
       }

@@ -9,10 +9,12 @@
 #include <refbench/util/files.hpp>
 #include <refbench/util/quantity.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <fnmatch.h>
 #include <iostream>
 
 extern char** environ;
@@ -98,12 +100,31 @@ void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, 
   }
 }
 
-std::vector<std::string> current_environment() {
+std::vector<std::string> command_environment(const std::vector<std::string>& scrub) {
+  auto scrubbed = [&](std::string_view name) {
+    const std::string text(name);
+    return std::find(k_credential_variables.begin(), k_credential_variables.end(), name) !=
+               k_credential_variables.end() ||
+           std::any_of(scrub.begin(), scrub.end(),
+                       [&](const std::string& pattern) { return ::fnmatch(pattern.c_str(), text.c_str(), 0) == 0; });
+  };
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    env.emplace_back(*entry);
+    std::string_view text(*entry);
+    if (!scrubbed(text.substr(0, text.find('=')))) {
+      env.emplace_back(text);
+    }
   }
   return env;
+}
+
+void validate_scrub_names(const std::string& flag, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos) {
+      throw UsageError(fmt::format("{} takes variable names or globs like AWS_*, got '{}'", flag, name),
+                       "name the variables to keep from build and cell commands");
+    }
+  }
 }
 
 void print_failures(const runner::RunRecord& record) {
@@ -127,6 +148,12 @@ void print_failures(const runner::RunRecord& record) {
 }
 
 void validate_settings(const runner::RoundSettings& rounds, double threshold, double alpha, double precision) {
+  if (!(rounds.budget_seconds >= k_min_budget_seconds)) {
+    throw UsageError(fmt::format("the budget (--budget or run.budget) is {}s: no round of interleaved invocations "
+                                 "fits in less than {}s",
+                                 rounds.budget_seconds, k_min_budget_seconds),
+                     "give a budget of at least 1s, e.g. --budget 60s");
+  }
   if (rounds.max_rounds < 1) {
     throw UsageError(fmt::format("--max-rounds must be at least 1, got {}", rounds.max_rounds));
   }

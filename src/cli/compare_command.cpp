@@ -124,6 +124,8 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
       ->capture_default_str();
   add_fail_on_option(*cmd, o.fail_on);
   cmd->add_option("--isolate", o.isolate, "CPU isolation: auto, off or a CPU list like 2-3")->capture_default_str();
+  cmd->add_option("--scrub-env", o.scrub_env,
+                  "Keep this variable (a name or a glob like AWS_*) from the commands; repeatable");
   return cmd;
 }
 
@@ -131,6 +133,11 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   const double started = runner::monotonic_now();
   if (o.name.empty()) {
     throw UsageError("--name must not be empty");
+  }
+  if (o.name.ends_with(runner::k_control_suffix)) {
+    throw UsageError(
+        fmt::format("--name {} ends in '{}', which names the A/A control cell", o.name, runner::k_control_suffix),
+        "choose another cell name");
   }
   runner::RoundSettings settings;
   settings.budget_seconds = util::to_seconds(duration_flag("--budget", o.budget));
@@ -150,7 +157,8 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
     }
   }
 
-  auto env = current_environment();
+  validate_scrub_names("--scrub-env", o.scrub_env);
+  auto env = command_environment(o.scrub_env);
   process::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", timeout, ""};
   process::Invocation candidate{command_argv("candidate", o.candidate, o.shell), env, "", timeout, ""};
   require_runnable("baseline", baseline.argv, env);
@@ -160,7 +168,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
 
   std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
   if (!o.no_control) {
-    cells.push_back({o.name + "-control", baseline, baseline, true});
+    cells.push_back(runner::control_of(cells.front()));
   }
 
   const fs::path out(o.out);

@@ -141,10 +141,22 @@ public:
   std::string tree(runner::Arm arm) const { return m_trees[arm == runner::Arm::baseline ? 0 : 1].path(); }
 
 private:
+  // Points <work>/`name` at `target`; a link left by an earlier run is
+  // replaced, anything else there is the user's and is refused.
   void link(const std::string& name, const std::string& target) {
-    std::error_code ignored;
-    fs::remove(m_work / name, ignored);
-    fs::create_directory_symlink(target, m_work / name);
+    const fs::path at = m_work / name;
+    std::error_code ec;
+    const auto status = fs::symlink_status(at, ec);
+    if (fs::exists(status) && !fs::is_symlink(status)) {
+      throw RefusedError(fmt::format("{} is in the way: refbench links the arm {} there", at.string(), name),
+                         "move it away, or pass another --workdir");
+    }
+    fs::remove(at, ec);
+    fs::create_directory_symlink(target, at, ec);
+    if (ec) {
+      throw RefusedError(fmt::format("cannot link {} to the worktree: {}", at.string(), ec.message()),
+                         "pass a writable --workdir");
+    }
   }
   fs::path m_work;
   bool m_keep;
@@ -203,6 +215,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();
   cmd->add_option("--isolate", o.isolate, "CPU isolation: auto, off or a CPU list like 2-3 (default auto)");
+  cmd->add_option("--scrub-env", o.scrub_env,
+                  "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
   return cmd;
 }
 
@@ -257,6 +271,8 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   }
   const auto config = config::load_config(config_path);
   auto e = effective_settings(o, config);
+  validate_scrub_names("--scrub-env", o.scrub_env);
+  validate_scrub_names(config_path + ": run.scrub_env", config.run.scrub_env);
   const auto shard = o.shard ? std::optional(checked_shard(*o.shard, config)) : std::nullopt;
   auto isolation = process::plan_isolation_here(o.isolate.value_or(config.run.isolate.value_or("auto")),
                                                 config::cpu_split_requests(config.cells));
@@ -293,7 +309,9 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                              *o.candidate, candidate.sha.substr(0, 7));
   }
   Arms arms(repo, work, baseline, candidate, o.keep_worktrees);
-  const auto env = current_environment();
+  auto scrub = config.run.scrub_env; // the flag adds to the file's list: more is never less safe
+  scrub.insert(scrub.end(), o.scrub_env.begin(), o.scrub_env.end());
+  const auto env = command_environment(scrub);
   build::BuildTimes build_times{{0.0, 0.0}};
   if (config.build.command) {
     if (!common.quiet) {

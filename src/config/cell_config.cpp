@@ -230,6 +230,11 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
     }
   }
   cell.check_output = r.boolean("check_output").value_or(false);
+  if (cell.check_output &&
+      std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
+    r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but the command never "
+                                   "mentions {output}; pass {output} as the path to write to, or drop check_output");
+  }
   if (cell.check_output && !cell.custom.empty() && cell.custom.front().from == "file") {
     r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but this cell's {output} is "
                                    "its metric report; use from = \"stdout\" or drop check_output");

@@ -1,5 +1,9 @@
 #include <refbench/config/cells.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
+
+#include <fmt/format.h>
 
 namespace refbench::config {
 namespace {
@@ -18,15 +22,19 @@ bool uses(const Command& command, std::string_view placeholder) {
 
 using GroupLists = std::map<std::string, std::string>;
 
-// `text` with {arm}, {payload}, {size} and {cpus.NAME} filled in.
-std::string fill(std::string text, const std::string& arm, const PayloadFile* payload, const GroupLists& cpus) {
+// `text` with {arm}, {payload}, {size} and {cpus.NAME} filled in; with
+// `quote` (a /bin/sh -c script) each value as one shell word, so a path
+// such as `o$(touch X)` stays a path.
+std::string fill(std::string text, const std::string& arm, const PayloadFile* payload, const GroupLists& cpus,
+                 bool quote = false) {
+  auto value = [&](const std::string& v) { return quote ? util::quote_shell_word(v) : v; };
   for (const auto& [group, list] : cpus) {
-    text = util::replace_all(std::move(text), "{cpus." + group + "}", list);
+    text = util::replace_all(std::move(text), "{cpus." + group + "}", value(list));
   }
-  text = util::replace_all(std::move(text), "{arm}", arm);
+  text = util::replace_all(std::move(text), "{arm}", value(arm));
   if (payload != nullptr) {
-    text = util::replace_all(std::move(text), "{payload}", payload->path);
-    text = util::replace_all(std::move(text), "{size}", payload->label);
+    text = util::replace_all(std::move(text), "{payload}", value(payload->path));
+    text = util::replace_all(std::move(text), "{size}", value(payload->label));
   }
   return text;
 }
@@ -36,7 +44,7 @@ process::Invocation arm_invocation(const CellConfig& cell, const std::string& ar
                                    const GroupLists& cpus) {
   process::Invocation invocation;
   if (cell.command.is_shell()) {
-    invocation.argv = {"/bin/sh", "-c", fill(cell.command.shell, arm, payload, cpus)};
+    invocation.argv = {"/bin/sh", "-c", fill(cell.command.shell, arm, payload, cpus, true)};
   } else {
     for (const auto& word : cell.command.argv) {
       invocation.argv.push_back(fill(word, arm, payload, cpus));
@@ -54,6 +62,51 @@ process::Invocation arm_invocation(const CellConfig& cell, const std::string& ar
 }
 
 } // namespace
+
+bool uses_payload(const CellConfig& cell) { return uses(cell.command, "{payload}"); }
+
+std::string expanded_name(const CellConfig& cell, const std::string* size_label) {
+  if (size_label == nullptr) {
+    return cell.name;
+  }
+  return cell.name.find("{size}") != std::string::npos ? util::replace_all(cell.name, "{size}", *size_label)
+                                                       : cell.name + "-" + *size_label;
+}
+
+void check_cell_names(const std::vector<CellConfig>& cells, const std::vector<PayloadSize>& sizes) {
+  std::map<std::string, const CellConfig*> seen;
+  for (const auto& cell : cells) {
+    std::vector<const std::string*> labels{nullptr};
+    if (uses_payload(cell)) {
+      if (sizes.empty()) {
+        throw UsageError(fmt::format("{}: cell '{}' uses {{payload}}, but the config has no [payloads] sizes",
+                                     cell.where, cell.name),
+                         "add [payloads] sizes = [\"1MiB\"] or drop {payload} from the command");
+      }
+      labels.clear();
+      for (const auto& size : sizes) {
+        labels.push_back(&size.label);
+      }
+    }
+    for (const std::string* label : labels) {
+      const std::string name = expanded_name(cell, label);
+      if (name.ends_with(runner::k_control_suffix)) {
+        throw UsageError(fmt::format("{}: cell name '{}' ends in '{}', which names the A/A control cells", cell.where,
+                                     name, runner::k_control_suffix),
+                         "rename the cell");
+      }
+      auto [it, fresh] = seen.emplace(name, &cell);
+      if (!fresh) {
+        throw UsageError(
+            it->second == &cell
+                ? fmt::format("{}: cell '{}' expands to '{}' twice: [payloads] sizes repeats a size", cell.where,
+                              cell.name, name)
+                : fmt::format("{}: a cell named '{}' appears twice (also at {})", cell.where, name, it->second->where),
+            "give each cell its own name (after {size} expansion)");
+      }
+    }
+  }
+}
 
 std::vector<process::CpuSplitRequest> cpu_split_requests(const std::vector<CellConfig>& cells) {
   std::vector<process::CpuSplitRequest> requests;
@@ -84,7 +137,7 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
     static const GroupLists k_no_groups;
     const GroupLists& groups = found == cpus.end() ? k_no_groups : found->second;
     std::vector<const PayloadFile*> variants{nullptr};
-    if (uses(cell.command, "{payload}") && !payloads.empty()) {
+    if (uses_payload(cell) && !payloads.empty()) {
       variants.clear();
       for (const auto& payload : payloads) {
         variants.push_back(&payload);
@@ -92,17 +145,15 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
     }
     for (const PayloadFile* payload : variants) {
       runner::CellSpec spec;
-      spec.name = cell.name;
+      spec.name = expanded_name(cell, payload != nullptr ? &payload->label : nullptr);
       if (payload != nullptr) {
-        spec.name = cell.name.find("{size}") != std::string::npos
-                        ? util::replace_all(cell.name, "{size}", payload->label)
-                        : cell.name + "-" + payload->label;
         spec.meta.family = cell.name;
         spec.meta.payload_bytes = payload->bytes;
       }
       spec.baseline = arm_invocation(cell, arms.baseline, payload, base_env, timeout, groups);
       spec.candidate = arm_invocation(cell, arms.candidate, payload, base_env, timeout, groups);
       spec.placeholders = true;
+      spec.shell = cell.command.is_shell();
       spec.check_output = cell.check_output;
       spec.meta.metrics = cell.metrics;
       spec.meta.gate = cell.gate;

@@ -1,5 +1,6 @@
 #include "table_reader.hpp"
 
+#include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/quantity.hpp>
@@ -63,6 +64,7 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.control = r.boolean("control");
   run.control_cell = r.string("control_cell");
   run.isolate = r.string("isolate");
+  run.scrub_env = r.strings("scrub_env");
   if (run.isolate && *run.isolate != "auto" && *run.isolate != "off" && !process::parse_cpu_list(*run.isolate)) {
     r.fail(*r.table().get("isolate"), "run.isolate must be \"auto\", \"off\" or a cpu list like \"2-3\"");
   }
@@ -132,13 +134,7 @@ Config parse_config(const std::string& text, const std::string& source) {
   if (config.cells.empty()) {
     throw UsageError(source + ": no [[cell]] — refbench needs at least one cell to measure", k_hint);
   }
-  std::set<std::string> names;
-  for (const auto& cell : config.cells) {
-    if (!names.insert(cell.name).second) {
-      throw UsageError(fmt::format("{}: a cell named '{}' appears twice", cell.where, cell.name),
-                       "give each cell its own name");
-    }
-  }
+  check_cell_names(config.cells, config.payload_sizes);
   return config;
 }
 

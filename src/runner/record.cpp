@@ -6,7 +6,7 @@ std::string_view arm_name(Arm arm) { return arm == Arm::baseline ? "baseline" : 
 
 CellSpec control_of(const CellSpec& cell) {
   CellSpec control = cell;
-  control.name += "-control";
+  control.name += k_control_suffix;
   control.control = true;
   control.check_output = false;
   control.meta.family.clear(); // a replica is not a point of its payload family's fit

@@ -9,6 +9,7 @@
 #include <refbench/runner/reported.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/sha256.hpp>
+#include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
 namespace refbench::runner {
@@ -131,7 +132,7 @@ private:
     std::string output;
     if (spec.placeholders) {
       output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
-      substitute_placeholders(invocation, round, output);
+      substitute_placeholders(invocation, round, output, spec.shell);
     }
     const bool reads = reads_report(spec.meta);
     const bool reads_file = reads && reads_output_file(spec.meta);
@@ -200,7 +201,15 @@ private:
   void record_output_hash(Slot slot, const std::string& output) {
     auto& hashes = m_output_hashes[slot.cell];
     auto hash = util::sha256_file(output);
-    hashes[slot.arm == Arm::baseline ? 0 : 1] = hash ? *hash : "missing (" + hash.error() + ")";
+    if (!hash) { // nothing to compare: a missing file is no hash to hold against the other arm's
+      if (!m_record.cells[slot.cell].failure) {
+        m_record.cells[slot.cell].failure =
+            CellFailure{slot.arm, 1, fmt::format("wrote no {{output}} file to compare ({})", hash.error()), "", false};
+        stop(slot.cell, StopReason::error);
+      }
+      return;
+    }
+    hashes[slot.arm == Arm::baseline ? 0 : 1] = *hash;
     if (!hashes[0].empty() && !hashes[1].empty() && hashes[0] != hashes[1] && !m_record.cells[slot.cell].failure) {
       m_record.cells[slot.cell].failure =
           CellFailure{Arm::candidate, 1,
@@ -261,15 +270,16 @@ private:
 
 } // namespace
 
-void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output) {
-  auto fill = [&](std::string& text) {
-    text = util::replace_all(util::replace_all(std::move(text), "{round}", std::to_string(round)), "{output}", output);
+void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output, bool shell) {
+  auto fill = [&](std::string& text, bool quote) {
+    const std::string path = quote ? util::quote_shell_word(output) : output;
+    text = util::replace_all(util::replace_all(std::move(text), "{round}", std::to_string(round)), "{output}", path);
   };
-  for (auto& word : invocation.argv) {
-    fill(word);
+  for (std::size_t i = 0; i < invocation.argv.size(); ++i) {
+    fill(invocation.argv[i], shell && i == 2);
   }
   for (auto& entry : invocation.env) {
-    fill(entry);
+    fill(entry, false);
   }
 }
 

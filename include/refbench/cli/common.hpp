@@ -9,10 +9,12 @@
 #include <refbench/runner/record.hpp>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace refbench::cli {
@@ -50,12 +52,34 @@ void print_warnings(const nlohmann::json& document);
 // unpinned with a warning saying so.
 void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet);
 
-// refbench's own environment as "NAME=value" entries.
-std::vector<std::string> current_environment();
+// The variables that never reach a build or benchmarked command: GitHub and
+// Actions credentials (README, "Security model").
+inline constexpr std::array<std::string_view, 9> k_credential_variables{"GITHUB_TOKEN",
+                                                                        "GH_TOKEN",
+                                                                        "INPUT_GITHUB-TOKEN",
+                                                                        "ACTIONS_RUNTIME_TOKEN",
+                                                                        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+                                                                        "ACTIONS_ID_TOKEN_REQUEST_URL",
+                                                                        "ACTIONS_CACHE_URL",
+                                                                        "ACTIONS_RESULTS_URL",
+                                                                        "INPUT_GITHUB_TOKEN"};
+
+// refbench's own environment as "NAME=value" entries, less the credential
+// variables and every variable whose name matches one of `scrub` (names or
+// shell globs such as "AWS_*"): what build and cell commands get.
+std::vector<std::string> command_environment(const std::vector<std::string>& scrub);
+
+// Checks the `--scrub-env` / run.scrub_env entries `names`; throws a
+// UsageError naming `flag` for an empty entry or one with '=' or a NUL.
+void validate_scrub_names(const std::string& flag, const std::vector<std::string>& names);
 
 // Prints one "refbench: error: cell …" line per failed cell of `record`,
 // followed by the last lines of its stderr.
 void print_failures(const runner::RunRecord& record);
+
+// The shortest measurement budget accepted: a round of whole-process
+// invocations on both arms and the control does not fit in less.
+inline constexpr double k_min_budget_seconds = 1.0;
 
 // Checks the measurement settings shared by `compare` and `run`; throws a
 // UsageError naming the flag for the first bad value.

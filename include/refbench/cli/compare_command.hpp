@@ -39,7 +39,8 @@ struct CompareOptions {
   std::string gate = "wall";
   std::string interval = "signed-rank";
   std::string fail_on = "regression";
-  std::string isolate = "auto"; // "auto", "off" or a CPU list (SPEC §3.4)
+  std::string isolate = "auto";       // "auto", "off" or a CPU list (SPEC §3.4)
+  std::vector<std::string> scrub_env; // kept from the commands besides the credential variables
 };
 
 // Registers the `compare` subcommand and its flags on `app`, bound to `options`.

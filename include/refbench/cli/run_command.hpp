@@ -35,6 +35,7 @@ struct RunOptions {
   std::string interval = "signed-rank";
   std::optional<std::string> isolate; // "auto", "off" or a CPU list; over [run] isolate
   std::optional<std::string> shard;   // "K/N" (SPEC §7)
+  std::vector<std::string> scrub_env; // added to run.scrub_env and the credential variables
 };
 
 struct ResolveOptions {

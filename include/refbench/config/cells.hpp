@@ -29,6 +29,18 @@ struct ArmPaths {
 // The CPU list of each {cpus.NAME} group, per [[cell]] name.
 using CpuGroupLists = std::map<std::string, std::map<std::string, std::string>>;
 
+// True when `cell`'s command reads a payload ({payload}): one cell per size.
+bool uses_payload(const CellConfig& cell);
+
+// `cell`'s name for the payload labelled `size_label`: {size} replaced, or
+// "-<label>" appended when the name has none; nullptr: not expanded.
+std::string expanded_name(const CellConfig& cell, const std::string* size_label);
+
+// Throws a UsageError naming the cell's file:line:column when, after
+// expansion over `sizes`, two cells share a name, a name ends in
+// runner::k_control_suffix, or a cell uses {payload} while `sizes` is empty.
+void check_cell_names(const std::vector<CellConfig>& cells, const std::vector<PayloadSize>& sizes);
+
 // The cpus splits `cells` ask for, one per cell that has one (owner = cell name).
 std::vector<process::CpuSplitRequest> cpu_split_requests(const std::vector<CellConfig>& cells);
 

@@ -44,6 +44,7 @@ struct RunConfig {
   std::optional<bool> control;
   std::optional<std::string> control_cell;
   std::optional<std::string> isolate;
+  std::vector<std::string> scrub_env; // more variables (names or globs) kept from commands
 };
 
 struct PayloadSize {

@@ -63,10 +63,15 @@ struct CellSpec {
   // Replace {round} and {output} in argv and env values per invocation;
   // {output} is a fresh path under RoundSettings::output_dir, deleted after.
   bool placeholders = false;
+  // argv is {"/bin/sh", "-c", SCRIPT}: values filled into SCRIPT are shell-quoted.
+  bool shell = false;
   // SPEC §3.7: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
   CellMeta meta;
 };
+
+// The end of every A/A control cell's name; no other cell's name may end in it.
+inline constexpr std::string_view k_control_suffix = "-control";
 
 // The A/A control replica of `cell` (SPEC §3.2): named "<cell>-control",
 // baseline on both arms, no output check, outside any payload family.

@@ -36,8 +36,9 @@ struct RoundHooks {
   PrecisionCheck precise;               // empty: never stop on precision
 };
 
-// Replaces {round} and {output} in `invocation`'s argv and environment values.
-void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output);
+// Replaces {round} and {output} in `invocation`'s argv and environment values;
+// with `shell`, the values filled into the script (argv[2]) are shell-quoted.
+void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output, bool shell = false);
 
 // Runs warm-up then rounds of `cells` through `executor` and returns what
 // was measured. A failed invocation stops its cell (StopReason::error); an
