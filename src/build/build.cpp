@@ -2,6 +2,7 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/error.hpp>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fstream>
@@ -32,6 +33,7 @@ process::Invocation build_invocation(const ArmBuild& arm, const config::Command&
 
 // Runs one build; the outcome says how it ended.
 process::Outcome run_build(const process::Invocation& invocation) {
+  ::unlink(invocation.stdout_path.c_str()); // a fresh log: never written through a link planted in --out
   return process::run_process(invocation, process::interrupt_fd());
 }
 

@@ -205,8 +205,8 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   } else if (invocation.stdout_path.empty()) {
     posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
   } else {
-    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
+    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   }
   if (invocation.stderr_to_stdout) {
     posix_spawn_file_actions_adddup2(actions.get(), 1, 2);

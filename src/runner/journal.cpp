@@ -1,6 +1,7 @@
 #include <refbench/runner/journal.hpp>
 #include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -28,8 +29,7 @@ std::string_view termination_name(process::Termination termination) {
 
 } // namespace
 
-Journal::Journal(const std::string& path)
-    : m_path(path), m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) {
+Journal::Journal(const std::string& path) : m_path(path), m_fd(util::create_fresh_file(path, O_APPEND)) {
   if (!m_fd.valid()) {
     throw RefusedError("cannot create the journal " + path + ": " + std::strerror(errno),
                        "choose a writable --out directory");

@@ -119,7 +119,7 @@ Payload make_payload(const std::string& dir, std::uint64_t bytes, std::uint64_t 
   ::unlink(sidecar.c_str());
 
   const std::string temporary = payload.path + ".tmp-" + std::to_string(::getpid());
-  util::Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  util::Fd fd = util::create_fresh_file(temporary);
   if (!fd.valid()) {
     throw payload_write_error(payload.path, errno);
   }

@@ -2,24 +2,46 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace refbench::util {
 
 bool write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      return false;
-    }
+  std::string temporary = path.string() + ".tmp-XXXXXX";
+  Fd fd(::mkostemp(temporary.data(), O_CLOEXEC)); // O_EXCL: a new file, never a planted one
+  if (!fd.valid()) {
+    return false;
   }
-  return std::rename(temporary.c_str(), path.c_str()) == 0;
+  auto fail = [&] {
+    const int saved = errno;
+    fd.reset();
+    ::unlink(temporary.c_str());
+    errno = saved;
+    return false;
+  };
+  if (::fchmod(fd.get(), 0644) != 0 || !write_all(fd.get(), text.data(), text.size())) {
+    return fail();
+  }
+  if (::close(fd.release()) != 0) {
+    return fail();
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) { // replaces a symlink at `path`, never follows it
+    return fail();
+  }
+  return true;
+}
+
+Fd create_fresh_file(const std::filesystem::path& path, int extra_flags) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return Fd();
+  }
+  return Fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags, 0644));
 }
 
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path) {

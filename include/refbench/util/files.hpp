@@ -1,15 +1,24 @@
 #pragma once
 // Small file helpers.
 
+#include <refbench/util/fd.hpp>
+
 #include <expected>
 #include <filesystem>
 #include <string>
 
 namespace refbench::util {
 
-// Writes `text` to `path` through `path`.tmp and a rename, so readers never
-// see half a file; returns false (errno set) when it cannot.
+// Writes `text` to `path` through a fresh temporary file of a unique name
+// beside it and a rename, so readers never see half a file and nothing is
+// written through a symlink planted at `path` or at a guessed temporary
+// name; returns false (errno set) when it cannot.
 bool write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+// Removes whatever is at `path` (a planted symlink is removed, never
+// followed) and creates a new empty file there for writing, opened with
+// O_EXCL | O_NOFOLLOW plus `extra_flags`; an invalid Fd (errno set) if it cannot.
+Fd create_fresh_file(const std::filesystem::path& path, int extra_flags = 0);
 
 // The whole content of `path`, or why it cannot be read.
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path);
