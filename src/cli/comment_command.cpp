@@ -75,6 +75,25 @@ void check_workflow_run(github::Api& api, const std::string& repo, std::uint64_t
   }
 }
 
+// In an issue_comment job (the `/refbench` commenter), refuses an artifact
+// naming another PR than the one the command was made on.
+void check_issue_comment(std::uint64_t pr) {
+  const char* name = environment("GITHUB_EVENT_NAME");
+  const char* path = environment("GITHUB_EVENT_PATH");
+  if (name == nullptr || std::string(name) != "issue_comment" || path == nullptr) {
+    return;
+  }
+  auto event = nlohmann::json::parse(read_input_file(path), nullptr, false);
+  const auto issue = event.is_object() ? event.value("issue", nlohmann::json()) : nlohmann::json();
+  const auto number = issue.is_object() ? issue.value("number", nlohmann::json()) : nlohmann::json();
+  if (!number.is_number_unsigned() || number.get<std::uint64_t>() != pr) {
+    throw UsageError(fmt::format("comment.json names PR {}, but the /refbench command was made on {}", pr,
+                                 number.is_number_unsigned() ? std::to_string(number.get<std::uint64_t>())
+                                                             : std::string("no pull request")),
+                     "the artifact does not belong to this pull request's run; nothing was posted");
+  }
+}
+
 bool read_only_token(const github::ApiError& error) {
   return error.status() == 403 && error.github_message().find("not accessible by integration") != std::string::npos;
 }
@@ -112,6 +131,7 @@ int run_comment(const CommentOptions& o) {
   try {
     if (o.from_artifact) {
       check_workflow_run(api, repo, artifact.pr);
+      check_issue_comment(artifact.pr);
     }
     auto result = github::upsert_comment(api, repo, artifact.pr, marker, body);
     std::cout << fmt::format("refbench: {} comment {}\n", result.created ? "created" : "updated",

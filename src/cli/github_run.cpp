@@ -53,14 +53,21 @@ std::size_t file_size_or_zero(const std::string& path) {
 
 } // namespace
 
-github::EventPlan github_event_plan() {
+github::EventPlan github_event_plan(const EventOptions& options) {
   const std::string name = required_variable("GITHUB_EVENT_NAME");
+  github::refuse_pull_request_target(name, options.allow_pull_request_target);
   const std::string path = required_variable("GITHUB_EVENT_PATH");
   const char* sha = std::getenv("GITHUB_SHA");
   auto plan = github::plan_for_event(name, read_input_file(path), path, sha ? sha : "");
-  if (plan.needs_pull_request) {
+  if (plan.needs_pull_request && !options.refs_named) {
+    if (const char* token = std::getenv("GITHUB_TOKEN"); token == nullptr || *token == '\0') {
+      throw UsageError("/refbench without refs needs the pull request's commits, and this step has no GITHUB_TOKEN",
+                       "pin them when the command is accepted and pass --baseline and --candidate (the Action's "
+                       "baseline-ref, candidate-ref), as examples/workflows/refbench-command.yml does");
+    }
     github::apply_pull_request(plan, fetch_pull_request(*plan.pr), fmt::format("pull request {}", *plan.pr));
   }
+  plan.needs_pull_request = false;
   return plan;
 }
 

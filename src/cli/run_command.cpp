@@ -211,6 +211,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   add_fail_on_option(*cmd, o.fail_on);
   cmd->add_flag("--github", o.github,
                 "Take the refs from the GitHub Actions event; write the job summary, outputs and comment.json");
+  cmd->add_flag("--allow-pull-request-target", o.allow_pull_request_target, "Let --github act on pull_request_target");
   cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap")
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();
@@ -252,7 +253,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   std::optional<github::EventPlan> event;
   std::optional<std::string> pr_base_sha;
   if (o.github) {
-    event = github_event_plan();
+    event = github_event_plan({o.baseline && o.candidate, o.allow_pull_request_target});
     if (!o.baseline && event->pr_base_sha) {
       pr_base_sha = event->pr_base_sha;
       o.baseline = "merge-base";

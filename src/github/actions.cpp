@@ -7,13 +7,50 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 
 namespace refbench::github {
 namespace {
 
+// The control character that starts `text` at `at` (C0, DEL, or a C1 such
+// as CSI as its two UTF-8 bytes) as visible text (`\n`, `\x1b`, `\u009b`),
+// advancing `at`; nullopt for any other character.
+std::optional<std::string> visible_control(std::string_view text, std::size_t& at) {
+  const auto c = static_cast<unsigned char>(text[at]);
+  if (c < 0x20 || c == 0x7f) {
+    ++at;
+    return c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : fmt::format("\\x{:02x}", c);
+  }
+  if (c == 0xc2 && at + 1 < text.size()) {
+    const auto next = static_cast<unsigned char>(text[at + 1]);
+    if (next >= 0x80 && next <= 0x9f) {
+      at += 2;
+      return fmt::format("\\u{:04x}", next);
+    }
+  }
+  return std::nullopt;
+}
+
+// `text` with its control characters shown (see visible_control), except
+// those in `kept`.
+std::string shown(std::string_view text, std::string_view kept) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    if (kept.find(text[at]) == std::string_view::npos) {
+      if (auto control = visible_control(text, at)) {
+        out += *control;
+        continue;
+      }
+    }
+    out += text[at++];
+  }
+  return out;
+}
+
 std::string escape(std::string_view text, bool property) {
   std::string out;
-  for (char c : text) {
+  for (char c : shown(text, "\r\n")) {
     switch (c) {
     case '%':
       out += "%25";
@@ -44,6 +81,8 @@ double number_or_nan(const nlohmann::json& entry, const char* key) {
 
 } // namespace
 
+std::string one_line(std::string_view text) { return shown(text, ""); }
+
 std::string escape_data(std::string_view text) { return escape(text, false); }
 
 std::string escape_property(std::string_view text) { return escape(text, true); }
@@ -67,8 +106,9 @@ std::vector<std::string> regression_annotations(const nlohmann::json& document, 
   }
   std::vector<std::string> lines;
   for (const auto* entry : regressions) {
-    const std::string cell = entry->value("cell", std::string("?"));
-    const std::string metric = entry->value("metric", std::string("?"));
+    // one line each, whatever a config put in them
+    const std::string cell = one_line(entry->value("cell", std::string("?")));
+    const std::string metric = one_line(entry->value("metric", std::string("?")));
     std::string message =
         fmt::format("{} {}: candidate/baseline {:.3f}x [{:.3f}, {:.3f}]", cell, metric, number_or_nan(*entry, "ratio"),
                     number_or_nan(*entry, "ci_low"), number_or_nan(*entry, "ci_high"));
@@ -81,9 +121,13 @@ std::vector<std::string> regression_annotations(const nlohmann::json& document, 
   return lines;
 }
 
-std::string output_entry(const std::string& key, const std::string& value, const std::string& delimiter) {
-  if (value.find('\n') == std::string::npos && value.find('\r') == std::string::npos) {
+std::string output_entry(const std::string& key, const std::string& raw_value, const std::string& delimiter) {
+  const std::string value = shown(raw_value, "\n\t");
+  if (value.find('\n') == std::string::npos) {
     return key + "=" + value + "\n";
+  }
+  if (("\n" + value + "\n").find("\n" + delimiter + "\n") != std::string::npos) {
+    throw std::invalid_argument("output_entry: the value holds the delimiter line");
   }
   return key + "<<" + delimiter + "\n" + value + (value.ends_with('\n') ? "" : "\n") + delimiter + "\n";
 }
@@ -99,7 +143,7 @@ void append_to_file(const std::string& path, const std::string& entries) {
 }
 
 std::string summary_text(const std::string& markdown, std::size_t already, std::size_t limit) {
-  std::string text = markdown + (markdown.ends_with('\n') ? "\n" : "\n\n");
+  std::string text = shown(markdown, "\n\t") + (markdown.ends_with('\n') ? "\n" : "\n\n");
   const std::size_t room = already < limit ? limit - already - 1 : 0;
   if (text.size() <= room) {
     return text;

@@ -1,4 +1,5 @@
 #include <refbench/github/api.hpp>
+#include <refbench/github/url.hpp>
 #include <refbench/version.hpp>
 
 #include <algorithm>
@@ -55,6 +56,34 @@ std::string hint_for(long status) {
   default:
     return "check GITHUB_API_URL and the network, or re-run the job later";
   }
+}
+
+// The parsed `base` URL; throws UsageError unless it is http(s) without
+// userinfo, and https unless the host is loopback.
+Url checked_base_url(const std::string& base) {
+  const std::string hint = "set GITHUB_API_URL to the REST API's https:// URL, e.g. https://api.github.com or "
+                           "https://HOST/api/v3";
+  auto url = parse_url(base);
+  if (!url) {
+    throw UsageError(fmt::format("GITHUB_API_URL {} is not a URL: {}", printable_url(base), url.error()), hint);
+  }
+  if (url->has_userinfo) {
+    throw UsageError(fmt::format("GITHUB_API_URL {} holds a user name before '@'", printable_url(base)), hint);
+  }
+  if (url->scheme == "http" && !is_loopback(url->host)) {
+    throw UsageError(fmt::format("GITHUB_API_URL {} is plain http: the token would cross the network unencrypted",
+                                 printable_url(base)),
+                     hint + " (plain http only for a test server on localhost, 127.0.0.0/8 or [::1])");
+  }
+  return *url;
+}
+
+// The ApiError for a URL the token must not go to.
+ApiError refused_url(const std::string& url, const std::string& why, const std::string& base) {
+  return ApiError(0, {}, fmt::format("refused to send the token to {}: {}", printable_url(url), why),
+                  fmt::format("the token goes only to the scheme, host and port of GITHUB_API_URL ({}); a link "
+                              "elsewhere comes from a misconfigured proxy or server: check GITHUB_API_URL",
+                              printable_url(base)));
 }
 
 } // namespace
@@ -157,6 +186,7 @@ std::string repository_from(const std::optional<std::string>& flag,
 Api::Api(ApiSettings settings, Transport& transport, std::function<void(double)> sleep, std::function<double()> now)
     : m_settings(std::move(settings)), m_transport(transport), m_sleep(std::move(sleep)), m_now(std::move(now)) {
   m_settings.base_url = normalize_api_url(m_settings.base_url);
+  m_origin = checked_base_url(m_settings.base_url);
   if (!m_sleep) {
     m_sleep = [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); };
   }
@@ -165,25 +195,46 @@ Api::Api(ApiSettings settings, Transport& transport, std::function<void(double)>
   }
 }
 
+std::string Api::url_of(const std::string& path_or_url) const {
+  const bool below_base = path_or_url.starts_with('/') && !path_or_url.starts_with("//");
+  std::string url = below_base ? m_settings.base_url + path_or_url : path_or_url;
+  auto target = parse_url(url);
+  if (!target) {
+    throw refused_url(url, target.error(), m_settings.base_url);
+  }
+  if (!same_origin(m_origin, *target)) {
+    throw refused_url(url,
+                      target->has_userinfo
+                          ? "it names a user before '@'"
+                          : fmt::format("{}://{}:{} is not the API's {}://{}:{}", target->scheme, target->host,
+                                        target->port, m_origin.scheme, m_origin.host, m_origin.port),
+                      m_settings.base_url);
+  }
+  return url;
+}
+
+std::string Api::link_target(const std::string& page, const std::string& link) const {
+  auto target = resolve_reference(page, link);
+  if (!target) {
+    throw refused_url(link, target.error(), m_settings.base_url);
+  }
+  return url_of(*target);
+}
+
 HttpResponse Api::request(const std::string& method, const std::string& path_or_url,
                           const std::optional<nlohmann::json>& body,
                           const std::function<std::optional<HttpResponse>()>& recheck) {
-  const bool absolute = path_or_url.find("://") != std::string::npos;
-  if (absolute && !path_or_url.starts_with(m_settings.base_url + "/")) {
-    // the token only ever goes to the configured API
-    throw ApiError(0, {}, fmt::format("GitHub API sent a link outside {}: {}", m_settings.base_url, path_or_url),
-                   "check GITHUB_API_URL");
-  }
+  const std::string url = url_of(path_or_url);
   HttpRequest request{method,
-                      absolute ? path_or_url : m_settings.base_url + path_or_url,
+                      url,
                       {"Accept: application/vnd.github+json", "X-GitHub-Api-Version: 2022-11-28",
                        std::string("User-Agent: refbench/") + k_version, "Authorization: Bearer " + m_settings.token},
                       body ? body->dump() : std::string()};
   if (body) {
     request.headers.push_back("Content-Type: application/json");
   }
-  const std::string what =
-      fmt::format("{} {}", method, absolute ? path_or_url.substr(m_settings.base_url.size()) : path_or_url);
+  const std::string what = fmt::format(
+      "{} {}", method, url.starts_with(m_settings.base_url + "/") ? url.substr(m_settings.base_url.size()) : url);
   double waited = 0;
   int failures = 0; // 5xx answers and network errors in a row: the backoff grows with them
   for (int attempt = 1;; ++attempt) {

@@ -94,7 +94,7 @@ namespace {
 // looking through every page.
 std::optional<std::uint64_t> find_marker_comment(Api& api, const std::string& repo, std::uint64_t pr,
                                                  const std::string& marker) {
-  std::string page = fmt::format("/repos/{}/issues/{}/comments?per_page=100", repo, pr);
+  std::string page = api.url_of(fmt::format("/repos/{}/issues/{}/comments?per_page=100", repo, pr));
   while (!page.empty()) {
     auto response = api.request("GET", page);
     auto list = nlohmann::json::parse(response.body, nullptr, false);
@@ -109,7 +109,8 @@ std::optional<std::uint64_t> find_marker_comment(Api& api, const std::string& re
         return comment["id"].get<std::uint64_t>();
       }
     }
-    page = next_link(response.header("link"));
+    const std::string link = next_link(response.header("link"));
+    page = link.empty() ? std::string() : api.link_target(page, link);
   }
   return std::nullopt;
 }

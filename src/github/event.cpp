@@ -130,6 +130,14 @@ void apply_pull_request(EventPlan& plan, const nlohmann::json& pull_request, con
   plan.needs_pull_request = false;
 }
 
+void refuse_pull_request_target(const std::string& event, bool allowed) {
+  if (event == "pull_request_target" && !allowed) {
+    throw RefusedError("a pull_request_target job builds the pull request's code with a write token in reach",
+                       "benchmark on pull_request and post with the fork-safe commenter (see the README), or pass "
+                       "--allow-pull-request-target if this job has no secrets and a read-only token");
+  }
+}
+
 EventPlan plan_for_event(const std::string& name, const std::string& payload, const std::string& path,
                          const std::string& sha) {
   auto event = nlohmann::json::parse(payload, nullptr, false);

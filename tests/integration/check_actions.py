@@ -23,6 +23,17 @@ declared output; `inputs.X` / `github.event.inputs.X` name declared
 workflow_dispatch / workflow_call inputs; workflow_run and
 pull_request_target workflows check out no code; pull_request workflows ask
 for no write permission; workflow_run names a workflow of the same folder.
+
+Trust boundaries. A job that runs code of a checkout (it uses this
+repository's action, or checks out and then has a run: step) has no write
+permission (its own permissions:, else the workflow's), checks out with
+`persist-credentials: false`, and no step of it gets a token (GITHUB_TOKEN or
+GH_TOKEN in env:, `github.token` or `secrets.` in env: or with:, a
+github-token given to this repository's action). In an issue_comment
+workflow (`/refbench`) such a job checks out the commit an accepting job
+pinned (`ref: ${{ needs.JOB.outputs.X }}`), hands the action those pinned
+refs, and fetches no refs/pull/ branch. In action.yml, the step that runs
+`refbench run` gets no token either.
 """
 
 import re
@@ -363,10 +374,112 @@ def check_action(root, rel, actions):
             for script in run_step_outputs(step, action_dir)[1]:
                 report(rel, line_of(step, "run"), f"{where}: calls $GITHUB_ACTION_PATH/{script}, which does not exist")
         check_uses(rel, step, where, actions)
+        check_run_step_of_action(rel, step, where)
         for text, line, path, parent, key in strings(step, step.line, ""):
             for expr, offset in expressions(text, key):
                 check_step_refs(rel, expr, line + text[:offset].count("\n"), f"{where}: {path}",
                                 steps, i, action_dir, actions)
+
+
+# ---------------------------------------------------------------------------
+# Trust boundaries: where the token may be
+
+
+TOKEN_VARIABLES = {"GITHUB_TOKEN", "GH_TOKEN"}
+TOKEN_EXPRESSION = re.compile(r"\$\{\{[^}]*\b(github\.token|secrets\.\w+)", re.S)
+PINNED = re.compile(r"^\$\{\{\s*needs\.(" + NAME + r")\.outputs\.(" + NAME + r")\s*\}\}$")
+
+
+def token_in(mapping, where):
+    """(line, message) for each token a step's env: or with: mapping hands over."""
+    found = []
+    if not isinstance(mapping, dict):
+        return found
+    for key, value in mapping.items():
+        if str(key).upper() in TOKEN_VARIABLES:
+            found.append((line_of(mapping, key), f"{where} '{key}' hands the token to it"))
+        elif isinstance(value, str) and TOKEN_EXPRESSION.search(value):
+            found.append((line_of(mapping, key), f"{where} '{key}' hands it '{TOKEN_EXPRESSION.search(value).group(1)}'"))
+        elif isinstance(value, str) and "inputs.github-token" in value:
+            found.append((line_of(mapping, key), f"{where} '{key}' hands it the github-token input"))
+    return found
+
+
+def is_checkout(step):
+    uses = step.get("uses") if isinstance(step, dict) else None
+    return isinstance(uses, str) and uses.split("@", 1)[0].lower() == "actions/checkout"
+
+
+def is_run_action(step):
+    uses = step.get("uses") if isinstance(step, dict) else None
+    return isinstance(uses, str) and local_action(uses) == "action.yml"
+
+
+def runs_checked_out_code(steps):
+    """True when the job uses this repository's action, or checks out and then runs something."""
+    checked_out = False
+    for step in steps:
+        if not isinstance(step, dict):
+            continue
+        if is_run_action(step):
+            return True
+        if is_checkout(step):
+            checked_out = True
+        elif checked_out and "run" in step:
+            return True
+    return False
+
+
+def check_code_job(file, doc, job_id, job, steps, on):
+    """The rules for a job that builds or runs the checked-out code."""
+    permissions = job["permissions"] if "permissions" in job else doc.get("permissions")
+    where = f"job '{job_id}' builds or runs the checked-out code"
+    if permissions is None:
+        report(file, job.line, f"{where} but sets no permissions: (the token gets the repository's defaults)")
+    for scope in writes(permissions):
+        line = line_of(job, "permissions") if "permissions" in job else line_of(doc, "permissions")
+        report(file, line, f"{where} with '{scope}: write'; give it read-only permissions and post from another job")
+    for name, env in (("workflow env:", doc.get("env")), ("job env:", job.get("env"))):
+        for line, message in token_in(env, f"{where}: its {name}"):
+            report(file, line, message)
+    comment = "issue_comment" in on
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        step_where = f"job '{job_id}' {step_name(step, i)}"
+        for line, message in token_in(step.get("env"), f"{step_where}: env:") + token_in(step.get("with"), f"{step_where}: with:"):
+            report(file, line, message + " in a job that runs the checked-out code")
+        given = step.get("with") if isinstance(step.get("with"), dict) else {}
+        if is_run_action(step) and "github-token" in given:
+            report(file, line_of(given, "github-token"),
+                   f"{step_where}: with: 'github-token' hands the token to the step that builds and runs the code")
+        if is_checkout(step):
+            if given.get("persist-credentials") is not False:
+                report(file, line_of(step, "uses"),
+                       f"{step_where}: checks out without 'persist-credentials: false' (the token stays in .git/config)")
+            if comment and not (isinstance(given.get("ref"), str) and PINNED.match(given["ref"].strip())):
+                report(file, line_of(step, "uses"),
+                       f"{step_where}: a /refbench job must check out the commit the accepting job pinned "
+                       "(ref: ${{ needs.JOB.outputs.X }}), not a moving ref")
+        if comment and is_run_action(step):
+            for key in ("baseline-ref", "candidate-ref"):
+                value = given.get(key)
+                if not (isinstance(value, str) and PINNED.match(value.strip())):
+                    report(file, line_of(step, "uses"),
+                           f"{step_where}: a /refbench job must pass '{key}' pinned by the accepting job "
+                           "(${{ needs.JOB.outputs.X }})")
+        if comment and isinstance(step.get("run"), str) and "refs/pull/" in step["run"]:
+            report(file, line_of(step, "run"),
+                   f"{step_where}: fetches a refs/pull/ branch, which moves; measure the commit the accepting job pinned")
+
+
+def check_run_step_of_action(rel, step, where):
+    """The action's step that runs `refbench run` gets no token."""
+    text = step.get("run")
+    if not isinstance(text, str) or not re.search(r"\(run\b|\brun --github\b", text):
+        return
+    for line, message in token_in(step.get("env"), f"{where}: env:"):
+        report(rel, line, message + " (the step that builds and runs the code)")
 
 
 # ---------------------------------------------------------------------------
@@ -445,6 +558,8 @@ def check_workflow(root, rel, actions, names):
         if not isinstance(steps, list) or not steps:
             report(rel, line_of(job, "steps") if "steps" in job else job.line, f"job '{job_id}' has no steps")
             continue
+        if runs_checked_out_code(steps):
+            check_code_job(rel, doc, job_id, job, steps, on)
         seen_ids = set()
         for i, step in enumerate(steps):
             where = f"job '{job_id}' {step_name(step, i)}"

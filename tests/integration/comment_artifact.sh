@@ -2,8 +2,9 @@
 # `refbench comment --from-artifact DIR` (SPEC §6), the fork-safe path of a
 # workflow_run workflow: a valid comment.json is posted as the sticky
 # comment; a PR number that is not an integer, a body without the marker,
-# broken JSON, a file over 1 MiB, or a workflow run for another head commit
-# than the PR's is exit 2 with a message, and nothing is posted.
+# broken JSON, a file over 1 MiB, a workflow run for another head commit
+# than the PR's, or a /refbench command (issue_comment) made on another PR is
+# exit 2 with a message, and nothing is posted.
 source "$(dirname "$0")/lib.sh"
 
 export GITHUB_TOKEN="ghs_artifact${RANDOM}${RANDOM}"
@@ -112,4 +113,18 @@ expect_rc 0
 expect_in "$WORK/out" "refbench: updated comment https://github.com/owner/name/pull/7#issuecomment-"
 expect_fake "len(cs(7)) == 1 and cs(7)[0]['body'].rstrip('\n') == '<!-- refbench -->\n## Second report from the artifact'"
 expect_fake "[e['method'] for e in L if e['method'] != 'GET'] == ['PATCH']" "$mark"
+
+# --- the /refbench commenter (an issue_comment job): the artifact must name
+# the PR the command was made on
+printf '{"action": "created", "issue": {"number": %s, "pull_request": {}}, "comment": {"body": "/refbench"}}\n' 8 \
+  >"$WORK/command-8.json"
+printf '{"action": "created", "issue": {"number": %s, "pull_request": {}}, "comment": {"body": "/refbench"}}\n' 7 \
+  >"$WORK/command-7.json"
+from_artifact "$WORK/ok2" GITHUB_EVENT_NAME=issue_comment GITHUB_EVENT_PATH="$WORK/command-8.json"
+expect_rc 2
+expect_in "$WORK/err" "comment.json names PR 7, but the /refbench command was made on 8"
+expect_fake "L == []" "$mark" # nothing asked, nothing posted
+from_artifact "$WORK/ok2" GITHUB_EVENT_NAME=issue_comment GITHUB_EVENT_PATH="$WORK/command-7.json"
+expect_rc 0
+expect_in "$WORK/out" "refbench: updated comment https://github.com/owner/name/pull/7#issuecomment-"
 echo "comment_artifact: ok"

@@ -4,7 +4,9 @@
 # Link: rel="next" to page 2 and POSTs; the second call finds its comment on
 # page 2 and PATCHes it with the new report; `--marker other` has a comment of
 # its own; results.json is rendered and refbench-out/report.md is the
-# default. Every request carries the required headers; none overlaps another.
+# default; relative Link targets resolve against their page, one on another
+# host is refused. Every request carries the required headers; none overlaps
+# another.
 source "$(dirname "$0")/lib.sh"
 
 export GITHUB_TOKEN="ghs_sticky${RANDOM}${RANDOM}"
@@ -101,4 +103,26 @@ expect_fake "all({'accept', 'x-github-api-version', 'user-agent', 'authorization
 expect_fake "all(e['api_version'] == '2022-11-28' and 'application/vnd.github+json' in e['accept'] and e['user_agent'].strip() for e in L)"
 expect_fake "all(e['auth'] == 'valid' and e['status'] < 300 for e in L)"
 expect_fake "all(a['end'] <= b['start'] for a, b in zip(sorted(L, key=lambda e: e['start']), sorted(L, key=lambda e: e['start'])[1:]))"
+# --- Link targets are resolved against their page (RFC 3986) behind a GitHub
+# Enterprise prefix, and one on another host is refused before it is asked
+for style in relative rooted other-host; do
+  write_fake_state "$WORK/state-$style.json" \
+    "{\"api_prefix\": \"/api/v3\", \"link_style\": \"$style\", \"comments\": {\"7\": {\"filler\": 150, \"user\": \"someone\"}}}"
+  start_fake_github "$WORK/state-$style.json"
+  run_refbench comment --pr 7 --file "$WORK/first.md" --cacert "$FAKE_CA"
+  lists="[e for e in L if e['method'] == 'GET' and e['path'].endswith('/issues/7/comments')]"
+  if [ "$style" = other-host ]; then
+    expect_rc 2
+    expect_in "$WORK/err" "refused to send the token to https://127.0.0.1:"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "$style: expected one line: $(cat "$WORK/err")"
+    expect_fake "len(L) == 1 and cs(7)[-1]['body'].startswith('Unrelated comment')"
+  else
+    expect_rc 0
+    expect_fake "len($lists) == 2 and $lists[1]['query'] == 'per_page=100&page=2' and cs(7)[-1]['id'] == $first_id"
+    want=/api/v3/repos/owner/name/issues/7/comments
+    [ "$style" = rooted ] && want=/api/v3/repositories/10000001/issues/7/comments
+    expect_fake "$lists[1]['path'] == '$want'"
+  fi
+done
+
 echo "comment_sticky: ok"

@@ -12,8 +12,11 @@ State file (JSON object; every key optional except repo and token):
     readonly_token  a token that may read but not write (403 on POST/PATCH)
     login           the user the valid tokens comment as (github-actions[bot])
     api_prefix      path prefix of the API, e.g. "/api/v3" (GitHub Enterprise)
-    link_style      "repositories" (as github.com: /repositories/ID/issues/...)
-                    or "repos" (/repos/owner/name/issues/...)
+    link_style      "repositories" (as github.com: /repositories/ID/issues/...),
+                    "repos" (/repos/owner/name/issues/...), "relative"
+                    (<comments?...>, relative to the page), "rooted"
+                    (</PREFIX/repositories/ID/...>) or "other-host" (as
+                    "repositories" but on 127.0.0.1 instead of localhost)
     latency         seconds every response waits before it is sent
     pulls           {"7": {"state": "open", "base": {"ref", "sha"},
                            "head": {"ref", "sha", "repo": "fork/name"}}}
@@ -555,6 +558,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if last > 1:
             if st.link_style == "repositories":
                 base = f"https://localhost:{st.port}{st.prefix}/repositories/{st.repo_id}/issues/{n}/comments"
+            elif st.link_style == "relative":
+                base = "comments"
+            elif st.link_style == "rooted":
+                base = f"{st.prefix}/repositories/{st.repo_id}/issues/{n}/comments"
+            elif st.link_style == "other-host":
+                base = f"https://127.0.0.1:{st.port}{st.prefix}/repositories/{st.repo_id}/issues/{n}/comments"
             else:
                 base = f"https://localhost:{st.port}{st.prefix}/repos/{st.repo}/issues/{n}/comments"
             kept = [(k, v) for k, v in params if k != "page"]

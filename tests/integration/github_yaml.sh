@@ -97,7 +97,7 @@ expect_violation run_expression \
 
 # Event data interpolated into a workflow's run: text.
 broken_copy run_event examples/workflows/refbench-command.yml \
-  '"+refs/pull/$PR/head:' '"+refs/pull/${{ github.event.issue.number }}/head:'
+  '"repos/$REPO/pulls/$PR"' '"repos/$REPO/pulls/${{ github.event.issue.number }}"'
 expect_violation run_event "run: contains the expression '\${{ github.event.issue.number }}'"
 
 # An output of a step that does not write it, and a step that does not exist.
@@ -159,6 +159,39 @@ expect_violation workflow_run_name "workflow_run names 'refbench-pr', which is n
 # A pull_request workflow asking for a write token.
 broken_copy pr_write examples/workflows/refbench-pr.yml $'permissions:\n  contents: read' $'permissions:\n  contents: read\n  pull-requests: write'
 expect_violation pr_write "a pull_request workflow asks for 'pull-requests: write'"
+
+# --- trust boundaries: a job that builds or runs the checked-out code -----
+# A write permission.
+broken_copy code_write examples/workflows/refbench-dispatch.yml $'permissions:\n  contents: read' $'permissions:\n  contents: write'
+expect_violation code_write "job 'benchmark' builds or runs the checked-out code with 'contents: write'"
+# A checkout that leaves the token in .git/config.
+broken_copy persisted examples/workflows/refbench-nightly.yml \
+  $'          persist-credentials: false # the token does not stay in .git/config for the build to read\n' ''
+expect_violation persisted "job 'benchmark' step 1: checks out without 'persist-credentials: false'"
+broken_copy persisted_ci .github/workflows/ci.yml \
+  $'      - uses: actions/checkout@v4\n        with:\n          persist-credentials: false\n      - name: Trust the checkout (it belongs to the runner\'s user, not root)\n        run: git config --global --add safe.directory "$GITHUB_WORKSPACE"\n      - name: .ci/run' \
+  $'      - uses: actions/checkout@v4\n      - name: Trust the checkout (it belongs to the runner\'s user, not root)\n        run: git config --global --add safe.directory "$GITHUB_WORKSPACE"\n      - name: .ci/run'
+expect_violation persisted_ci "job 'debian' step 2: checks out without 'persist-credentials: false'"
+# A token in a step's env, in the action's step that runs refbench, or as the action's input.
+broken_copy token_env examples/workflows/refbench-nightly.yml \
+  'VERDICT: ${{ steps.refbench.outputs.verdict }}' $'GH_TOKEN: ${{ github.token }}\n          VERDICT: ${{ steps.refbench.outputs.verdict }}'
+expect_violation token_env "step 3 ('Verdict'): env: 'GH_TOKEN' hands the token to it in a job that runs the checked-out code"
+broken_copy token_run_step action.yml \
+  'REFBENCH_CONFIG: ${{ inputs.config }}' $'GITHUB_TOKEN: ${{ inputs.github-token }}\n        REFBENCH_CONFIG: ${{ inputs.config }}'
+expect_violation token_run_step "step 'run': env: 'GITHUB_TOKEN' hands the token to it (the step that builds and runs the code)"
+broken_copy token_input examples/workflows/refbench-pr.yml \
+  'comment: false' $'comment: false\n          github-token: ${{ secrets.COMMENT_TOKEN }}'
+expect_violation token_input "with: 'github-token' hands the token to the step that builds and runs the code"
+# /refbench measuring a moving ref instead of the commit the accepting job pinned.
+broken_copy moving_ref examples/workflows/refbench-command.yml \
+  '          ref: ${{ needs.accept.outputs.candidate }}' '          ref: refs/pull/${{ github.event.issue.number }}/head'
+expect_violation moving_ref "a /refbench job must check out the commit the accepting job pinned"
+broken_copy moving_candidate examples/workflows/refbench-command.yml \
+  'candidate-ref: ${{ needs.accept.outputs.candidate }}' 'candidate-ref: ${{ github.head_ref }}'
+expect_violation moving_candidate "a /refbench job must pass 'candidate-ref' pinned by the accepting job"
+broken_copy moving_fetch examples/workflows/refbench-command.yml \
+  $'      - uses: refbench/refbench@v1\n' $'      - env:\n          PR: ${{ github.event.issue.number }}\n        run: git fetch origin "+refs/pull/$PR/head"\n      - uses: refbench/refbench@v1\n'
+expect_violation moving_fetch "fetches a refs/pull/ branch, which moves"
 
 # --- scripts/action-binary.sh --------------------------------------------
 case "$(uname -m)" in

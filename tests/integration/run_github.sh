@@ -128,6 +128,14 @@ expect_in "$WORK/err" "GitHub API GET /repos/owner/name/pulls/404: HTTP 404"
 ! grep -rqF "$GITHUB_TOKEN" "$WORK/out" "$WORK/err" "$WORK/comment-pr" "$WORK/comment-pr.gh" || fail "the token leaked"
 unset GITHUB_TOKEN GITHUB_REPOSITORY
 
+# `/refbench` whose commits the accepting job pinned: the refs come as flags,
+# and the step has no token, so nothing is looked up
+github_run issue_comment "$WORK/comment-pr.json" pinned --max-rounds 3 --min-rounds 3 \
+  --baseline "$fork_sha" --candidate "$head_sha"
+[ "$RC" -le 1 ] || fail "pinned /refbench: exit $RC: $(cat "$WORK/err")"
+expect_json "$WORK/pinned/results.json" "r['arms']['baseline']['sha'] == '$fork_sha' and r['arms']['candidate']['sha'] == '$head_sha'"
+expect_json "$WORK/pinned/comment.json" "r['pr'] == 9"
+
 # refused before anything is built: one line, the exit code, no worktree
 refused() { # rc expected-text event payload
   github_run "$3" "$4" refused --max-rounds 3
@@ -145,8 +153,20 @@ refused 3 "on an issue, not a pull request" issue_comment "$WORK/issue.json"
 sed 's|/refbench v1.0.0 main|/refbench main|' "$WORK/comment.json" >"$WORK/one.json"
 refused 3 "no refs or two" issue_comment "$WORK/one.json"
 refused 3 "does not know the event 'push'" push "$WORK/schedule.json"
+refused 2 "has no GITHUB_TOKEN" issue_comment "$WORK/comment-pr.json"
+expect_in "$WORK/err" "--baseline and --candidate"
 echo '{"pull_request": {"number": 7' >"$WORK/broken.json"
 refused 2 "is not a JSON object" pull_request "$WORK/broken.json"
+# pull_request_target builds the PR's code with a write token in reach: refused
+# unless --allow-pull-request-target (then the fixture's commits, which
+# this repository lacks, are the next refusal)
+refused 3 "pull_request_target" pull_request_target "$FIXTURES/events/pull_request_target.json"
+expect_in "$WORK/err" "--allow-pull-request-target"
+expect_in "$WORK/err" "write token"
+github_run pull_request_target "$FIXTURES/events/pull_request_target.json" refused --max-rounds 3 --allow-pull-request-target
+expect_rc 3
+expect_in "$WORK/err" "fetch-depth: 0"
+! grep -q "pull_request_target" "$WORK/err" || fail "refused as pull_request_target despite the flag: $(cat "$WORK/err")"
 echo '{"pull_request": {"number": 7, "base": {"sha": "'"$base_sha"'"}}}' >"$WORK/headless.json"
 refused 2 "no head.sha in the pull request" pull_request "$WORK/headless.json"
 sed "s/$head_sha/$(printf 'f%.0s' {1..40})/" "$WORK/pr.json" >"$WORK/unfetched.json"

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace refbench;
@@ -83,7 +85,7 @@ TEST_CASE("github::regression_annotations") {
   SUBCASE("worst first, by |log ratio|, both directions") {
     CHECK(lines[0] == "::error title=refbench%3A throughput ops_per_s::throughput ops_per_s: candidate/baseline "
                       "0.500x [0.450, 0.550], beyond the 1.15x threshold");
-    CHECK(lines[1] == "::error title=refbench%3A 50%25%2C tail%3A p99%0Aburst wall::50%25, tail: p99%0Aburst wall: "
+    CHECK(lines[1] == "::error title=refbench%3A 50%25%2C tail%3A p99\\nburst wall::50%25, tail: p99\\nburst wall: "
                       "candidate/baseline 1.800x [1.700, 1.900], beyond the 1.15x threshold");
     CHECK(lines[2] == "::error title=refbench%3A parse/small wall::parse/small wall: candidate/baseline 1.300x "
                       "[1.220, 1.380], beyond the 1.15x threshold");
@@ -127,6 +129,54 @@ TEST_CASE("github::regression_annotations") {
   }
 }
 
+// What the runner makes of a workflow command's message: %0D, %0A, %25 decoded.
+std::string runner_decoded(std::string text) {
+  for (const auto& [from, to] : {std::pair{"%0D", "\r"}, std::pair{"%0A", "\n"}, std::pair{"%25", "%"}}) {
+    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + 1)) {
+      text.replace(at, 3, to);
+    }
+  }
+  return text;
+}
+
+TEST_CASE("github: names and messages carry no control characters and start no workflow command") {
+  const std::string cell = "x\n::error::pwned\x1b[31m\x07";
+  SUBCASE("annotations") {
+    nlohmann::json document{{"analysis", {entry(cell, "wall\r\n::warning::m", 1.5, 1.4, 1.6, "REGRESSION")}}};
+    const auto lines = regression_annotations(document);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] ==
+          "::error title=refbench%3A x\\n%3A%3Aerror%3A%3Apwned\\x1b[31m\\x07 wall\\r\\n%3A%3Awarning%3A%3Am"
+          "::x\\n::error::pwned\\x1b[31m\\x07 wall\\r\\n::warning::m: candidate/baseline 1.500x [1.400, "
+          "1.600], beyond the 1.15x threshold");
+    const std::string message = runner_decoded(lines[0].substr(lines[0].find("::", 2) + 2));
+    CHECK(message.find('\n') == std::string::npos);
+    CHECK(message.find('\r') == std::string::npos);
+  }
+  SUBCASE("escape_data and escape_property") {
+    CHECK(escape_data("a\x1b[31mb\x07\t\x7f") == "a\\x1b[31mb\\x07\\t\\x7f");
+    CHECK(escape_property("a\x1b[31m\x07") == "a\\x1b[31m\\x07");
+    CHECK(escape_data("\xc2\x9b"
+                      "31m \xc2\x85 \xc2\xa0 é") == "\\u009b31m \\u0085 \xc2\xa0 é"); // C1 controls, not NBSP
+    CHECK(escape_data(std::string("a\0b", 3)) == "a\\x00b");
+    // a message line may start with :: only inside one command's text
+    const std::string escaped = escape_data("a\n::error::b");
+    CHECK(escaped.find('\n') == std::string::npos);
+  }
+  SUBCASE("GITHUB_OUTPUT") {
+    CHECK(output_entry("cell", cell, "D") == "cell<<D\nx\n::error::pwned\\x1b[31m\\x07\nD\n");
+    CHECK(output_entry("cell",
+                       "a\x1b"
+                       "b",
+                       "D") == "cell=a\\x1bb\n");
+    CHECK_THROWS_AS(output_entry("cell", "a\nD\nb", "D"), std::invalid_argument);
+  }
+  SUBCASE("step summary") {
+    const std::string text = summary_text("| cell |\n|---|\n| " + cell + " |\n", 0);
+    CHECK(text == "| cell |\n|---|\n| x\n::error::pwned\\x1b[31m\\x07 |\n\n");
+  }
+}
+
 TEST_CASE("github::output_entry") {
   CHECK(output_entry("verdict", "REGRESSION", "refbench_0123") == "verdict=REGRESSION\n");
   CHECK(output_entry("regressions", "0", "refbench_0123") == "regressions=0\n");
@@ -135,7 +185,7 @@ TEST_CASE("github::output_entry") {
         "report<<refbench_0123\nline 1\nline 2\nrefbench_0123\n");
   CHECK(output_entry("report", "line 1\nline 2\n", "refbench_0123") ==
         "report<<refbench_0123\nline 1\nline 2\nrefbench_0123\n");
-  CHECK(output_entry("x", "a\rb", "D") == "x<<D\na\rb\nD\n");
+  CHECK(output_entry("x", "a\rb", "D") == "x=a\\rb\n"); // a CR is shown, never a line break
 }
 
 TEST_CASE("github::append_to_file") {

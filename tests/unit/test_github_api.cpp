@@ -225,6 +225,32 @@ TEST_CASE("github::repository_from") {
   }
 }
 
+TEST_CASE("github::Api refuses a plain http API URL unless it is loopback") {
+  FakeTransport transport;
+  for (const std::string base :
+       {"http://ghe.example.com/api/v3", "http://127.0.0.1.evil.example.com", "http://localhost.evil.example.com:8080",
+        "https://user:pw@api.github.com", "api.github.com", "https://api.github.com/\x07"}) {
+    CAPTURE(base);
+    try {
+      Api api(settings(120, base), transport);
+      FAIL("no UsageError");
+    } catch (const UsageError& error) {
+      CHECK(std::string(error.what()).find("GITHUB_API_URL") != std::string::npos);
+      CHECK(std::string(error.what()).find('\n') == std::string::npos);
+      CHECK(std::string(error.what()).find('\x07') == std::string::npos);
+    }
+  }
+  for (const std::string base : {"http://127.0.0.1:8080", "http://localhost:3000/api/v3", "http://[::1]:9000",
+                                 "HTTP://LOCALHOST:3000", "https://ghe.example.com/api/v3"}) {
+    CAPTURE(base);
+    CHECK_NOTHROW(Api(settings(120, base), transport));
+  }
+  transport.respond(200);
+  Api api(settings(120, "http://127.0.0.1:8080/api/v3"), transport);
+  api.request("GET", "/repos/o/r/pulls/1");
+  CHECK(transport.requests.at(0).url == "http://127.0.0.1:8080/api/v3/repos/o/r/pulls/1");
+}
+
 TEST_CASE("github::Api") {
   FakeTransport transport;
   FakeClock clock;

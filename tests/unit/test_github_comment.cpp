@@ -6,6 +6,7 @@
 #include <refbench/github/comment.hpp>
 
 #include <fmt/format.h>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -372,6 +373,69 @@ TEST_CASE("github::upsert_comment") {
     CHECK_THROWS_WITH_AS(upsert_comment(api, "o/r", 7, marker, body), doctest::Contains("not a list of comments"),
                          ApiError);
     CHECK(transport.requests.size() == 1);
+  }
+}
+
+TEST_CASE("github::upsert_comment follows Link targets only to the API's origin") {
+  FakeTransport transport;
+  FakeClock clock;
+  Api api(settings(), transport, clock.sleep(), clock.now());
+  const std::string marker = "<!-- refbench -->";
+  const std::string body = marker + "\nreport\n";
+  const std::string first = std::string(k_comments) + "?per_page=100";
+  auto link = [](const std::string& target) {
+    return std::map<std::string, std::string>{{"link", "<" + target + ">; rel=\"next\""}};
+  };
+
+  // Lists page 1 with a next link to `target`, then page 2 (empty) and the POST.
+  auto follows = [&](const std::string& target, const std::string& expected_url) {
+    CAPTURE(target);
+    transport.respond(200, "[]", link(target)).respond(200, "[]").respond(201, comment(5, body).dump());
+    upsert_comment(api, "o/r", 7, marker, body);
+    REQUIRE(transport.requests.size() == 3);
+    CHECK(transport.requests[0].url == first);
+    CHECK(transport.requests[1].url == expected_url);
+    CHECK(transport.requests[1].method == "GET");
+  };
+  // Lists page 1 with a next link to `target`, which must be refused.
+  auto refuses = [&](const std::string& target) {
+    CAPTURE(target);
+    transport.respond(200, "[]", link(target));
+    try {
+      upsert_comment(api, "o/r", 7, marker, body);
+      FAIL("no ApiError");
+    } catch (const ApiError& error) {
+      const std::string what = error.what();
+      CHECK(what.find("refused to send the token") != std::string::npos);
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK(what.find(k_token) == std::string::npos);
+      CHECK(error.hint().find(k_token) == std::string::npos);
+      CHECK(error.status() == 0);
+    }
+    REQUIRE(transport.requests.size() == 1);
+    CHECK(transport.requests[0].url == first);
+  };
+
+  SUBCASE("<@host/...> is a relative path on the API's host, not userinfo") {
+    follows("@evil.example.com/steal?page=2",
+            "https://api.github.com/repos/o/r/issues/7/@evil.example.com/steal?page=2");
+  }
+  SUBCASE("<//host/...> is another host") { refuses("//evil.example.com/steal?page=2"); }
+  SUBCASE("userinfo that looks like the API host") { refuses("https://api.github.com@evil.example.com/steal"); }
+  SUBCASE("another port") { refuses("https://api.github.com:8443/repositories/99/issues/7/comments?page=2"); }
+  SUBCASE("another scheme") { refuses("http://api.github.com/repositories/99/issues/7/comments?page=2"); }
+  SUBCASE("another host") { refuses("https://api.github.com.evil.example.com/repositories/99/issues/7/comments"); }
+  SUBCASE("not a URL") { refuses("https://api.github.com/\x1b[31m"); }
+  SUBCASE("a path-relative link resolves against the page") {
+    follows("comments?per_page=100&page=2", "https://api.github.com/repos/o/r/issues/7/comments?per_page=100&page=2");
+  }
+  SUBCASE("a root-relative link") {
+    follows("/repositories/99/issues/7/comments?page=2",
+            "https://api.github.com/repositories/99/issues/7/comments?page=2");
+  }
+  SUBCASE("an absolute link with the host's case and default port spelled differently") {
+    follows("https://API.GitHub.com:443/repositories/99/issues/7/comments?page=2",
+            "https://API.GitHub.com:443/repositories/99/issues/7/comments?page=2");
   }
 }
 

@@ -39,6 +39,33 @@ EventPlan plan(const std::string& event, const std::string& name) {
 
 } // namespace
 
+TEST_CASE("github::refuse_pull_request_target") {
+  SUBCASE("refused unless allowed, saying why and what to do") {
+    try {
+      refuse_pull_request_target("pull_request_target", false);
+      FAIL("no RefusedError");
+    } catch (const RefusedError& error) {
+      CHECK(error.code() == ExitCode::refused);
+      CHECK(std::string(error.what()).find("write token") != std::string::npos);
+      CHECK(error.hint().find("pull_request") != std::string::npos);
+      CHECK(error.hint().find("commenter") != std::string::npos);
+      CHECK(error.hint().find("--allow-pull-request-target") != std::string::npos);
+    }
+  }
+  SUBCASE("allowed: the payload reads as a pull request") {
+    CHECK_NOTHROW(refuse_pull_request_target("pull_request_target", true));
+    const auto p = plan("pull_request_target", "pull_request_target.json");
+    CHECK(p.pr == 42u);
+    CHECK(p.candidate == k_head_sha);
+  }
+  SUBCASE("other events pass") {
+    for (const char* event : {"pull_request", "issue_comment", "schedule", "workflow_dispatch"}) {
+      CAPTURE(event);
+      CHECK_NOTHROW(refuse_pull_request_target(event, false));
+    }
+  }
+}
+
 TEST_CASE("github::plan_for_event pull_request") {
   SUBCASE("merge base of base.sha and head.sha vs head.sha") {
     const auto p = plan("pull_request", "pull_request.json");

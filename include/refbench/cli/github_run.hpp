@@ -10,12 +10,20 @@
 
 namespace refbench::cli {
 
+// What `run` tells github_event_plan: whether its flags name both refs (then
+// an issue_comment's PR is not looked up: the refs were pinned when the
+// command was accepted) and whether pull_request_target is allowed.
+struct EventOptions {
+  bool refs_named = false;
+  bool allow_pull_request_target = false;
+};
+
 // The refs of the event in GITHUB_EVENT_NAME / GITHUB_EVENT_PATH; for an
-// issue_comment the PR's refs come from the API (GITHUB_TOKEN,
+// issue_comment without refs the PR's refs come from the API (GITHUB_TOKEN,
 // GITHUB_API_URL, GITHUB_REPOSITORY). Throws UsageError when the variables
 // are missing or the payload is malformed, RefusedError for an event or
-// comment refbench does not act on.
-github::EventPlan github_event_plan();
+// comment refbench does not act on (pull_request_target unless allowed).
+github::EventPlan github_event_plan(const EventOptions& options);
 
 // Hands the run in `out` (its results.json `document`, report.md already
 // written) to the job: appends report.md to $GITHUB_STEP_SUMMARY (under

@@ -32,6 +32,7 @@ struct RunOptions {
   bool allow_same_commit = false;
   std::string fail_on = "regression";
   bool github = false;
+  bool allow_pull_request_target = false; // --github on a pull_request_target event
   std::string interval = "signed-rank";
   std::optional<std::string> isolate; // "auto", "off" or a CPU list; over [run] isolate
   std::optional<std::string> shard;   // "K/N" (SPEC §7)

@@ -16,27 +16,34 @@ inline constexpr std::size_t k_annotation_limit = 10;
 // Largest step summary GitHub accepts (1 MiB); refbench stays below it.
 inline constexpr std::size_t k_summary_limit = 1 << 20;
 
-// `text` escaped as the message of a workflow command: % CR LF.
+// `text` with every control character (C0, DEL, C1 such as CSI) shown as
+// `\n`, `\xNN` or `\uNNNN` text, line breaks included: fit for one line.
+std::string one_line(std::string_view text);
+
+// `text` escaped as the message of a workflow command: % CR LF, and other
+// control characters (ESC, BEL, …) shown as `\xNN` text.
 std::string escape_data(std::string_view text);
 
 // `text` escaped as a property value of a workflow command: also : and ,.
 std::string escape_property(std::string_view text);
 
 // One `::error title=…::…` line per REGRESSION in the `analysis` of the
-// results.json `document`, worst (largest |log ratio|) first, at most `limit`.
+// results.json `document`, worst (largest |log ratio|) first, at most
+// `limit`; cell and metric names are made one_line first.
 std::vector<std::string> regression_annotations(const nlohmann::json& document, std::size_t limit = k_annotation_limit);
 
-// `key`=`value` in $GITHUB_OUTPUT syntax; multi-line values use the
-// `key<<DELIMITER` form with `delimiter`, which must not occur in `value`.
+// `key`=`value` in $GITHUB_OUTPUT syntax, control characters but LF and TAB
+// shown as `\xNN`; multi-line values use the `key<<DELIMITER` form with
+// `delimiter`; throws std::invalid_argument when a line of `value` is it.
 std::string output_entry(const std::string& key, const std::string& value, const std::string& delimiter);
 
 // Appends `entries` (see output_entry) to the file `path`; throws
 // UsageError naming the file when it cannot be written.
 void append_to_file(const std::string& path, const std::string& entries);
 
-// The job-summary text for the report `markdown`: the report plus a blank
-// line, cut (at a line end, with a note) so that `already` bytes in the
-// summary file plus this stay under `limit`.
+// The job-summary text for the report `markdown` (control characters but
+// LF and TAB shown as `\xNN`): the report plus a blank line, cut (at a line end, with a note) so that `already` bytes
+// in the summary file plus this stay under `limit`.
 std::string summary_text(const std::string& markdown, std::size_t already, std::size_t limit = k_summary_limit);
 
 } // namespace refbench::github

@@ -4,6 +4,7 @@
 // links. Requests are made one at a time (mutating ones must be serial).
 
 #include <refbench/github/http.hpp>
+#include <refbench/github/url.hpp>
 #include <refbench/util/error.hpp>
 
 #include <functional>
@@ -74,27 +75,42 @@ std::string repository_from(const std::optional<std::string>& flag,
                             const std::function<const char*(const char*)>& getenv);
 
 // Calls the API through `transport`; `sleep` and `now` (Unix seconds) are
-// injectable so retry timing is tested without waiting.
+// injectable so retry timing is tested without waiting. The token goes only
+// to the scheme, host and port of the base URL.
 class Api {
 public:
+  // Throws UsageError when the base URL is not an http(s) URL, carries
+  // userinfo, or is plain http to a host that is not loopback.
   Api(ApiSettings settings, Transport& transport, std::function<void(double)> sleep = {},
       std::function<double()> now = {});
 
-  // Sends `method` to `path_or_url` (a path below the base URL, or an
-  // absolute URL under it, as pagination links are) with the JSON `body`;
-  // retries as RetryPolicy says and returns the 2xx response. Throws
-  // ApiError with a message for the user for anything else. Before
-  // resending after a 5xx or network error (when the request may have been
-  // carried out), `recheck` may return a response that ends the retries.
+  // Sends `method` to `path_or_url` (a path starting with one `/`, below the
+  // base URL, or an absolute URL of the base URL's origin, as pagination
+  // links are) with the JSON `body`; retries as RetryPolicy says and returns
+  // the 2xx response. Throws ApiError with a message for the user for
+  // anything else, and before sending anything for a URL the token must not
+  // go to. Before resending after a 5xx or network error (when the request
+  // may have been carried out), `recheck` may return a response that ends
+  // the retries.
   HttpResponse request(const std::string& method, const std::string& path_or_url,
                        const std::optional<nlohmann::json>& body = std::nullopt,
                        const std::function<std::optional<HttpResponse>()>& recheck = {});
+
+  // The absolute URL a request for `path_or_url` (as `request` takes it)
+  // goes to; throws ApiError when it is not of the base URL's origin.
+  std::string url_of(const std::string& path_or_url) const;
+
+  // The absolute URL of the pagination `link` (a Link header target,
+  // relative or absolute) named by the page at the absolute URL `page`,
+  // resolved as RFC 3986 says; throws ApiError as url_of does.
+  std::string link_target(const std::string& page, const std::string& link) const;
 
   // The base URL the client was given (normalised).
   const std::string& base_url() const { return m_settings.base_url; }
 
 private:
   ApiSettings m_settings;
+  Url m_origin; // the parsed base URL: where the token may go
   Transport& m_transport;
   std::function<void(double)> m_sleep;
   std::function<double()> m_now;

@@ -36,6 +36,10 @@ struct EventPlan {
 EventPlan plan_for_event(const std::string& name, const std::string& payload, const std::string& path,
                          const std::string& sha);
 
+// Throws RefusedError (exit 3) for `event` pull_request_target unless
+// `allowed`: such a job builds the PR's code with a write token in reach.
+void refuse_pull_request_target(const std::string& event, bool allowed);
+
 // Fills the refs of `plan` from a pull request object (the event's
 // `pull_request` or the answer of GET /repos/O/R/pulls/N) named `source` in
 // messages; explicit `/refbench BASE CAND` refs are kept. Throws UsageError
