@@ -8,6 +8,7 @@
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/quantity.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -71,13 +72,14 @@ void write_outputs(const std::filesystem::path& out, const nlohmann::json& docum
 
 void print_markdown(const nlohmann::json& document, const CommonOptions& common) {
   const auto model = report::read_model(document);
-  std::cout << (common.quiet ? report::render_verdict_table(model.results, stdout_table_colour(common.color))
-                             : report::render_markdown(model));
+  std::cout << util::without_workflow_commands(
+      common.quiet ? report::render_verdict_table(model.results, stdout_table_colour(common.color))
+                   : report::render_markdown(model));
 }
 
 void print_warnings(const nlohmann::json& document) {
   for (const auto& warning : document.value("warnings", nlohmann::json::array())) {
-    std::cerr << "refbench: warning: " << warning.value("message", std::string()) << "\n";
+    std::cerr << "refbench: warning: " << util::printable(warning.value("message", std::string())) << "\n";
   }
 }
 
@@ -136,8 +138,9 @@ void print_failures(const runner::RunRecord& record) {
     std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
     std::cerr << fmt::format("refbench: error: cell {}: the {} command {} in {} — fix the command (its stderr "
                              "ends below) and rerun\n",
-                             cell.name, runner::arm_label(cell, f.arm), f.description, round);
-    std::string tail = process::last_lines(f.stderr_tail, 10);
+                             util::printable(cell.name), runner::arm_label(cell, f.arm), util::printable(f.description),
+                             round);
+    std::string tail = util::printable(process::last_lines(f.stderr_tail, 10), "\n\t");
     std::size_t start = 0;
     while (!tail.empty() && start <= tail.size()) {
       std::size_t end = std::min(tail.find('\n', start), tail.size());

@@ -16,6 +16,7 @@
 #include <refbench/util/quantity.hpp>
 #include <refbench/util/rng.hpp>
 #include <refbench/util/shell_words.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -210,9 +211,10 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
   document["total_seconds"] = runner::monotonic_now() - started;
   write_outputs(out, document);
-  std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
+  std::cout << util::without_workflow_commands(
+      report::render_verdict_table(results, stdout_table_colour(common.color)));
   if (!common.quiet) {
-    std::cout << report::render_run_summary(report::read_model(document)) << "\n";
+    std::cout << util::without_workflow_commands(report::render_run_summary(report::read_model(document))) << "\n";
     print_warnings(document);
     std::cout << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", settings.seed,
                              report::format_seconds(record.elapsed_seconds),

@@ -24,6 +24,7 @@
 #include <refbench/util/quantity.hpp>
 #include <refbench/util/rng.hpp>
 #include <refbench/util/shell_words.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <cerrno>
 #include <cmath>
@@ -413,9 +414,10 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   if (event) {
     publish_to_github(out, document, *event);
   }
-  std::cout << report::render_verdict_table(results, stdout_table_colour(common.color));
+  std::cout << util::without_workflow_commands(
+      report::render_verdict_table(results, stdout_table_colour(common.color)));
   if (!common.quiet) {
-    std::cout << report::render_run_summary(report::read_model(document)) << "\n";
+    std::cout << util::without_workflow_commands(report::render_run_summary(report::read_model(document))) << "\n";
     print_warnings(document);
     std::cout << fmt::format("seed {} · {} · report in {}\n", settings.seed,
                              report::format_seconds(record.elapsed_seconds), (out / "report.md").string());

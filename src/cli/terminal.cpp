@@ -1,4 +1,5 @@
 #include <refbench/cli/terminal.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -92,8 +93,8 @@ std::string format_time_left(double seconds) {
 
 std::string live_line(const ProgressView& v) {
   const std::string round = v.round == 0 ? "warm-up" : fmt::format("round {}/{}", v.round, v.max_rounds);
-  return fmt::format("refbench: {} ({}) · {} · {} of {}{}", v.cell, v.arm, round, format_clock(v.elapsed_seconds),
-                     format_clock(v.budget_seconds), ends_text(v.time_left, " · "));
+  return fmt::format("refbench: {} ({}) · {} · {} of {}{}", util::printable(v.cell), v.arm, round,
+                     format_clock(v.elapsed_seconds), format_clock(v.budget_seconds), ends_text(v.time_left, " · "));
 }
 
 std::string plain_line(const ProgressView& v) {

@@ -1,5 +1,6 @@
 #include <refbench/github/actions.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,44 +14,9 @@
 namespace refbench::github {
 namespace {
 
-// The control character that starts `text` at `at` (C0, DEL, or a C1 such
-// as CSI as its two UTF-8 bytes) as visible text (`\n`, `\x1b`, `\u009b`),
-// advancing `at`; nullopt for any other character.
-std::optional<std::string> visible_control(std::string_view text, std::size_t& at) {
-  const auto c = static_cast<unsigned char>(text[at]);
-  if (c < 0x20 || c == 0x7f) {
-    ++at;
-    return c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : fmt::format("\\x{:02x}", c);
-  }
-  if (c == 0xc2 && at + 1 < text.size()) {
-    const auto next = static_cast<unsigned char>(text[at + 1]);
-    if (next >= 0x80 && next <= 0x9f) {
-      at += 2;
-      return fmt::format("\\u{:04x}", next);
-    }
-  }
-  return std::nullopt;
-}
-
-// `text` with its control characters shown (see visible_control), except
-// those in `kept`.
-std::string shown(std::string_view text, std::string_view kept) {
-  std::string out;
-  for (std::size_t at = 0; at < text.size();) {
-    if (kept.find(text[at]) == std::string_view::npos) {
-      if (auto control = visible_control(text, at)) {
-        out += *control;
-        continue;
-      }
-    }
-    out += text[at++];
-  }
-  return out;
-}
-
 std::string escape(std::string_view text, bool property) {
   std::string out;
-  for (char c : shown(text, "\r\n")) {
+  for (char c : util::printable(text, "\r\n")) {
     switch (c) {
     case '%':
       out += "%25";
@@ -81,7 +47,7 @@ double number_or_nan(const nlohmann::json& entry, const char* key) {
 
 } // namespace
 
-std::string one_line(std::string_view text) { return shown(text, ""); }
+std::string one_line(std::string_view text) { return util::printable(text, ""); }
 
 std::string escape_data(std::string_view text) { return escape(text, false); }
 
@@ -122,7 +88,7 @@ std::vector<std::string> regression_annotations(const nlohmann::json& document, 
 }
 
 std::string output_entry(const std::string& key, const std::string& raw_value, const std::string& delimiter) {
-  const std::string value = shown(raw_value, "\n\t");
+  const std::string value = util::printable(raw_value, "\n\t");
   if (value.find('\n') == std::string::npos) {
     return key + "=" + value + "\n";
   }
@@ -143,7 +109,7 @@ void append_to_file(const std::string& path, const std::string& entries) {
 }
 
 std::string summary_text(const std::string& markdown, std::size_t already, std::size_t limit) {
-  std::string text = shown(markdown, "\n\t") + (markdown.ends_with('\n') ? "\n" : "\n\n");
+  std::string text = util::printable(markdown, "\n\t") + (markdown.ends_with('\n') ? "\n" : "\n\n");
   const std::size_t room = already < limit ? limit - already - 1 : 0;
   if (text.size() <= room) {
     return text;

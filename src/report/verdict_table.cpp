@@ -1,5 +1,6 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <cmath>
 #include <fmt/format.h>
@@ -17,7 +18,8 @@ bool intraword(std::string_view text, std::size_t at) {
 
 } // namespace
 
-std::string escape_cell(std::string_view text) {
+std::string escape_cell(std::string_view raw) {
+  const std::string text = util::printable(raw, "\n"); // no ESC/BEL from a name into a terminal or log
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];

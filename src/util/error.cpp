@@ -1,4 +1,5 @@
 #include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <csignal>
 
@@ -12,10 +13,10 @@ InterruptedError::InterruptedError(int signal_number)
 
 std::string format_error_line(const Error& error) {
   std::string line = "refbench: error: ";
-  line += error.what();
+  line += util::printable(error.what()); // names from configs and inputs reach terminals and CI logs
   if (!error.hint().empty()) {
     line += " — ";
-    line += error.hint();
+    line += util::printable(error.hint(), "\n"); // a hint may list one item a line
   }
   return line;
 }

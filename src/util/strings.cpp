@@ -1,9 +1,32 @@
 #include <refbench/util/strings.hpp>
 
+#include <algorithm>
+#include <fmt/format.h>
+#include <optional>
+
 namespace refbench::util {
 namespace {
 
 bool continues_sequence(char byte) { return (static_cast<unsigned char>(byte) & 0xC0U) == 0x80U; }
+
+// The control character that starts `text` at `at` (C0, DEL, or a C1 such
+// as CSI as its two UTF-8 bytes) as visible text (`\n`, `\x1b`, `\u009b`),
+// advancing `at`; nullopt for any other character.
+std::optional<std::string> visible_control(std::string_view text, std::size_t& at) {
+  const auto c = static_cast<unsigned char>(text[at]);
+  if (c < 0x20 || c == 0x7f) {
+    ++at;
+    return c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : fmt::format("\\x{:02x}", c);
+  }
+  if (c == 0xc2 && at + 1 < text.size()) {
+    const auto next = static_cast<unsigned char>(text[at + 1]);
+    if (next >= 0x80 && next <= 0x9f) {
+      at += 2;
+      return fmt::format("\\u{:04x}", next);
+    }
+  }
+  return std::nullopt;
+}
 
 } // namespace
 
@@ -41,6 +64,36 @@ std::string_view first_code_points(std::string_view text, std::size_t count) {
     }
   }
   return text;
+}
+
+std::string printable(std::string_view text, std::string_view kept) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    if (kept.find(text[at]) == std::string_view::npos) {
+      if (auto control = visible_control(text, at)) {
+        out += *control;
+        continue;
+      }
+    }
+    out += text[at++];
+  }
+  return out;
+}
+
+std::string without_workflow_commands(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size() - 1) + 1;
+    const std::string_view line = text.substr(start, end - start);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line.substr(first).starts_with("::")) {
+      out += '\\';
+    }
+    out += line;
+    start = end;
+  }
+  return out;
 }
 
 } // namespace refbench::util

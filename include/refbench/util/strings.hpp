@@ -20,4 +20,14 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
 // The first `count` code points of UTF-8 `text` (all of it if shorter).
 std::string_view first_code_points(std::string_view text, std::size_t count);
 
+// `text` with its control characters (C0, DEL, and C1 such as CSI as their
+// two UTF-8 bytes) shown as visible text (`\n`, `\x1b`, `\u009b`), except
+// those in `kept`: safe to print to a terminal or a CI log.
+std::string printable(std::string_view text, std::string_view kept = "");
+
+// `text` with a backslash before every line that would otherwise start
+// (after blanks) with "::", so no line of it is read as a CI workflow
+// command when printed to a GitHub Actions log.
+std::string without_workflow_commands(std::string_view text);
+
 } // namespace refbench::util
