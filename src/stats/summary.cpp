@@ -13,7 +13,8 @@ double median(std::span<const double> values) {
   std::vector<double> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());
   std::size_t mid = sorted.size() / 2;
-  return sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
+  // halves first: the sum of two values near the largest double overflows
+  return sorted.size() % 2 == 1 ? sorted[mid] : sorted[mid - 1] / 2.0 + sorted[mid] / 2.0;
 }
 
 } // namespace refbench::stats

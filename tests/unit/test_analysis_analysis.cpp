@@ -259,3 +259,23 @@ TEST_CASE("a fixed seed and the same measurements give byte-identical analysis")
   CHECK(first == run());
   CHECK(first.find("x-control") != std::string::npos); // the automatic A/A control was added
 }
+
+TEST_CASE("analysis::analyze: a ratio beyond a double is an ERROR naming the values") {
+  MetricSamples huge;
+  huge.metric = "wall";
+  huge.gated = true;
+  huge.baseline.assign(20, 0.1);
+  huge.candidate.assign(20, 1e308);
+  for (std::size_t i = 0; i < 20; ++i) {
+    huge.candidate[i] *= 1.0 - 0.001 * static_cast<double>(i);
+  }
+  auto r = analyze({{"big", false, std::nullopt, {huge}}}, Settings{}).front();
+  CHECK(r.verdict == stats::Verdict::error);
+  REQUIRE(r.error.has_value());
+  INFO(*r.error);
+  CHECK(r.error->find("beyond what a double holds (baseline median 0.1, candidate median 9.9") != std::string::npos);
+  CHECK(overall_verdict({r}) == "error");
+  // large but representable ratios stay ordinary results
+  huge.candidate.assign(20, 1e300);
+  CHECK(analyze({{"big", false, std::nullopt, {huge}}}, Settings{}).front().verdict == stats::Verdict::regression);
+}

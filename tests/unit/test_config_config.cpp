@@ -2,6 +2,7 @@
 
 #include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
+#include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
 
 using namespace refbench;
@@ -264,4 +265,41 @@ TEST_CASE("config::plan_cells fills {cpus.NAME}") {
     CHECK(cells[0].baseline.argv[2] == "0-15");
     CHECK(cells[0].candidate.env == std::vector<std::string>{"CLIENT=taskset -c 0-15"});
   }
+}
+
+TEST_CASE("config: cell names are unique after expansion and never end in -control") {
+  const std::string cell = "[[cell]]\nname = \"x\"\ncommand = \"w\"\n";
+  CHECK(error_of("[[cell]]\nname = \"x-control\"\ncommand = \"w\"\n") ==
+        "refbench.toml:1:1: cell name 'x-control' ends in '-control', which names the A/A control cells");
+  CHECK(error_of(
+            "[payloads]\nsizes = [\"1KiB\", \"1KiB\"]\n[[cell]]\nname = \"c-{size}\"\ncommand = \"w {payload}\"\n") ==
+        "refbench.toml:3:1: cell 'c-{size}' expands to 'c-1KiB' twice: [payloads] sizes repeats a size");
+  CHECK(error_of("[payloads]\nsizes = [\"1KiB\"]\n[[cell]]\nname = \"c\"\ncommand = \"w {payload}\"\n" +
+                 std::string("[[cell]]\nname = \"c-1KiB\"\ncommand = \"w\"\n")) ==
+        "refbench.toml:6:1: a cell named 'c-1KiB' appears twice (also at refbench.toml:3:1)");
+  CHECK(error_of("[[cell]]\nname = \"c\"\ncommand = \"w {payload}\"\n") ==
+        "refbench.toml:1:1: cell 'c' uses {payload}, but the config has no [payloads] sizes");
+  CHECK(error_of("[[cell]]\nname = \"c\"\ncommand = \"w\"\ncheck_output = true\n")
+            .starts_with("refbench.toml:4:16: cell.check_output compares the arms' {output} files, but the command "
+                         "never mentions {output}"));
+  CHECK(error_of(cell + "[run]\n") == "<no error>");
+}
+
+TEST_CASE("config::plan_cells quotes the values it fills into sh -c scripts") {
+  auto c = parse_config("[payloads]\nsizes = [\"1KiB\"]\n[[cell]]\nname = \"c\"\n"
+                        "command = \"cat {payload} > {output}; {arm}/x\"\n"
+                        "[[cell]]\nname = \"argv\"\ncommand = [\"{arm}/x\", \"{payload}\"]\n",
+                        "refbench.toml");
+  const std::string hostile = "/o$(touch X) 'q'";
+  auto cells = plan_cells(c.cells, {{"1KiB", hostile + "/p.bin", 1024}}, {hostile + "/a", hostile + "/b"}, {},
+                          std::chrono::seconds(1));
+  REQUIRE(cells.size() == 2);
+  CHECK(cells[0].shell);
+  CHECK(cells[0].baseline.argv[2] == "cat '/o$(touch X) '\\''q'\\''/p.bin' > {output}; '/o$(touch X) '\\''q'\\''/a'/x");
+  runner::substitute_placeholders(cells[0].baseline, 3, hostile + "/out", cells[0].shell);
+  CHECK(cells[0].baseline.argv[2] ==
+        "cat '/o$(touch X) '\\''q'\\''/p.bin' > '/o$(touch X) '\\''q'\\''/out'; '/o$(touch X) '\\''q'\\''/a'/x");
+  // argv words are never quoted: no shell reads them
+  CHECK_FALSE(cells[1].shell);
+  CHECK(cells[1].baseline.argv == std::vector<std::string>{hostile + "/a/x", hostile + "/p.bin"});
 }

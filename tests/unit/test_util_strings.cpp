@@ -1,0 +1,23 @@
+#include <doctest/doctest.h>
+
+#include <refbench/util/strings.hpp>
+
+using namespace refbench::util;
+
+TEST_CASE("util::printable") {
+  CHECK(printable("plain name-1KiB") == "plain name-1KiB");
+  CHECK(printable("x\x1b[31mred\x07") == "x\\x1b[31mred\\x07");
+  CHECK(printable("a\nb\tc\r") == "a\\nb\\tc\\r");
+  CHECK(printable("a\nb\tc", "\n") == "a\nb\\tc");
+  CHECK(printable("csi \xc2\x9b"
+                  "2J and é") == "csi \\u009b2J and é"); // C1 as UTF-8; other UTF-8 kept
+  CHECK(printable(std::string_view("nul\0end", 7)) == "nul\\x00end");
+}
+
+TEST_CASE("util::without_workflow_commands") {
+  CHECK(without_workflow_commands("| a | b |\n") == "| a | b |\n");
+  CHECK(without_workflow_commands("x\n::error::pwned\n  ::add-mask::y\nz ::ok") ==
+        "x\n\\::error::pwned\n\\  ::add-mask::y\nz ::ok");
+  CHECK(without_workflow_commands("::set-output") == "\\::set-output");
+  CHECK(without_workflow_commands("") == "");
+}
