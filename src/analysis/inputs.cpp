@@ -1,5 +1,7 @@
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/json_input.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -86,8 +88,9 @@ bool split_csv_line(const std::string& line, std::vector<std::string>& fields) {
   return !quoted;
 }
 
-std::vector<CellSamples> parse_pairs_csv(const std::string& text, const std::string& source,
+std::vector<CellSamples> parse_pairs_csv(const std::string& input, const std::string& source,
                                          const std::string& default_cell, Direction direction) {
+  const std::string_view text = util::without_bom(input);
   std::vector<CellSamples> cells;
   std::map<std::string, std::size_t> column;
   std::vector<std::string> fields;
@@ -95,7 +98,7 @@ std::vector<CellSamples> parse_pairs_csv(const std::string& text, const std::str
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = std::min(text.find('\n', start), text.size());
-    std::string line = text.substr(start, end - start);
+    std::string line(text.substr(start, end - start));
     start = end + 1;
     ++line_number;
     const std::string where = fmt::format("{}:{}", source, line_number);
@@ -139,21 +142,20 @@ std::vector<CellSamples> parse_pairs_csv(const std::string& text, const std::str
 
 std::vector<CellSamples> parse_hyperfine_json(const std::string& text, const std::string& source,
                                               const std::string& cell, Direction direction) {
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    bad_input(source, fmt::format("invalid JSON at byte {}: {}", error.byte, error.what()),
-              "pass the file hyperfine --export-json wrote");
+  auto parsed = util::parse_json(text);
+  if (!parsed) {
+    bad_input(source, parsed.error(), "pass the file hyperfine --export-json wrote");
   }
-  if (!document.contains("results") || !document["results"].is_array() || document["results"].size() != 2) {
+  const nlohmann::json& document = *parsed;
+  if (!document.is_object() || !document.contains("results") || !document["results"].is_array() ||
+      document["results"].size() != 2) {
     bad_input(source, "a hyperfine export needs exactly two results (baseline first, then candidate)",
               "run hyperfine with the two commands to compare");
   }
   auto times = [&](std::size_t index) {
     std::vector<double> values;
     const auto& result = document["results"][index];
-    if (!result.contains("times") || !result["times"].is_array()) {
+    if (!result.is_object() || !result.contains("times") || !result["times"].is_array()) {
       bad_input(source, fmt::format("results[{}] has no 'times' array", index), "use hyperfine 1.12 or newer");
     }
     for (const auto& t : result["times"]) {

@@ -8,6 +8,8 @@
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/json_input.hpp>
+#include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
 
 #include <cerrno>
@@ -30,7 +32,7 @@ std::vector<runner::Metric> metric_names(const nlohmann::json& settings, const c
     return fallback;
   }
   std::vector<runner::Metric> metrics;
-  for (const auto& name : settings[key]) {
+  for (const auto& name : settings[key]) { // strings: the reader checked them
     if (auto parsed = runner::parse_metric_list(name.get<std::string>())) {
       metrics.insert(metrics.end(), parsed->begin(), parsed->end());
     }
@@ -68,24 +70,23 @@ Loaded from_run(const runner::ReadRun& run) {
 Loaded load(const std::string& path, analysis::Direction direction) {
   const std::string text = read_input_file(path);
   const std::string stem = fs::path(path).stem().string();
-  const auto first = text.find_first_not_of(" \t\r\n");
   if (runner::looks_like_journal(path, text)) {
     return from_run(runner::read_journal(text, path));
   }
   Loaded loaded;
-  if (first != std::string::npos && text[first] == '{') {
-    nlohmann::json document;
-    try {
-      document = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
-      throw UsageError(fmt::format("{}: invalid JSON at byte {}: {}", path, error.byte, error.what()),
+  const std::string_view body = util::without_bom(text);
+  const auto first = body.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && body[first] == '{') {
+    auto document = util::parse_json(body);
+    if (!document) {
+      throw UsageError(fmt::format("{}: {}", path, document.error()),
                        "pass a refbench results.json, a hyperfine --export-json file or a CSV");
     }
-    if (document.contains("results")) {
+    if (document->contains("results")) {
       loaded.cells = analysis::parse_hyperfine_json(text, path, stem, direction);
       return loaded;
     }
-    return from_run(runner::read_results(document, path));
+    return from_run(runner::read_results(*document, path));
   }
   loaded.cells = analysis::parse_pairs_csv(text, path, stem, direction);
   return loaded;
@@ -108,7 +109,7 @@ CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
   cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap (default: the run's, else signed-rank)")
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}));
   add_fail_on_option(*cmd, o.fail_on);
-  cmd->add_option("--seed", o.seed, "Seed of the bootstrap (default: the run's seed, else 0)");
+  cmd->add_option("--seed", o.seed, "Seed of the bootstrap (default: the run's seed, else 0)")->check(check_seed);
   return cmd;
 }
 

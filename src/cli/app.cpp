@@ -87,8 +87,9 @@ int main(int argc, char** argv) {
               << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";
     return static_cast<int>(ExitCode::measurement);
   } catch (const std::exception& error) {
-    std::cerr << "refbench: error: internal error: " << error.what()
-              << " — please report it with the command line; the journal in the output directory has the samples\n";
+    const bool measured = compare_command->parsed() || run_command->parsed(); // only these write a journal
+    std::cerr << "refbench: error: internal error: " << error.what() << " — please report it with the command line"
+              << (measured ? "; the journal in the output directory has the samples" : "") << "\n";
     return static_cast<int>(ExitCode::measurement);
   }
 }

@@ -34,6 +34,11 @@ void add_format_option(CLI::App& command, std::string& format) {
       ->capture_default_str();
 }
 
+std::string check_seed(const std::string& text) {
+  auto seed = util::parse_seed(text);
+  return seed ? std::string() : seed.error();
+}
+
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {
   auto parsed = util::parse_duration(text);
   if (!parsed) {

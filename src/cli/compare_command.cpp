@@ -111,7 +111,8 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--precision", o.precision, "Target interval half-width in log units")->capture_default_str();
   cmd->add_option("--threshold", o.threshold, "Ratio beyond which a change is a regression")->capture_default_str();
   cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions")->capture_default_str();
-  cmd->add_option("--seed", o.seed, "Seed of the shuffles and pads (default: random, always recorded)");
+  cmd->add_option("--seed", o.seed, "Seed of the shuffles and pads (default: random, always recorded)")
+      ->check(check_seed);
   cmd->add_option("--warmup", o.warmup, "Discarded runs of each command before round 1")->capture_default_str();
   cmd->add_option("--timeout", o.timeout, "Per-invocation timeout, e.g. 30s, 10m")->capture_default_str();
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();

@@ -201,7 +201,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_option("--precision", o.precision, "Target interval half-width in log units (default 0.02)");
   cmd->add_option("--threshold", o.threshold, "Ratio beyond which a change is a regression (default 1.15)");
   cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions (default 0.05)");
-  cmd->add_option("--seed", o.seed, "Seed of shuffles, pads and payloads (default: random, recorded)");
+  cmd->add_option("--seed", o.seed, "Seed of shuffles, pads and payloads (default: random, recorded)")
+      ->check(check_seed);
   cmd->add_option("--warmup", o.warmup, "Discarded runs of each cell and arm before round 1 (default 1)");
   cmd->add_option("--timeout", o.timeout, "Per-invocation timeout (default 10m)");
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();

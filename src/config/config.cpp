@@ -4,6 +4,7 @@
 #include <refbench/config/config.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/quantity.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -104,11 +105,12 @@ std::vector<PayloadSize> read_payloads(const toml::table& table, const std::stri
 Config parse_config(const std::string& text, const std::string& source) {
   toml::table root;
   try {
-    root = toml::parse(text, source);
+    root = toml::parse(util::without_bom(text), source);
   } catch (const toml::parse_error& error) {
     throw UsageError(fmt::format("{}: {}", position(source, error.source()), error.description()),
                      "fix the TOML syntax");
   }
+  detail::reject_nul(root, source);
   Config config;
   config.path = source;
   TableReader r(root, source, "");

@@ -217,6 +217,28 @@ private:
   std::set<std::string> m_used;
 };
 
+// Fails at the first key or string under `node` that holds a NUL byte (a
+// `\u0000` escape): commands and environment entries would end there.
+inline void reject_nul(const toml::node& node, const std::string& source) {
+  auto fail = [&](const toml::source_region& where, const std::string& what) {
+    throw UsageError(fmt::format("{}: {} holds a NUL character (\\u0000)", position(source, where), what), k_hint);
+  };
+  if (const auto* table = node.as_table()) {
+    for (const auto& [key, value] : *table) {
+      if (key.str().find('\0') != std::string_view::npos) {
+        fail(key.source(), "a key");
+      }
+      reject_nul(value, source);
+    }
+  } else if (const auto* array = node.as_array()) {
+    for (const auto& item : *array) {
+      reject_nul(item, source);
+    }
+  } else if (const auto* text = node.as_string(); text != nullptr && text->get().find('\0') != std::string::npos) {
+    fail(node.source(), "a string");
+  }
+}
+
 // One [[cell]] table of `source`, validated (cell_config.cpp).
 CellConfig read_cell(const toml::table& table, const std::string& source);
 

@@ -1,4 +1,5 @@
 #include <refbench/github/comment.hpp>
+#include <refbench/util/json_input.hpp>
 
 #include <fmt/format.h>
 
@@ -156,10 +157,11 @@ CommentArtifact parse_comment_artifact(const std::string& text, const std::strin
     throw UsageError(
         fmt::format("{} is {} bytes, more than the {} a report can be", path, text.size(), k_artifact_limit), hint);
   }
-  auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    throw UsageError(path + " is not a JSON object", hint);
+  auto parsed = util::parse_json(text);
+  if (!parsed || !parsed->is_object()) {
+    throw UsageError(fmt::format("{} is not a JSON object{}", path, parsed ? "" : ": " + parsed.error()), hint);
   }
+  const nlohmann::json& json = *parsed;
   const auto& pr = json.contains("pr") ? json["pr"] : nlohmann::json();
   if (!pr.is_number_unsigned() || pr.get<std::uint64_t>() == 0) {
     throw UsageError(fmt::format("{}: \"pr\" must be a positive integer, found {}", path,

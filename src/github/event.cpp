@@ -1,5 +1,6 @@
 #include <refbench/github/event.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/json_input.hpp>
 
 #include <algorithm>
 #include <array>
@@ -140,11 +141,12 @@ void refuse_pull_request_target(const std::string& event, bool allowed) {
 
 EventPlan plan_for_event(const std::string& name, const std::string& payload, const std::string& path,
                          const std::string& sha) {
-  auto event = nlohmann::json::parse(payload, nullptr, false);
-  if (event.is_discarded() || !event.is_object()) {
-    throw UsageError(path + " is not a JSON object",
+  auto parsed = util::parse_json(payload);
+  if (!parsed || !parsed->is_object()) {
+    throw UsageError(fmt::format("{} is not a JSON object{}", path, parsed ? "" : ": " + parsed.error()),
                      "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
   }
+  const nlohmann::json& event = *parsed;
   if (name == "pull_request" || name == "pull_request_target") {
     EventPlan plan{name};
     const auto* pull_request = member(event, "pull_request");

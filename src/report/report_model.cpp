@@ -224,10 +224,17 @@ namespace {
 // The `shard` object of one shard's document, or the `shards` list of a
 // merge of shards (each with its index and count).
 std::optional<ShardsInfo> shards_at(const json& document) {
+  // a count or index that is no integer from 0 to k_max_shards reads as 0
+  // (unknown): the report lists the shards from 1 to the count
+  constexpr std::int64_t k_max_shards = 100000;
+  auto size_at = [](const json& j, const char* key) {
+    const auto value = integer_at(j, key).value_or(0);
+    return static_cast<std::size_t>(value >= 0 && value <= k_max_shards ? value : 0);
+  };
   ShardsInfo info;
   if (const json* shard = member(document, "shard"); shard != nullptr && shard->is_object()) {
-    info.indices = {shard->value("index", std::size_t{0})};
-    info.count = shard->value("count", std::size_t{0});
+    info.indices = {size_at(*shard, "index")};
+    info.count = size_at(*shard, "count");
     return info;
   }
   info.merged = true;
@@ -235,8 +242,8 @@ std::optional<ShardsInfo> shards_at(const json& document) {
     if (!entry.is_object() || !entry.contains("index")) {
       return std::nullopt;
     }
-    info.indices.push_back(entry.value("index", std::size_t{0}));
-    info.count = entry.value("count", std::size_t{0});
+    info.indices.push_back(size_at(entry, "index"));
+    info.count = size_at(entry, "count");
   }
   if (info.indices.empty()) {
     return std::nullopt;

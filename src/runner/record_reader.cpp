@@ -2,7 +2,12 @@
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 
+#include <refbench/util/json_input.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <climits>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 
 namespace refbench::runner {
@@ -34,67 +39,243 @@ StopReason stop_from(const std::string& reason) {
   return StopReason::running;
 }
 
+constexpr const char* k_hint = "pass a results.json or journal.jsonl written by refbench";
+// Bounds far above any real run, so a corrupt count is refused before it
+// sizes a loop or a table.
+constexpr std::int64_t k_max_count = 100000000;
+constexpr double k_max_seconds = 1e9;
+// The most shards a merge may list (as `run --shard K/N` accepts).
+constexpr std::int64_t k_max_shards = 100000;
+
+// Reads the members of one object of `where` ("FILE" or "FILE:LINE"),
+// naming `path` (e.g. "cells[2].samples[0]") in every error.
+class Fields {
+public:
+  Fields(const nlohmann::json& object, std::string where, std::string path)
+      : m_object(object), m_where(std::move(where)), m_path(std::move(path)) {
+    if (!object.is_object()) {
+      fail(fmt::format("{} must be an object, got {}", m_path.empty() ? "the document" : m_path,
+                       util::json_excerpt(object)));
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw UsageError(fmt::format("{}: {}", m_where, problem), k_hint);
+  }
+
+  // `key` as it is named in messages and sub-paths.
+  std::string name(std::string_view key) const {
+    return m_path.empty() ? std::string(key) : fmt::format("{}.{}", m_path, key);
+  }
+
+  template <class T> T take(std::expected<T, std::string> value) const {
+    if (!value) {
+      fail(m_path.empty() ? value.error() : m_path + "." + value.error());
+    }
+    return *std::move(value);
+  }
+
+  std::string string(std::string_view key, std::optional<std::string> fallback = std::nullopt) const {
+    return take(util::string_member(m_object, key, std::move(fallback)));
+  }
+  bool boolean(std::string_view key, bool fallback) const { return take(util::bool_member(m_object, key, fallback)); }
+  std::int64_t integer(std::string_view key, std::int64_t low, std::int64_t high,
+                       std::optional<std::int64_t> fallback = std::nullopt) const {
+    return take(util::integer_member(m_object, key, low, high, fallback));
+  }
+  int count(std::string_view key, std::optional<int> fallback = std::nullopt) const {
+    return static_cast<int>(integer(key, 0, INT_MAX, fallback));
+  }
+  double seconds(std::string_view key, std::optional<double> fallback = std::nullopt) const {
+    return take(util::number_member(m_object, key, 0.0, k_max_seconds, fallback));
+  }
+  std::uint64_t seed() const { return take(util::unsigned_member(m_object, "seed")); }
+
+  // The member `key`, which must be of `kind` ("object" or "array"); an
+  // empty one of that kind when it is missing and `required` is false.
+  nlohmann::json part(std::string_view key, bool is_array, bool required) const {
+    auto it = m_object.find(key);
+    if (it == m_object.end() || it->is_null()) {
+      if (required) {
+        fail(fmt::format("{} is missing", name(key)));
+      }
+      return is_array ? nlohmann::json::array() : nlohmann::json::object();
+    }
+    if (is_array ? !it->is_array() : !it->is_object()) {
+      fail(fmt::format("{} must be an {}, got {}", name(key), is_array ? "array" : "object", util::json_excerpt(*it)));
+    }
+    return *it;
+  }
+
+  const nlohmann::json& object() const { return m_object; }
+
+  // The fields of `object`, a part of this one named `path`.
+  Fields inner(const nlohmann::json& object, std::string path) const {
+    return Fields(object, m_where, std::move(path));
+  }
+
+private:
+  const nlohmann::json& m_object;
+  std::string m_where;
+  std::string m_path;
+};
+
+Arm arm_of(const Fields& f) {
+  const std::string arm = f.string("arm");
+  if (arm != "baseline" && arm != "candidate") {
+    f.fail(fmt::format("{} must be \"baseline\" or \"candidate\", got \"{}\"", f.name("arm"), arm));
+  }
+  return arm == "candidate" ? Arm::candidate : Arm::baseline;
+}
+
+// Every member of `object` must be a string: metric names.
+void check_strings(const Fields& f, std::string_view key) {
+  for (const auto& item : f.part(key, true, false)) {
+    if (!item.is_string()) {
+      f.fail(fmt::format("{} must hold only strings, got {}", f.name(key), util::json_excerpt(item)));
+    }
+  }
+}
+
+// A metric → number table (sample values, per-metric thresholds) whose
+// numbers lie in [`low`, `high`].
+std::map<std::string, double> number_table(const Fields& f, std::string_view key, double low, double high) {
+  std::map<std::string, double> table;
+  const auto part = f.part(key, false, false);
+  const Fields entries = f.inner(part, f.name(key));
+  for (const auto& [name, value] : part.items()) {
+    table[name] = entries.take(util::number_member(part, name, low, high));
+  }
+  return table;
+}
+
+// The settings a run recorded, checked where analysis and the report read them.
+nlohmann::json settings_from(const Fields& document) {
+  auto settings = document.part("settings", false, true);
+  const Fields f = document.inner(settings, document.name("settings"));
+  f.integer("min_rounds", 1, k_max_count, 10);
+  f.integer("max_rounds", 0, k_max_count, 0);
+  f.integer("warmup", 0, k_max_count, 0);
+  f.seconds("budget_seconds", 0.0);
+  f.take(util::number_member(settings, "threshold", 1.0, 1e9, 1.15));
+  f.take(util::number_member(settings, "alpha", 0.0, 1.0, 0.05));
+  f.take(util::number_member(settings, "precision", 0.0, 1e9, 0.02));
+  f.string("interval", "signed-rank");
+  check_strings(f, "metrics");
+  check_strings(f, "gate");
+  return settings;
+}
+
+// A cell's "meta" (what the config said about it), checked before it is read.
+CellMeta meta_from(const Fields& cell) {
+  const auto meta = cell.part("meta", false, false);
+  const Fields f = cell.inner(meta, cell.name("meta"));
+  check_strings(f, "metrics");
+  check_strings(f, "gate");
+  number_table(f, "threshold", 1.0, 1e9);
+  f.string("family", "");
+  f.take(util::unsigned_member(meta, "payload_bytes", 0));
+  f.seconds("min_duration", 0.0);
+  f.string("window", "");
+  check_strings(f, "require");
+  const auto custom = f.part("custom", true, false);
+  for (std::size_t i = 0; i < custom.size(); ++i) {
+    const Fields metric = f.inner(custom[i], fmt::format("{}[{}]", f.name("custom"), i));
+    metric.string("name");
+    metric.string("key");
+    for (const char* key : {"from", "format", "better", "unit"}) {
+      metric.string(key, "");
+    }
+  }
+  return cell_meta_from_json(meta);
+}
+
 // A sample object (journal line or results.json entry) as a Sample of `cell`.
-Sample sample_from(const nlohmann::json& j, std::size_t cell) {
+Sample sample_from(const Fields& f, std::size_t cell) {
   Sample s;
   s.cell = cell;
-  s.arm = j.at("arm").get<std::string>() == "candidate" ? Arm::candidate : Arm::baseline;
-  s.round = j.at("round").get<int>();
-  s.order = j.at("order").get<std::size_t>();
+  s.arm = arm_of(f);
+  s.round = f.count("round");
+  s.order = static_cast<std::size_t>(f.integer("order", 0, k_max_count));
   auto& o = s.outcome;
-  o.termination = termination_from(j.at("status").get<std::string>());
-  o.exit_code = j.value("exit_code", 0);
-  o.signal = j.value("signal", 0);
-  o.wall_seconds = j.at("wall").get<double>();
-  o.user_seconds = j.at("user").get<double>();
-  o.sys_seconds = j.at("sys").get<double>();
-  o.peak_rss_bytes = j.at("rss").get<std::int64_t>();
-  o.rss_floor_bytes = j.value("rss_floor", std::int64_t{0});
-  o.stderr_tail = j.value("stderr_tail", std::string());
-  s.values = j.value("values", std::map<std::string, double>{});
-  s.problem = j.value("problem", std::string());
+  o.termination = termination_from(f.string("status"));
+  o.exit_code = static_cast<int>(f.integer("exit_code", INT_MIN, INT_MAX, 0));
+  o.signal = static_cast<int>(f.integer("signal", 0, 1024, 0));
+  o.wall_seconds = f.seconds("wall");
+  o.user_seconds = f.seconds("user");
+  o.sys_seconds = f.seconds("sys");
+  o.peak_rss_bytes = f.integer("rss", 0, INT64_MAX);
+  o.rss_floor_bytes = f.integer("rss_floor", 0, INT64_MAX, 0);
+  o.stderr_tail = f.string("stderr_tail", "");
+  s.values = number_table(f, "values", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
+  s.problem = f.string("problem", "");
   return s;
 }
 
-std::optional<CellFailure> failure_from(const nlohmann::json& cell) {
-  if (!cell.contains("failure")) {
+std::optional<CellFailure> failure_from(const Fields& cell) {
+  if (!cell.object().contains("failure") || cell.object()["failure"].is_null()) {
     return std::nullopt;
   }
-  const auto& f = cell["failure"];
-  return CellFailure{f.at("arm").get<std::string>() == "candidate" ? Arm::candidate : Arm::baseline,
-                     f.at("round").get<int>(), f.at("description").get<std::string>(),
-                     f.value("stderr_tail", std::string()), false};
+  const auto failure = cell.part("failure", false, true);
+  const Fields f = cell.inner(failure, cell.name("failure"));
+  return CellFailure{arm_of(f), f.count("round"), f.string("description"), f.string("stderr_tail", ""), false};
+}
+
+// The rss probe of a header or results.json: method, floor and resolution.
+process::RssProbe rss_from(const Fields& document) {
+  const auto rss = document.part("rss", false, true);
+  const Fields f = document.inner(rss, document.name("rss"));
+  return {f.string("method"), f.integer("floor_bytes", 0, INT64_MAX), f.seconds("spawn_resolution_seconds", 0.0)};
+}
+
+// The header facts both kinds of file share: seed, rss, settings and the
+// labels the report shows.
+void header_from(const Fields& f, ReadRun& run) {
+  run.record.seed = f.seed();
+  run.record.rss = rss_from(f);
+  run.settings = settings_from(f);
+  for (const char* key : {"command", "reproduce"}) {
+    f.string(key, "");
+  }
+  run.environment = f.part("environment", false, false);
+}
+
+// A merge's list of shards: index and count in range, so the report can
+// count the missing ones.
+void check_shards(const Fields& document) {
+  const auto shards = document.part("shards", true, false);
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const Fields f = document.inner(shards[i], fmt::format("shards[{}]", i));
+    f.integer("index", 1, k_max_shards, 1);
+    f.integer("count", 1, k_max_shards, 1);
+  }
 }
 
 } // namespace
 
 ReadRun read_results(const nlohmann::json& document, const std::string& source) {
-  try {
-    ReadRun run;
-    run.record.seed = document.at("seed").get<std::uint64_t>();
-    run.record.rss = {document.at("rss").at("method").get<std::string>(),
-                      document.at("rss").at("floor_bytes").get<std::int64_t>(),
-                      document.at("rss").value("spawn_resolution_seconds", 0.0)};
-    run.record.elapsed_seconds = document.value("elapsed_seconds", 0.0);
-    run.settings = document.at("settings");
-    run.arms = document.value("arms", nlohmann::json::object());
-    run.environment = document.value("environment", nlohmann::json::object());
-    run.partial = document.value("partial", false);
-    run.header = document;
-    for (const auto& cell : document.at("cells")) {
-      std::size_t index = run.record.cells.size();
-      run.record.cells.push_back({cell.at("name").get<std::string>(), cell.value("control", false),
-                                  stop_from(cell.value("stop_reason", std::string())), cell.value("rounds", 0),
-                                  failure_from(cell), cell_meta_from_json(cell.value("meta", nlohmann::json()))});
-      for (const auto& sample : cell.at("samples")) {
-        run.record.samples.push_back(sample_from(sample, index));
-      }
+  const Fields f(document, source, "");
+  ReadRun run;
+  header_from(f, run);
+  run.record.elapsed_seconds = f.seconds("elapsed_seconds", 0.0);
+  run.arms = f.part("arms", false, false);
+  run.partial = f.boolean("partial", false);
+  check_shards(f);
+  run.header = document;
+  const auto cells = f.part("cells", true, true);
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const Fields cell(cells[c], source, fmt::format("cells[{}]", c));
+    const std::size_t index = run.record.cells.size();
+    run.record.cells.push_back({cell.string("name"), cell.boolean("control", false),
+                                stop_from(cell.string("stop_reason", "")), cell.count("rounds", 0), failure_from(cell),
+                                meta_from(cell)});
+    const auto samples = cell.part("samples", true, true);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      run.record.samples.push_back(
+          sample_from(Fields(samples[i], source, fmt::format("{}[{}]", cell.name("samples"), i)), index));
     }
-    return run;
-  } catch (const nlohmann::json::exception& error) {
-    throw UsageError(fmt::format("{}: not a refbench results.json: {}", source, error.what()),
-                     "pass a results.json or journal.jsonl written by refbench");
   }
+  return run;
 }
 
 ReadRun read_journal(const std::string& text, const std::string& source) {
@@ -108,75 +289,71 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
     }
     return it->second;
   };
+  const std::string_view body = util::without_bom(text);
   std::size_t line_number = 0;
   std::size_t start = 0;
   bool have_header = false;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
+  while (start < body.size()) {
+    std::size_t end = body.find('\n', start);
     const bool torn = end == std::string::npos; // the last write of a killed run
-    std::string line = text.substr(start, torn ? std::string::npos : end - start);
-    start = torn ? text.size() : end + 1;
+    const std::string_view line = body.substr(start, torn ? std::string::npos : end - start);
+    start = torn ? body.size() : end + 1;
     ++line_number;
     if (line.empty()) {
       continue;
     }
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-      const std::string type = j.at("type").get<std::string>();
-      if (!have_header && type != "header") {
-        throw UsageError(fmt::format("{}:{}: not a refbench journal (no header line before it)", source, line_number),
-                         "pass a journal.jsonl written by refbench");
-      }
-      if (type == "header") {
-        have_header = true;
-        run.header = j;
-        run.record.seed = j.at("seed").get<std::uint64_t>();
-        run.record.rss = {j.at("rss").at("method").get<std::string>(),
-                          j.at("rss").at("floor_bytes").get<std::int64_t>(),
-                          j.at("rss").value("spawn_resolution_seconds", 0.0)};
-
-        run.settings = j.at("settings");
-        run.arms = {{"baseline", {{"command", j.value("baseline", std::string())}}},
-                    {"candidate", {{"command", j.value("candidate", std::string())}}}};
-        run.environment = j.value("environment", nlohmann::json::object());
-        for (const auto& cell : j.value("cells", nlohmann::json::array())) {
-          auto& read = run.record.cells[cell_of(cell.at("name").get<std::string>())];
-          read.control = cell.value("control", false);
-          read.meta = cell_meta_from_json(cell.value("meta", nlohmann::json()));
-        }
-      } else if (type == "sample") {
-        auto sample = sample_from(j, cell_of(j.at("cell").get<std::string>()));
-        auto& cell = run.record.cells[sample.cell];
-        cell.rounds = std::max(cell.rounds, sample.round);
-        if (!process::succeeded(sample.outcome) && !cell.failure &&
-            sample.outcome.termination != process::Termination::cancelled) {
-          std::string what = sample.outcome.termination == process::Termination::timed_out
-                                 ? std::string("timed out")
-                                 : process::describe(sample.outcome, {});
-          cell.failure = CellFailure{sample.arm, sample.round, what, sample.outcome.stderr_tail, false};
-        } else if (!sample.problem.empty() && !cell.failure) {
-          cell.failure = CellFailure{sample.arm, sample.round, sample.problem, sample.outcome.stderr_tail, false};
-        }
-        run.record.samples.push_back(std::move(sample));
-      } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
-        auto& added = run.record.cells[cell_of(j.at("name").get<std::string>())];
-        added.control = j.value("control", false);
-        added.meta = cell_meta_from_json(j.value("meta", nlohmann::json()));
-      } else if (type == "stop") {
-        auto& cell = run.record.cells[cell_of(j.at("cell").get<std::string>())];
-        cell.stop = stop_from(j.at("reason").get<std::string>());
-      }
-    } catch (const nlohmann::json::exception& error) {
+    const std::string where = fmt::format("{}:{}", source, line_number);
+    auto parsed = util::parse_json(line);
+    if (!parsed) {
       if (torn) {
         break;
       }
-      throw UsageError(fmt::format("{}:{}: not a refbench journal line: {}", source, line_number, error.what()),
-                       "pass a journal.jsonl written by refbench");
+      throw UsageError(fmt::format("{}: not a refbench journal line: {}", where, parsed.error()), k_hint);
+    }
+    const Fields j(*parsed, where, "");
+    const std::string type = j.string("type");
+    if (!have_header && type != "header") {
+      throw UsageError(where + ": not a refbench journal (no header line before it)", k_hint);
+    }
+    if (type == "header") {
+      have_header = true;
+      run.header = *parsed;
+      header_from(j, run);
+      const auto baseline = j.string("baseline", "");
+      const auto candidate = j.string("candidate", "");
+      run.arms = {{"baseline", {{"command", baseline}}}, {"candidate", {{"command", candidate}}}};
+      const auto cells = j.part("cells", true, false);
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        const Fields cell = j.inner(cells[c], fmt::format("cells[{}]", c));
+        auto& read = run.record.cells[cell_of(cell.string("name"))];
+        read.control = cell.boolean("control", false);
+        read.meta = meta_from(cell);
+      }
+    } else if (type == "sample") {
+      auto sample = sample_from(j, cell_of(j.string("cell")));
+      auto& cell = run.record.cells[sample.cell];
+      cell.rounds = std::max(cell.rounds, sample.round);
+      if (!process::succeeded(sample.outcome) && !cell.failure &&
+          sample.outcome.termination != process::Termination::cancelled) {
+        std::string what = sample.outcome.termination == process::Termination::timed_out
+                               ? std::string("timed out")
+                               : process::describe(sample.outcome, {});
+        cell.failure = CellFailure{sample.arm, sample.round, what, sample.outcome.stderr_tail, false};
+      } else if (!sample.problem.empty() && !cell.failure) {
+        cell.failure = CellFailure{sample.arm, sample.round, sample.problem, sample.outcome.stderr_tail, false};
+      }
+      run.record.samples.push_back(std::move(sample));
+    } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
+      auto& added = run.record.cells[cell_of(j.string("name"))];
+      added.control = j.boolean("control", false);
+      added.meta = meta_from(j);
+    } else if (type == "stop") {
+      auto& cell = run.record.cells[cell_of(j.string("cell"))];
+      cell.stop = stop_from(j.string("reason"));
     }
   }
   if (!have_header) {
-    throw UsageError(source + ": not a refbench journal (no header line)", "pass a journal.jsonl written by refbench");
+    throw UsageError(source + ": not a refbench journal (no header line)", k_hint);
   }
   // a journal without a stop line for every cell is a run that was killed
   run.partial =
@@ -186,22 +363,20 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
 }
 
 bool looks_like_journal(const std::string& path, const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  return path.ends_with(".jsonl") || (first != std::string::npos && text[first] == '{' && text.find("\"type\"") < 64);
+  const std::string_view body = util::without_bom(text);
+  const auto first = body.find_first_not_of(" \t\r\n");
+  return path.ends_with(".jsonl") || (first != std::string::npos && body[first] == '{' && body.find("\"type\"") < 64);
 }
 
 ReadRun read_run(const std::string& path, const std::string& text) {
   if (looks_like_journal(path, text)) {
     return read_journal(text, path);
   }
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw UsageError(fmt::format("{}: invalid JSON at byte {}: {}", path, error.byte, error.what()),
-                     "pass a results.json or journal.jsonl written by refbench");
+  auto document = util::parse_json(text);
+  if (!document) {
+    throw UsageError(fmt::format("{}: {}", path, document.error()), k_hint);
   }
-  return read_results(document, path);
+  return read_results(*document, path);
 }
 
 } // namespace refbench::runner

@@ -87,4 +87,14 @@ std::expected<std::uint64_t, std::string> parse_size(std::string_view text) {
                          "': unknown unit (use e.g. 512, 1KiB, 32MiB, 1GiB; KB/MB are decimal)");
 }
 
+std::expected<std::uint64_t, std::string> parse_seed(std::string_view text) {
+  std::uint64_t seed = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || (text.size() > 1 && text[0] == '0')) {
+    return std::unexpected("invalid seed '" + std::string(text) +
+                           "': write a whole number from 0 to 18446744073709551615 in decimal");
+  }
+  return seed;
+}
+
 } // namespace refbench::util

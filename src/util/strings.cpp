@@ -30,6 +30,11 @@ std::optional<std::string> visible_control(std::string_view text, std::size_t& a
 
 } // namespace
 
+std::string_view without_bom(std::string_view text) {
+  constexpr std::string_view k_bom = "\xEF\xBB\xBF";
+  return text.starts_with(k_bom) ? text.substr(k_bom.size()) : text;
+}
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);

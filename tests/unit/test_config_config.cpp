@@ -194,6 +194,32 @@ TEST_CASE("config::parse_config errors name file:line:column") {
   SUBCASE("TOML syntax") { CHECK(error_of("[run\nbudget = 1").starts_with("refbench.toml:1:")); }
 }
 
+TEST_CASE("config::parse_config: untrusted values") {
+  const std::string cell = "\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n";
+  SUBCASE("a NUL in a string or a key is an error at its position, not a command cut short") {
+    CHECK(error_of("[build]\ncommand = \"make\\u0000 clean\"\n" + cell) ==
+          "refbench.toml:2:11: a string holds a NUL character (\\u0000)");
+    CHECK(error_of(cell + "setup = [\"x\", \"\"\"y\\u0000\"\"\"]\n") ==
+          "refbench.toml:5:15: a string holds a NUL character (\\u0000)");
+    CHECK(error_of(cell + "env = { A = \"\\u0000\" }\n") ==
+          "refbench.toml:5:13: a string holds a NUL character (\\u0000)");
+    CHECK(error_of(cell + "env = { \"A\\u0000B\" = \"x\" }\n") ==
+          "refbench.toml:5:9: a key holds a NUL character (\\u0000)");
+  }
+  SUBCASE("seed: within 0..2^63-1, never wrapped") {
+    CHECK(error_of("[run]\nseed = 18446744073709551615\n" + cell) ==
+          "refbench.toml:2:28: Error while parsing decimal integer: '18446744073709551615' is not representable in 64 "
+          "bits");
+    CHECK(error_of("[run]\nseed = -1\n" + cell) ==
+          "refbench.toml:2:8: run.seed must be between 0 and 9223372036854775807, got -1");
+    CHECK(error_of("[run]\nseed = 1e19\n" + cell) == "refbench.toml:2:8: run.seed must be an integer");
+    CHECK(parse_config("[run]\nseed = 9223372036854775807\n" + cell, "refbench.toml").run.seed == INT64_MAX);
+  }
+  SUBCASE("a UTF-8 BOM is skipped") {
+    CHECK(parse_config("\xEF\xBB\xBF[run]\nseed = 5\n" + cell, "refbench.toml").run.seed == 5);
+  }
+}
+
 TEST_CASE("config::parse_config cpus splits and {cpus.NAME}") {
   const std::string head = "[[cell]]\nname = \"svc\"\n";
   SUBCASE("groups in the order written") {

@@ -25,6 +25,10 @@ void add_fail_on_option(CLI::App& command, std::string& fail_on);
 // Adds `--format markdown|json|csv` to `command`, bound to `format`.
 void add_format_option(CLI::App& command, std::string& format);
 
+// CLI11 check of a --seed value: "" when `text` is a seed, else why not
+// (CLI11 alone reads "-1" and values past 2^64-1 as 2^64-1).
+std::string check_seed(const std::string& text);
+
 // Parses the duration `text` of `flag`; throws UsageError naming the flag
 // when it is malformed or not above zero.
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text);

@@ -19,6 +19,10 @@ std::expected<std::chrono::nanoseconds, std::string> parse_duration(std::string_
 // Returns a message naming the bad text on failure.
 std::expected<std::uint64_t, std::string> parse_size(std::string_view text);
 
+// Parses a seed: decimal digits (no sign, no leading zero) of a value from
+// 0 to 2^64-1. Returns a message naming the bad text on failure.
+std::expected<std::uint64_t, std::string> parse_seed(std::string_view text);
+
 // Seconds as a double, for arithmetic on budgets.
 inline double to_seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 

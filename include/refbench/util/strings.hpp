@@ -6,6 +6,11 @@
 
 namespace refbench::util {
 
+// `text` without a leading UTF-8 byte order mark (EF BB BF), which
+// spreadsheets write at the start of "CSV UTF-8"; every reader of a text
+// input calls it first.
+std::string_view without_bom(std::string_view text);
+
 // `text` with every occurrence of `from` replaced by `to` (`from` non-empty).
 std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
