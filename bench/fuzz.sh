@@ -3,25 +3,24 @@
 # JSON, results.json, journal, comment.json, event payload) for FUZZ_RUNS
 # (default 100 000) executions each, starting from tests/fuzz/corpus, and
 # prints per reader: executions, crashes, internal errors (an exception
-# other than a usage or refusal error). Engine: libFuzzer with ASan+UBSan
-# (a REFBENCH_FUZZ build in $FUZZ_BUILD_DIR) when its runtime is installed
-# (clang, libclang-rt-14-dev), else the seeded mutation driver of the normal
-# build; FUZZ_ENGINE=libfuzzer|mutate picks one. Exit 1 when anything failed.
+# other than a usage or refusal error). Engine: the seeded mutation driver
+# of the normal build (default), or with FUZZ_ENGINE=libfuzzer libFuzzer
+# with ASan+UBSan (a REFBENCH_FUZZ build in $FUZZ_BUILD_DIR; needs Debian's
+# clang and libclang-rt-14-dev, which this script does not install).
+# Exit 1 when anything failed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 fuzz_build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 runs="${FUZZ_RUNS:-100000}"
-engine="${FUZZ_ENGINE:-auto}"
+engine="${FUZZ_ENGINE:-mutate}"
 targets=(config csv hyperfine results journal comment event)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-if [ "$engine" = auto ]; then
-  engine=mutate
-  if compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
-    engine=libfuzzer
-  fi
+if [ "$engine" = libfuzzer ] && ! compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
+  echo "fuzz.sh: libFuzzer's runtime is missing: apt-get install clang libclang-rt-14-dev" >&2
+  exit 2
 fi
 
 failed=0

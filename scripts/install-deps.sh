@@ -16,7 +16,6 @@ if [ "${1:-}" != "--build-only" ]; then
   packages+=(
     doctest-dev hyperfine python3 python3-scipy python3-yaml cmark-gfm
     util-linux procps openssl wrk
-    clang libclang-rt-14-dev # libFuzzer, for bench/fuzz.sh
   )
 fi
 
