@@ -88,7 +88,10 @@ std::vector<double> log_ratios(const std::vector<double>& baseline, const std::v
   std::vector<double> d;
   for (std::size_t i = 0; i < std::min(baseline.size(), candidate.size()); ++i) {
     if (baseline[i] > 0 && candidate[i] > 0) {
-      double r = std::log(candidate[i]) - std::log(baseline[i]); // the quotient itself may overflow
+      const double quotient = candidate[i] / baseline[i];
+      // the quotient of two extreme readings may overflow (or underflow): then the difference of logs
+      double r = std::isfinite(quotient) && quotient > 0 ? std::log(quotient)
+                                                         : std::log(candidate[i]) - std::log(baseline[i]);
       d.push_back(direction == Direction::lower_is_better ? r : -r);
     }
   }
