@@ -4,11 +4,16 @@
 #include <refbench/util/error.hpp>
 #include <unistd.h>
 
+#include <refbench/util/fd.hpp>
+
+#include <algorithm>
+#include <fcntl.h>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 #include <sstream>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace refbench::build {
 namespace {
@@ -40,10 +45,32 @@ process::Outcome run_build(const process::Invocation& invocation) {
 } // namespace
 
 std::string log_tail(const std::string& path, std::size_t lines) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return process::last_lines(text.str(), lines);
+  const util::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_size <= 0) {
+    return "";
+  }
+  // Blocks backwards from the end until `lines` lines are whole (a line
+  // break before the first of them) or k_build_log_tail_bytes are read.
+  constexpr std::size_t k_block = 4096;
+  std::size_t start = static_cast<std::size_t>(st.st_size);
+  std::string text;
+  auto line_breaks = [&text] {
+    const auto body = std::string_view(text).substr(0, text.find_last_not_of('\n') + 1);
+    return static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n'));
+  };
+  while (start > 0 && text.size() < k_build_log_tail_bytes && line_breaks() < lines) {
+    const std::size_t length = std::min({k_block, start, k_build_log_tail_bytes - text.size()});
+    std::string block(length, '\0');
+    if (::pread(fd.get(), block.data(), length, static_cast<off_t>(start - length)) != static_cast<ssize_t>(length)) {
+      break;
+    }
+    start -= length;
+    text.insert(0, block);
+  }
+  const bool first_line_cut = start > 0 && line_breaks() < lines;
+  const std::string tail = process::last_lines(text, lines);
+  return first_line_cut ? "…" + tail : tail;
 }
 
 BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& command,

@@ -37,6 +37,10 @@ void install_interrupt_handlers() {
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+  // Past a file-size limit (ulimit -f) a write then fails with EFBIG, which
+  // ends the run as out of disk space with its journal whole, instead of the
+  // signal killing refbench mid-line. Spawned commands get the default back.
+  ::signal(SIGXFSZ, SIG_IGN);
 }
 
 int interrupt_fd() { return g_pipe[0]; }

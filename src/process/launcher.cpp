@@ -1,5 +1,7 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
+#include <refbench/process/output_buffer.hpp>
+#include <refbench/process/reaper.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/process/wire.hpp>
 #include <refbench/util/error.hpp>
@@ -64,6 +66,7 @@ double spawn_resolution() {
   std::vector<double> walls;
   for (int i = 0; i < k_spawn_probe_runs; ++i) {
     auto outcome = run_process({{*no_op}, {}, "", std::chrono::seconds(10), "", false, false});
+    kill_all_children(); // as after each invocation, so its pages count in the floor
     if (!succeeded(outcome)) {
       return 0;
     }
@@ -129,7 +132,9 @@ int launcher_main(int socket_fd) {
   ::signal(SIGTERM, SIG_IGN);
   ::signal(SIGHUP, SIG_IGN);
   ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGXFSZ, SIG_IGN); // a file-size limit fails the write (EFBIG) instead of killing us
   ::signal(SIGCHLD, SIG_DFL); // an inherited SIG_IGN would reap children before wait4
+  become_subreaper();         // a command's detached descendants become ours to kill
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -148,7 +153,8 @@ int launcher_main(int socket_fd) {
   for (;;) {
     await_request(socket_fd);
     char type = 0;
-    if (!util::read_all(socket_fd, &type, 1)) {
+    util::Fd stdout_pipe; // refbench reads the command's stdout from its end: never held here
+    if (!wire::read_type(socket_fd, type, stdout_pipe)) {
       return 0;
     }
     if (type == wire::k_cancel) {
@@ -158,7 +164,9 @@ int launcher_main(int socket_fd) {
       return 1;
     }
     Outcome outcome;
-    if (auto invocation = wire::decode_invocation(body)) {
+    auto invocation = wire::decode_invocation(body);
+    if (invocation && invocation->capture_stdout == stdout_pipe.valid()) {
+      invocation->stdout_fd = stdout_pipe.get();
       try {
         outcome = run_process(*invocation, socket_fd);
       } catch (const std::system_error& error) {
@@ -169,6 +177,8 @@ int launcher_main(int socket_fd) {
       outcome.termination = Termination::spawn_failed;
       outcome.spawn_errno = EPROTO;
     }
+    stdout_pipe.reset();
+    kill_all_children();
     outcome.rss_floor_bytes = own_peak_rss_bytes();
     if (!wire::write_frame(socket_fd, wire::encode(outcome))) {
       return 0;
@@ -220,14 +230,29 @@ Launcher::~Launcher() {
 
 Outcome Launcher::run(const Invocation& invocation) {
   throw_if_interrupted();
-  std::string frame(1, wire::k_run);
-  std::string body = wire::encode(invocation);
-  if (!util::write_all(m_socket.get(), frame.data(), frame.size()) || !wire::write_frame(m_socket.get(), body)) {
+  // The command's stdout comes to this process through a pipe whose write
+  // end travels with the request, so the launcher never holds it in memory.
+  util::Fd stdout_read;
+  util::Fd stdout_write;
+  if (invocation.capture_stdout) {
+    int pipe[2];
+    if (::pipe2(pipe, O_CLOEXEC) != 0) {
+      throw std::system_error(errno, std::generic_category(), "pipe2");
+    }
+    stdout_read.reset(pipe[0]);
+    stdout_write.reset(pipe[1]);
+    ::fcntl(stdout_read.get(), F_SETFL, O_NONBLOCK);
+  }
+  const std::string body = wire::encode(invocation);
+  if (!wire::write_type(m_socket.get(), wire::k_run, stdout_write.get()) || !wire::write_frame(m_socket.get(), body)) {
     launcher_died();
   }
+  stdout_write.reset();
+  OutputBuffer stdout_tail(k_stdout_tail_bytes, true);
   bool cancel_sent = false;
   for (;;) {
-    std::array<pollfd, 2> fds{{{m_socket.get(), POLLIN, 0}, {cancel_sent ? -1 : interrupt_fd(), POLLIN, 0}}};
+    std::array<pollfd, 3> fds{
+        {{m_socket.get(), POLLIN, 0}, {cancel_sent ? -1 : interrupt_fd(), POLLIN, 0}, {stdout_read.get(), POLLIN, 0}}};
     if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) {
         continue;
@@ -238,6 +263,9 @@ Outcome Launcher::run(const Invocation& invocation) {
       cancel_sent = true;
       util::write_all(m_socket.get(), &wire::k_cancel, 1);
       continue;
+    }
+    if (fds[2].revents != 0 && !drain(stdout_read.get(), stdout_tail)) {
+      stdout_read.reset(); // every writer has closed it
     }
     if (fds[0].revents != 0) {
       break;
@@ -250,6 +278,15 @@ Outcome Launcher::run(const Invocation& invocation) {
   auto outcome = wire::decode_outcome(reply);
   if (!outcome) {
     launcher_died();
+  }
+  if (invocation.capture_stdout) {
+    // The reply comes after the command and its descendants were reaped:
+    // what they wrote is all in the pipe.
+    if (stdout_read.valid()) {
+      drain(stdout_read.get(), stdout_tail);
+    }
+    outcome->stdout_bytes = stdout_tail.total();
+    outcome->stdout_text = stdout_tail.take();
   }
   if (cancel_sent || outcome->termination == Termination::cancelled) {
     throw_if_interrupted();

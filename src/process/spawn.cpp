@@ -1,3 +1,4 @@
+#include <refbench/process/output_buffer.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/fd.hpp>
 
@@ -32,50 +33,6 @@ double monotonic_seconds() {
 }
 
 double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
-
-// Collects a child's output: either the last `limit` bytes (a tail) or the
-// first `limit` bytes (a capture).
-class OutputBuffer {
-public:
-  OutputBuffer(std::size_t limit, bool keep_tail) : m_limit(limit), m_keep_tail(keep_tail) {}
-  void append(const char* data, std::size_t size) {
-    if (!m_keep_tail) {
-      m_text.append(data, std::min(size, m_limit - std::min(m_limit, m_text.size())));
-      return;
-    }
-    m_text.append(data, size);
-    if (m_text.size() > 2 * m_limit) {
-      m_text.erase(0, m_text.size() - m_limit);
-    }
-  }
-  std::string take() {
-    if (m_text.size() > m_limit) {
-      m_text.erase(0, m_text.size() - m_limit);
-    }
-    return std::move(m_text);
-  }
-
-private:
-  std::size_t m_limit;
-  bool m_keep_tail;
-  std::string m_text;
-};
-
-// Reads what is available on `fd` into `buffer`; false at EOF or error.
-bool drain(int fd, OutputBuffer& buffer) {
-  std::array<char, 16384> chunk{};
-  for (;;) {
-    ssize_t n = ::read(fd, chunk.data(), chunk.size());
-    if (n > 0) {
-      buffer.append(chunk.data(), static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-  }
-}
 
 // A pipe whose write end goes to the child; the read end is non-blocking.
 struct Pipe {
@@ -194,13 +151,16 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
 
   Pipe err = make_pipe();
   Pipe out;
-  if (invocation.capture_stdout) {
+  const bool capture = invocation.capture_stdout && invocation.stdout_fd < 0;
+  if (capture) {
     out = make_pipe();
   }
 
   FileActions actions;
   posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
-  if (invocation.capture_stdout) {
+  if (invocation.stdout_fd >= 0) {
+    posix_spawn_file_actions_adddup2(actions.get(), invocation.stdout_fd, 1);
+  } else if (invocation.capture_stdout) {
     posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), 1);
   } else if (invocation.stdout_path.empty()) {
     posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
@@ -247,7 +207,7 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   bool cancelled = false;
   double end = start;
   bool err_open = !invocation.stderr_to_stdout;
-  bool out_open = invocation.capture_stdout;
+  bool out_open = capture;
   for (;;) {
     std::array<pollfd, 4> fds{{{pidfd.get(), POLLIN, 0},
                                {err_open ? err.read.get() : -1, POLLIN, 0},
@@ -314,6 +274,7 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   outcome.sys_seconds = seconds_of(usage.ru_stime);
   outcome.peak_rss_bytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
   outcome.stderr_tail = tail.take();
+  outcome.stdout_bytes = captured.total();
   outcome.stdout_text = captured.take();
   if (cancelled) {
     outcome.termination = Termination::cancelled;

@@ -1,7 +1,10 @@
 #include <refbench/process/wire.hpp>
 #include <refbench/util/fd.hpp>
 
+#include <array>
+#include <cerrno>
 #include <cstring>
+#include <sys/socket.h>
 
 namespace refbench::process::wire {
 namespace {
@@ -116,6 +119,7 @@ std::string encode(const Outcome& outcome) {
   w.i64(outcome.rss_floor_bytes);
   w.str(outcome.stderr_tail);
   w.str(outcome.stdout_text);
+  w.u64(outcome.stdout_bytes);
   return w.take();
 }
 
@@ -133,6 +137,7 @@ std::optional<Outcome> decode_outcome(std::string_view body) {
   outcome.rss_floor_bytes = r.i64();
   outcome.stderr_tail = r.str();
   outcome.stdout_text = r.str();
+  outcome.stdout_bytes = r.u64();
   return r.done() ? std::optional(std::move(outcome)) : std::nullopt;
 }
 
@@ -150,6 +155,57 @@ bool read_frame(int fd, std::string& body) {
   }
   body.resize(size);
   return size == 0 || util::read_all(fd, body.data(), size);
+}
+
+bool write_type(int fd, char type, int passed) {
+  if (passed < 0) {
+    return util::write_all(fd, &type, 1);
+  }
+  iovec data{&type, 1};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control.data();
+  message.msg_controllen = control.size();
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &passed, sizeof(int));
+  for (;;) {
+    const ssize_t n = ::sendmsg(fd, &message, MSG_NOSIGNAL);
+    if (n == 1) {
+      return true;
+    }
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    return false;
+  }
+}
+
+bool read_type(int fd, char& type, util::Fd& passed) {
+  passed.reset();
+  iovec data{&type, 1};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control.data();
+  message.msg_controllen = control.size();
+  ssize_t n = 0;
+  while ((n = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); n == 1 && header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS &&
+        header->cmsg_len == CMSG_LEN(sizeof(int))) {
+      int received = -1;
+      std::memcpy(&received, CMSG_DATA(header), sizeof(int));
+      passed.reset(received);
+    }
+  }
+  return n == 1;
 }
 
 } // namespace refbench::process::wire

@@ -1,10 +1,12 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/process/machine.hpp>
 #include <refbench/report/results_json.hpp>
+#include <refbench/report/units.hpp>
 #include <refbench/runner/journal.hpp>
 #include <refbench/version.hpp>
 
 #include <cmath>
+#include <fmt/format.h>
 #include <fstream>
 
 namespace refbench::report {
@@ -116,6 +118,28 @@ nlohmann::json warnings_json(const std::vector<analysis::SensitivityWarning>& wa
 }
 
 namespace {
+
+// A warning when the launcher's RSS floor, read after each invocation, rose
+// during the run beyond the censoring margin: the rss readings from then on
+// include it (and sit at it, censored).
+std::optional<nlohmann::json> floor_warning(const runner::RunRecord& record) {
+  std::int64_t lowest = 0;
+  for (const auto& sample : record.samples) {
+    const std::int64_t floor = sample.outcome.rss_floor_bytes;
+    if (floor > 0 && (lowest == 0 || floor < lowest)) {
+      lowest = floor;
+    } else if (lowest > 0 && floor > lowest + process::k_rss_censor_margin) {
+      const auto& cell = record.cells.at(sample.cell);
+      return nlohmann::json{
+          {"cell", cell.name},
+          {"message", fmt::format("the launcher's RSS floor rose from {} to {} while running the {} command of {} "
+                                  "in round {}: rss readings from then on include it",
+                                  format_bytes(static_cast<double>(lowest)), format_bytes(static_cast<double>(floor)),
+                                  runner::arm_label(cell, sample.arm), cell.name, sample.round)}};
+    }
+  }
+  return std::nullopt;
+}
 
 nlohmann::json arms_json(const RunContext& context) {
   if (!context.arms.is_null()) {
@@ -238,6 +262,9 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
       {"warnings", warnings_json(analysis::sensitivity_warnings(analysis::family_points(record, results)))}};
   if (!context.shard.is_null()) {
     document["shard"] = context.shard;
+  }
+  if (auto warning = floor_warning(record)) {
+    document["warnings"].push_back(std::move(*warning));
   }
   return document;
 }

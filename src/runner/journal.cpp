@@ -27,6 +27,12 @@ std::string_view termination_name(process::Termination termination) {
   return "unknown";
 }
 
+// True for the errors of a write that found no room: a full disk or quota,
+// or the file-size limit (ulimit -f, with SIGXFSZ ignored).
+bool out_of_space(int error_number) {
+  return error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG;
+}
+
 } // namespace
 
 Journal::Journal(const std::string& path) : m_path(path), m_fd(util::create_fresh_file(path, O_APPEND)) {
@@ -42,11 +48,18 @@ void Journal::append(const nlohmann::json& line) {
   }
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (!util::write_all(m_fd.get(), text.data(), text.size())) {
-    int saved = errno;
+    const int saved = errno;
+    // A write cut short (disk full, file-size limit) leaves half a line: cut it off.
+    [[maybe_unused]] int ignored = ::ftruncate(m_fd.get(), static_cast<off_t>(m_size));
+    if (out_of_space(saved)) {
+      throw MeasurementError("cannot write the journal " + m_path + ": out of disk space (" + std::strerror(saved) +
+                                 ")",
+                             "free some space (or raise the file-size limit, ulimit -f) and rerun");
+    }
     throw MeasurementError("cannot write the journal " + m_path + ": " + std::strerror(saved),
-                           saved == ENOSPC ? "out of disk space: free some space and rerun"
-                                           : "check the --out directory");
+                           "check the --out directory");
   }
+  m_size += text.size();
 }
 
 void Journal::sync() {

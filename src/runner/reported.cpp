@@ -1,3 +1,4 @@
+#include <refbench/process/invocation.hpp>
 #include <refbench/runner/reported.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -45,11 +46,26 @@ std::string shown_json(const nlohmann::json& value) {
   return text.size() > k_found_chars ? text.substr(0, k_found_chars) + "…" : text;
 }
 
-// The document `meta`'s values are read from, or why there is none.
-std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std::string_view text) {
+// Why the tail `text` of a longer stdout cannot hold what is looked for.
+std::string cut_problem(std::string_view what) {
+  return fmt::format("reported {} longer than the {} MiB that refbench reads of its stdout: print the values as one "
+                     "JSON object on the last line",
+                     what, process::k_stdout_tail_bytes >> 20);
+}
+
+// The document `meta`'s values are read from, or why there is none. `cut`:
+// `text` is only the end of the command's stdout.
+std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std::string_view text, bool cut) {
   const bool from_stdout = !reads_output_file(meta);
+  const auto body = text.substr(0, text.find_last_not_of(" \t\r\n") + 1);
+  if (from_stdout && cut && body.find('\n') == std::string_view::npos) { // its start is not in `text`
+    return std::unexpected(cut_problem("a last line"));
+  }
   auto parsed = nlohmann::json::parse(from_stdout ? last_line(text) : text, nullptr, false);
   if (from_stdout && !parsed.is_object()) {
+    if (cut) {
+      return std::unexpected(cut_problem("a document"));
+    }
     parsed = nlohmann::json::parse(text, nullptr, false); // a pretty-printed document
   }
   if (parsed.is_object()) {
@@ -122,8 +138,8 @@ std::string report_source(const CellMeta& meta) {
   return reads_output_file(meta) ? "its {output} file" : "the last line of its stdout";
 }
 
-std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, std::string_view text) {
-  auto document = document_of(meta, text);
+std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, std::string_view text, bool cut) {
+  auto document = document_of(meta, text, cut);
   if (!document) {
     return std::unexpected(document.error());
   }

@@ -184,7 +184,8 @@ private:
       }
       text = std::move(*content);
     }
-    auto reported = read_reported(meta, output.empty() ? sample.outcome.stdout_text : text);
+    const bool cut = output.empty() && sample.outcome.stdout_bytes > sample.outcome.stdout_text.size();
+    auto reported = read_reported(meta, output.empty() ? sample.outcome.stdout_text : text, cut);
     if (!reported) {
       sample.problem = reported.error();
       return;

@@ -3,6 +3,12 @@
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/wire.hpp>
 
+#include "scratch_dir.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <fstream>
+#include <string>
 #include <vector>
 
 using namespace refbench::process;
@@ -69,4 +75,51 @@ TEST_CASE("process::Launcher") {
     CHECK(outcome.peak_rss_bytes < probe.floor_bytes + (32ll << 20));
     CHECK(ballast[12345] == 1);
   }
+}
+
+namespace {
+
+Invocation sh(const std::string& script) { return {{"/bin/sh", "-c", script}, {"PATH=/usr/bin:/bin"}, "", {}, ""}; }
+
+} // namespace
+
+TEST_CASE("process::Launcher: 60 MB of captured stdout leave the RSS floor where it was") {
+  auto launcher = Launcher::start();
+  auto before = launcher->run({{"/bin/true"}, {}, "", {}, ""});
+  REQUIRE(succeeded(before));
+
+  auto loud = sh("head -c 60000000 /dev/zero | tr '\\0' x; echo; echo '{\"ops\": 12}'");
+  loud.capture_stdout = true;
+  auto printed = launcher->run(loud);
+  REQUIRE(succeeded(printed));
+  CHECK(printed.stdout_text.ends_with("xxx\n{\"ops\": 12}\n"));
+  CHECK(printed.stdout_text.size() <= k_stdout_tail_bytes);
+  CHECK(printed.stdout_bytes == 60'000'000u + 1 + 12);
+  CHECK(printed.rss_floor_bytes == before.rss_floor_bytes);
+
+  auto after = launcher->run({{"/bin/true"}, {}, "", {}, ""});
+  REQUIRE(succeeded(after));
+  CHECK(after.rss_floor_bytes == before.rss_floor_bytes);
+  CHECK(after.peak_rss_bytes < (8ll << 20));
+}
+
+TEST_CASE("process::Launcher: a detached descendant is killed after its invocation") {
+  refbench::test::ScratchDir dir;
+  const std::string pid_file = dir / "pid";
+  auto launcher = Launcher::start();
+  // The descendant leaves the process group (setsid) and outlives its parent.
+  auto outcome = launcher->run(sh("setsid sh -c 'echo $$ >" + pid_file + ".tmp; mv " + pid_file + ".tmp " + pid_file +
+                                  "; exec sleep 300' & while [ ! -s " + pid_file + " ]; do sleep 0.01; done"));
+  REQUIRE(succeeded(outcome));
+  pid_t pid = 0;
+  std::ifstream(pid_file) >> pid;
+  REQUIRE(pid > 0);
+  errno = 0;
+  const bool exists = ::kill(pid, 0) == 0;
+  CHECK_FALSE(exists);
+  CHECK(errno == ESRCH);
+  if (exists) {
+    ::kill(pid, SIGKILL);
+  }
+  CHECK(outcome.wall_seconds < 5); // not stretched by waiting for it
 }

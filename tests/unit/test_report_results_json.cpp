@@ -104,6 +104,21 @@ TEST_CASE("report::results_json") {
     // fit through (1 KiB, 0.4504) and (32 MiB, 0.5145): payload part ≈ 0.064 of 0.5145
     CHECK(w.at("fixed_share").get<double>() == doctest::Approx(1.0 - 0.0641 / 0.5145).epsilon(0.01));
   }
+  SUBCASE("a launcher RSS floor that rose during the run is a warning") {
+    for (auto& sample : record.samples) {
+      sample.outcome.rss_floor_bytes = (3 << 20) + (sample.round % 2) * 4096; // drift within the margin: no warning
+    }
+    CHECK(report::results_json(record, context, results).at("warnings").size() == 1);
+    for (std::size_t i = 13; i < record.samples.size(); ++i) {
+      record.samples[i].outcome.rss_floor_bytes = 200 << 20;
+    }
+    auto warnings = report::results_json(record, context, results).at("warnings");
+    REQUIRE(warnings.size() == 2);
+    CHECK(warnings[1].at("cell") == "enc-1KiB"); // sample 13: round 4, the first cell's candidate
+    CHECK(warnings[1].at("message") == "the launcher's RSS floor rose from 3.000 MiB to 200.0 MiB while running the "
+                                       "candidate command of enc-1KiB in round 4: rss readings from then on include "
+                                       "it");
+  }
   SUBCASE("arms without refs are the commands") {
     CHECK(document.at("arms").at("baseline").at("command") == "v1.0.0");
     context.arms = {{"baseline", {{"ref", "v1.0.0"}, {"sha", "abc"}}}, {"candidate", {{"ref", "main"}}}};

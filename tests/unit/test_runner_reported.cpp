@@ -103,6 +103,34 @@ TEST_CASE("runner::read_reported reads Bencher Metric Format and {output} files"
                         "measures in its {output} file");
 }
 
+TEST_CASE("runner::read_reported on the tail of a longer stdout") {
+  auto meta = json_meta({"ops"});
+  auto read = read_reported(meta, "xxxx\nwarming up\n{\"ops\": 5}\n", true);
+  REQUIRE(read);
+  CHECK(read->metrics.at("ops") == 5);
+
+  SUBCASE("a last line cut by the bound names the bound") {
+    auto cut_line = read_reported(meta, "\"ops\": 5}\n", true);
+    REQUIRE_FALSE(cut_line);
+    CHECK(cut_line.error() == "reported a last line longer than the 4 MiB that refbench reads of its stdout: print the "
+                              "values as one JSON object on the last line");
+  }
+  SUBCASE("a pretty-printed document cut by the bound names the bound") {
+    auto document = read_reported(meta, "xx\",\n  \"ops\": 5\n}\n", true);
+    REQUIRE_FALSE(document);
+    CHECK(document.error() == "reported a document longer than the 4 MiB that refbench reads of its stdout: print the "
+                              "values as one JSON object on the last line");
+  }
+  SUBCASE("so does a Bencher Metric Format document") {
+    CellMeta bmf;
+    bmf.custom.push_back({"ops", "stdout", "bmf", "bench/ops", true, ""});
+    auto document = read_reported(bmf, "  }\n}\n", true);
+    REQUIRE_FALSE(document);
+    CHECK(document.error().starts_with("reported a document longer than the 4 MiB"));
+    CHECK(read_reported(bmf, "{\"bench\": {\"ops\": {\"value\": 3}}}", false)->metrics.at("ops") == 3);
+  }
+}
+
 TEST_CASE("runner::window_problem: a short window or a failed requirement disqualifies") {
   CellMeta meta = json_meta({"throughput"});
   meta.min_duration_seconds = 5;

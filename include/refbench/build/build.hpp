@@ -24,6 +24,8 @@ struct BuildTimes {
 
 // Number of log lines shown when a build fails.
 inline constexpr std::size_t k_build_log_tail_lines = 40;
+// The most of a build log read to show its last lines.
+inline constexpr std::size_t k_build_log_tail_bytes = 64 * 1024;
 
 // Builds `arms` with `command` (+ `env` over `base_env`, `timeout`), one
 // after the other or, with `parallel`, at once. A failing or timed-out build
@@ -33,7 +35,9 @@ BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& 
                       const std::vector<std::string>& env, const std::vector<std::string>& base_env,
                       std::chrono::nanoseconds timeout, bool parallel);
 
-// The last `lines` lines of the file at `path` ("" if unreadable).
+// The last `lines` lines of the file at `path` ("" if unreadable), read
+// backwards from its end: at most k_build_log_tail_bytes, so a huge log or
+// line costs no more (a line cut at the bound starts with "…").
 std::string log_tail(const std::string& path, std::size_t lines);
 
 } // namespace refbench::build

@@ -5,7 +5,8 @@
 
 namespace refbench::process {
 
-// Installs the SIGINT and SIGTERM handlers and ignores SIGPIPE. Idempotent.
+// Installs the SIGINT and SIGTERM handlers and ignores SIGPIPE and SIGXFSZ
+// (writes past `ulimit -f` fail with EFBIG instead). Idempotent.
 void install_interrupt_handlers();
 
 // A descriptor that becomes (and stays) readable once SIGINT or SIGTERM

@@ -19,6 +19,9 @@ struct Invocation {
   std::string stdout_path;             // empty: /dev/null; else truncated and written
   bool capture_stdout = false;         // stdout into Outcome::stdout_text (overrides stdout_path)
   bool stderr_to_stdout = false;       // stderr goes where stdout goes (no stderr tail then)
+  // ≥ 0: the child's stdout is this descriptor, which the caller reads (the
+  // launcher gets it from refbench); overrides the two above. Never on the wire.
+  int stdout_fd = -1;
 };
 
 enum class Termination {
@@ -42,11 +45,18 @@ struct Outcome {
   // it into the child): readings near it are censored. 0 when unknown.
   std::int64_t rss_floor_bytes = 0;
   std::string stderr_tail; // at most the last k_stderr_tail_bytes
-  std::string stdout_text; // with capture_stdout: the first k_stdout_capture_bytes
+  // With capture_stdout: the first k_stdout_capture_bytes from run_process,
+  // the last k_stdout_tail_bytes from the Launcher (which keeps it out of the
+  // launcher process: see ARCHITECTURE.md).
+  std::string stdout_text;
+  std::uint64_t stdout_bytes = 0; // with capture_stdout: all the command wrote to stdout
 };
 
 inline constexpr std::size_t k_stderr_tail_bytes = 64 * 1024;
 inline constexpr std::size_t k_stdout_capture_bytes = 64 * 1024 * 1024;
+// The most of a command's stdout that the Launcher keeps: its end, where a
+// command reports its custom metrics.
+inline constexpr std::size_t k_stdout_tail_bytes = 4 * 1024 * 1024;
 
 // True when the invocation exited with code 0.
 inline bool succeeded(const Outcome& outcome) {

@@ -3,6 +3,7 @@
 // frames over a stream socket carrying invocations and outcomes.
 
 #include <refbench/process/invocation.hpp>
+#include <refbench/util/fd.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -11,7 +12,8 @@
 
 namespace refbench::process::wire {
 
-inline constexpr char k_run = 'R';    // a frame with an Invocation follows
+inline constexpr char k_run = 'R';    // a frame with an Invocation follows; with
+                                      // capture_stdout, the byte carries the stdout pipe
 inline constexpr char k_cancel = 'C'; // kill the invocation in flight
 
 // Serialises `invocation` / `outcome` into a frame body and back; decoding
@@ -24,5 +26,12 @@ std::optional<Outcome> decode_outcome(std::string_view body);
 // Writes / reads one frame (u32 length + body) on `fd`; false on EOF or error.
 bool write_frame(int fd, std::string_view body);
 bool read_frame(int fd, std::string& body);
+
+// Writes the one-byte message `type` on the socket `fd`, with the descriptor
+// `passed` attached (SCM_RIGHTS) when ≥ 0; false on error.
+bool write_type(int fd, char type, int passed = -1);
+// Reads a one-byte message from the socket `fd` into `type`; a descriptor
+// attached to it lands in `passed` (close-on-exec). False on EOF or error.
+bool read_type(int fd, char& type, util::Fd& passed);
 
 } // namespace refbench::process::wire

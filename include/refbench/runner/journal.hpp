@@ -7,6 +7,7 @@
 #include <refbench/runner/record.hpp>
 #include <refbench/util/fd.hpp>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,7 +21,8 @@ public:
   explicit Journal(const std::string& path);
 
   // Appends `line` as one line; throws MeasurementError when the write fails
-  // (e.g. the disk is full).
+  // ("out of disk space" for a full disk or a file-size limit), after cutting
+  // off what part of the line was written: the journal keeps whole lines.
   void append(const nlohmann::json& line);
   // Forces written lines to stable storage.
   void sync();
@@ -28,6 +30,7 @@ public:
 private:
   std::string m_path;
   util::Fd m_fd;
+  std::uint64_t m_size = 0; // bytes of whole lines written
 };
 
 // JSON forms shared by the journal and results.json.

@@ -34,10 +34,12 @@ std::string report_source(const CellMeta& meta);
 // Reads `meta`'s custom metrics, window key and requirement keys from `text`
 // — for from = "stdout" the last non-empty line (or, when that is not a JSON
 // object, the whole text: a pretty-printed document), for "file" the whole
-// file. The error is a phrase for "the candidate command ... in round 3",
-// e.g. "reported no number for metric `throughput`: `throughput` is "N/A"
-// in the last line of its stdout".
-std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, std::string_view text);
+// file. `cut`: `text` is only the last process::k_stdout_tail_bytes of a
+// longer stdout, so a last line or a document that does not fit in it is an
+// error naming that bound. The error is a phrase for "the candidate command
+// ... in round 3", e.g. "reported no number for metric `throughput`:
+// `throughput` is "N/A" in the last line of its stdout".
+std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, std::string_view text, bool cut = false);
 
 // Why an invocation's window or requirements disqualify it, if they do:
 // the window (the reported `window_key`, else `wall_seconds`) must be at
