@@ -90,8 +90,8 @@ std::vector<double> log_ratios(const std::vector<double>& baseline, const std::v
     if (baseline[i] > 0 && candidate[i] > 0) {
       const double quotient = candidate[i] / baseline[i];
       // the quotient of two extreme readings may overflow (or underflow): then the difference of logs
-      double r = std::isfinite(quotient) && quotient > 0 ? std::log(quotient)
-                                                         : std::log(candidate[i]) - std::log(baseline[i]);
+      double r =
+          std::isfinite(quotient) && quotient > 0 ? std::log(quotient) : std::log(candidate[i]) - std::log(baseline[i]);
       d.push_back(direction == Direction::lower_is_better ? r : -r);
     }
   }
