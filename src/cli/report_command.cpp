@@ -36,7 +36,7 @@ void append_run(runner::RunRecord& merged, const runner::ReadRun& run, const std
   merged.elapsed_seconds = std::max(merged.elapsed_seconds, run.record.elapsed_seconds);
 }
 
-// SPEC §7: the `shard` records of `runs` (read from `files`), refused
+// README: run --shard: the `shard` records of `runs` (read from `files`), refused
 // unless they are distinct shards of one run; empty when none is a shard.
 std::vector<runner::ShardIdentity> checked_shards(const std::vector<runner::ReadRun>& runs,
                                                   const std::vector<std::string>& files) {

@@ -75,7 +75,7 @@ Effective effective_settings(const RunOptions& o, const config::Config& c) {
 }
 
 // The effective settings that affect measurement, as text: part of what
-// the shards of one run must share (SPEC §7).
+// the shards of one run must share (README: run --shard).
 std::string measurement_settings(const Effective& e, const std::string& interval) {
   return fmt::format("budget={} max_rounds={} min_rounds={} warmup={} timeout_ns={} precision={} threshold={} "
                      "alpha={} interval={} control={} control_cell={}",
@@ -249,7 +249,7 @@ int run_resolve(const ResolveOptions& o) {
 int run_run(const RunOptions& options, const CommonOptions& common) {
   const double started = runner::monotonic_now();
   process::install_interrupt_handlers();
-  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (SPEC §3.4)
+  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (README: What is measured)
   // --github: the event names the refs the flags leave open (flags win)
   RunOptions o = options;
   std::optional<github::EventPlan> event;
@@ -281,7 +281,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                                                 config::cpu_split_requests(config.cells));
   auto [baseline, candidate] = resolve_refs(o, repo, pr_base_sha);
   const std::string config_text = util::read_file(config_path).value_or("");
-  const bool seed_derived = shard && !o.seed && !config.run.seed; // SPEC §7: matrix jobs agree on their own
+  const bool seed_derived = shard && !o.seed && !config.run.seed; // README: run --shard: matrix jobs agree on their own
   if (seed_derived) {
     e.rounds.seed = runner::derived_seed(baseline.sha, candidate.sha, config_text);
   }

@@ -1,5 +1,5 @@
 // [[cell]] tables of refbench.toml: command, environment, metrics and gate,
-// custom metrics (SPEC §3.8), windows and requirements, CPU groups (§3.4).
+// custom metrics (README: Custom metrics), windows and requirements, CPU groups (§3.4).
 #include "table_reader.hpp"
 
 #include <refbench/runner/reported.hpp>
@@ -66,7 +66,7 @@ void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::s
 
 const std::set<std::string> k_metrics{"wall", "cpu", "user", "sys", "rss"};
 
-// One [[cell.metric]] table (SPEC §3.8).
+// One [[cell.metric]] table (README: Custom metrics).
 runner::CustomMetric read_custom_metric(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "cell.metric");
   runner::CustomMetric metric;

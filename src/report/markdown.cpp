@@ -227,7 +227,7 @@ std::string render_headline(const ReportModel& m) {
 
 namespace {
 
-// SPEC §7: which shards the report covers, and the ones a merge lacks.
+// README: run --shard: which shards the report covers, and the ones a merge lacks.
 std::string shards_text(const ShardsInfo& shards) {
   auto list = [](const std::vector<std::size_t>& indices) {
     std::string out;

@@ -151,7 +151,7 @@ std::string warnings_body(const ReportModel& m) {
   return body;
 }
 
-// Why readings of `r` sit at the measurement floor (SPEC §4.4).
+// Why readings of `r` sit at the measurement floor (README: Statistics).
 std::string censored_reason(const ReportModel& m, const MetricResult& r) {
   if (r.metric == "rss") {
     return "RSS at the launcher floor" +

@@ -83,7 +83,7 @@ private:
     }
   }
 
-  // SPEC §3.2: the A/A control replicates the cheapest cell (by warm-up
+  // README: What is measured: the A/A control replicates the cheapest cell (by warm-up
   // cost), baseline on both arms; announced in the journal as a "cell" line.
   void add_control_of_cheapest() {
     auto candidates = active_cells();

@@ -1,6 +1,6 @@
 #pragma once
 // Turns the samples of a run (or of outside data) into one result per
-// cell × metric with the statistics of SPEC §4: paired log-ratios, the
+// cell × metric with the statistics of the README (Statistics): paired log-ratios, the
 // Hodges–Lehmann ratio and its interval, the one-sided p against the
 // threshold, Benjamini–Hochberg over the gated metrics, the A/A noise floor,
 // censoring, the minimum detectable ratio and the verdict. Pure: no I/O.
@@ -86,7 +86,7 @@ struct MetricResult {
 // Analyses every cell × metric of `cells`; results in input order.
 std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const Settings& settings);
 
-// The run's verdict word of SPEC §5: "error" if any ERROR, else
+// The run's verdict word (README: Output files): "error" if any ERROR, else
 // "regression" if a gated metric regressed, else "inconclusive" if a gated
 // non-control metric is INCONCLUSIVE or there are no results, else "pass".
 std::string overall_verdict(const std::vector<MetricResult>& results);

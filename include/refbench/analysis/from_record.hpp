@@ -1,6 +1,6 @@
 #pragma once
 // Bridges a measured run to the analysis: complete pairs per cell and
-// metric with their floor flags, and the precision test of SPEC §4.5.
+// metric with their floor flags, and the precision test of README: Statistics.
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/runner/pairs.hpp>
@@ -33,7 +33,7 @@ std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::s
 // the interval (of `settings.interval`) of every metric in `gated` (and
 // every custom metric the cell's meta gates) reaches
 // its confidence with a half-width (log units) of at most `precision`
-// (SPEC §4.5). Never looks at significance.
+// (README: Statistics). Never looks at significance.
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
                     double precision, const Settings& settings);
 

@@ -1,5 +1,5 @@
 #pragma once
-// `refbench analyze FILE...` (SPEC §1, §5): statistics and the verdict table
+// `refbench analyze FILE...` (README: the commands, Output files): statistics and the verdict table
 // from samples made elsewhere or by an earlier run.
 
 #include <refbench/cli/compare_command.hpp>

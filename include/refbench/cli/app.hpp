@@ -1,6 +1,6 @@
 #pragma once
 // The command line: subcommands, flags and the one catch that turns typed
-// errors into the exit codes of SPEC §5.2.
+// errors into the exit codes of README: Exit codes.
 
 namespace refbench::cli {
 

@@ -94,7 +94,7 @@ void validate_settings(const runner::RoundSettings& rounds, double threshold, do
 analysis::Settings analysis_settings(double threshold, double alpha, int min_rounds, const std::string& interval,
                                      std::uint64_t seed);
 
-// SPEC §5.2 for a run's `verdict` word under `--fail-on` `fail_on`:
+// README: Exit codes for a run's `verdict` word under `--fail-on` `fail_on`:
 // error → 4, regression → 1 (unless never), inconclusive → 1 only with
 // `inconclusive`, else 0.
 int exit_code_for(const std::string& verdict, const std::string& fail_on);

@@ -1,5 +1,5 @@
 #pragma once
-// `refbench compare BASELINE_CMD CANDIDATE_CMD` (SPEC §1): options as parsed
+// `refbench compare BASELINE_CMD CANDIDATE_CMD` (README: the commands): options as parsed
 // from the command line, validated into a run, and the run itself.
 
 #include <refbench/runner/pairs.hpp>
@@ -39,7 +39,7 @@ struct CompareOptions {
   std::string gate = "wall";
   std::string interval = "signed-rank";
   std::string fail_on = "regression";
-  std::string isolate = "auto";       // "auto", "off" or a CPU list (SPEC §3.4)
+  std::string isolate = "auto";       // "auto", "off" or a CPU list (README: What is measured)
   std::vector<std::string> scrub_env; // kept from the commands besides the credential variables
 };
 

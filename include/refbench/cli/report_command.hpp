@@ -1,5 +1,5 @@
 #pragma once
-// `refbench report FILE...` (SPEC §1, §5): re-renders a results.json, or the
+// `refbench report FILE...` (README: the commands, Output files): re-renders a results.json, or the
 // journal.jsonl of a killed run (marked partial), as Markdown, JSON or CSV;
 // several files are shards of one run, merged with BH across all cells.
 
@@ -24,7 +24,7 @@ struct ReportOptions {
 // with the first run's settings: one journal (a killed run) or several
 // shards, whose cells keep their own A/A control (one analysis group per
 // file) and share one Benjamini–Hochberg family. Shards of different
-// runs (SPEC §7: refs, config, seed, shard count), the same shard or cell
+// runs (README: run --shard: refs, config, seed, shard count), the same shard or cell
 // twice, or another threshold/alpha are a UsageError naming both files.
 nlohmann::json analysed_document(const std::vector<runner::ReadRun>& runs, const std::vector<std::string>& files);
 
@@ -35,7 +35,7 @@ std::vector<std::size_t> missing_shards(const nlohmann::json& document);
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options);
 
 // Renders the files of `options` to stdout; returns the exit code of the
-// verdict (SPEC §5.2) under `--fail-on`.
+// verdict (README: Exit codes) under `--fail-on`.
 int run_report(const ReportOptions& options, const CommonOptions& common);
 
 } // namespace refbench::cli

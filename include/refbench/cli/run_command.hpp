@@ -1,5 +1,5 @@
 #pragma once
-// `refbench run` (SPEC §1, §3.1) and `refbench resolve`: two refs resolved,
+// `refbench run` (README: the commands, refbench run) and `refbench resolve`: two refs resolved,
 // built side by side in worktrees, measured in interleaved rounds.
 
 #include <refbench/cli/compare_command.hpp>
@@ -35,7 +35,7 @@ struct RunOptions {
   bool allow_pull_request_target = false; // --github on a pull_request_target event
   std::string interval = "signed-rank";
   std::optional<std::string> isolate; // "auto", "off" or a CPU list; over [run] isolate
-  std::optional<std::string> shard;   // "K/N" (SPEC §7)
+  std::optional<std::string> shard;   // "K/N" (README: run --shard)
   std::vector<std::string> scrub_env; // added to run.scrub_env and the credential variables
 };
 

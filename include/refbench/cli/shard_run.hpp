@@ -1,5 +1,5 @@
 #pragma once
-// `refbench run --shard K/N` (SPEC §7): the shard checked against the config
+// `refbench run --shard K/N` (README: run --shard): the shard checked against the config
 // before anything is built, the payloads and cells it needs, its seed and
 // the identity its results carry so that `refbench report` can merge them.
 

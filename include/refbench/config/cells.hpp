@@ -1,5 +1,5 @@
 #pragma once
-// From [[cell]] tables to the runner's cells (SPEC §2): {size} expansion over
+// From [[cell]] tables to the runner's cells (README: refbench.toml): {size} expansion over
 // the payloads, {arm}/{payload}/{size}/{cpus.NAME} filled in per arm; {output} and
 // {round} are left for the runner to fill per invocation.
 

@@ -1,5 +1,5 @@
 #pragma once
-// refbench.toml (SPEC §2) read with toml++ into plain settings. Unknown keys
+// refbench.toml (README: refbench.toml) read with toml++ into plain settings. Unknown keys
 // and wrong types are UsageErrors naming file:line:column; values are
 // validated here (durations, sizes, ranges), flags are merged by the caller.
 
@@ -60,12 +60,12 @@ struct CellConfig {
   std::vector<std::string> gate;           // default: wall
   std::map<std::string, double> threshold; // per-metric overrides
   bool check_output = false;
-  std::vector<runner::CustomMetric> custom; // [[cell.metric]] (SPEC §3.8)
+  std::vector<runner::CustomMetric> custom; // [[cell.metric]] (README: Custom metrics)
   double min_duration_seconds = 0;          // 0: no minimum window
   std::string window_key;                   // reported window length; "": the wall time
   std::vector<runner::Requirement> require; // conditions on reported values
   // cpus = { service = 3, client = "rest" }: a split of the benchmark CPUs,
-  // groups in the order written; their lists fill {cpus.NAME} (SPEC §3.4)
+  // groups in the order written; their lists fill {cpus.NAME} (README: What is measured)
   std::vector<process::CpuGroup> cpus;
   std::string where; // "file:line:column" of the [[cell]]
 };

@@ -1,5 +1,5 @@
 #pragma once
-// The arms' checkouts (SPEC §3.1): detached git worktrees with submodules
+// The arms' checkouts (README: refbench run): detached git worktrees with submodules
 // initialised, removed again at the end unless kept.
 
 #include <cstdint>

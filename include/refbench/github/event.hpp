@@ -1,5 +1,5 @@
 #pragma once
-// The refs a GitHub Actions event asks for (SPEC §6 `--github`): pure
+// The refs a GitHub Actions event asks for (README: GitHub Actions `--github`): pure
 // parsing of the event payload, no git and no network.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// CPU isolation (SPEC §3.4 `isolate`): CPU lists, the SMT topology, the pure
+// CPU isolation (README: What is measured `isolate`): CPU lists, the SMT topology, the pure
 // planner that picks refbench's own core, the benchmark set and a cell's
 // named split of it, and the affinity system calls (only `process` makes them).
 
@@ -62,7 +62,7 @@ struct CpuSplit {
 // Fewer usable CPUs than this run unpinned under "auto".
 inline constexpr std::size_t k_min_isolation_cpus = 4;
 
-// Where a run's processes go (SPEC §3.4).
+// Where a run's processes go (README: What is measured).
 struct IsolationPlan {
   std::string mode; // "auto", "off" or "list" (an explicit CPU list)
   bool pinned = false;

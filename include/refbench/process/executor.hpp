@@ -10,13 +10,13 @@
 namespace refbench::process {
 
 // How peak RSS is measured and the floor below which a reading means nothing
-// (SPEC §3.4): readings within k_rss_censor_margin of `floor_bytes` are censored.
+// (README: What is measured): readings within k_rss_censor_margin of `floor_bytes` are censored.
 struct RssProbe {
   std::string method;
   std::int64_t floor_bytes = 0;
   // The jitter of spawning a no-op (`true`) from the launcher at start-up:
   // the median absolute deviation of its wall over k_spawn_probe_runs runs.
-  // Wall readings below 10x this are censored (SPEC §4.4). 0 when unknown.
+  // Wall readings below 10x this are censored (README: Statistics). 0 when unknown.
   double spawn_resolution_seconds = 0;
 };
 

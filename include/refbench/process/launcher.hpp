@@ -1,7 +1,7 @@
 #pragma once
 // The real Executor. Invocations are spawned by a tiny long-lived launcher
 // process (this binary re-executed in a hidden mode at start-up), so that
-// refbench's own growing memory never enters a child's peak RSS (SPEC §3.4).
+// refbench's own growing memory never enters a child's peak RSS (README: What is measured).
 
 #include <refbench/process/cpus.hpp>
 #include <refbench/process/executor.hpp>
@@ -34,7 +34,7 @@ public:
   Outcome run(const Invocation& invocation) override;
   RssProbe rss_probe() const override { return m_probe; }
   // Restricts the launcher, and so every command it spawns from now on, to
-  // `cpus` (SPEC §3.4 isolate); false when the kernel refuses.
+  // `cpus` (README: What is measured isolate); false when the kernel refuses.
   bool pin(const CpuList& cpus) { return set_affinity(m_pid, cpus); }
 
 private:

@@ -1,5 +1,5 @@
 #pragma once
-// Facts about the machine a run measures on (SPEC §5.1 details): kernel,
+// Facts about the machine a run measures on (README: Output files details): kernel,
 // CPU model, logical CPUs, threads per core, frequency governor.
 
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// A monospace forest plot (SPEC §5.1): each plotted ratio (●) with its 95 %
+// A monospace forest plot (README: Output files): each plotted ratio (●) with its 95 %
 // interval (├──┤) on a log scale, against marks for 1.0 (│) and the
 // threshold (┆) drawn on every row, then an axis with labels and a legend.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// A typed view of a results.json document (SPEC §5), for the reports that
+// A typed view of a results.json document (README: Output files), for the reports that
 // are rendered from it. Every key is optional: a document from `analyze` of
 // a CSV has no arms, environment or cells.
 
@@ -22,7 +22,7 @@ struct ArmInfo {
 };
 
 // The machine the run was measured on.
-// How the run's processes were placed on CPUs (SPEC §3.4 isolate).
+// How the run's processes were placed on CPUs (README: What is measured isolate).
 struct IsolationInfo {
   struct Split {
     std::string cell;
@@ -83,13 +83,13 @@ struct SettingsInfo {
   std::vector<std::string> gate;
 };
 
-// A sensitivity warning of SPEC §4.7, already worded.
+// A sensitivity warning of README: Statistics, already worded.
 struct SensitivityWarning {
   std::string cell;
   std::string message;
 };
 
-// Which shards of a `run --shard` (SPEC §7) a document covers.
+// Which shards of a `run --shard` (README: run --shard) a document covers.
 struct ShardsInfo {
   std::vector<std::size_t> indices; // 1-based, ascending
   std::size_t count = 0;            // N of K/N

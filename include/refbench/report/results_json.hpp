@@ -1,5 +1,5 @@
 #pragma once
-// results.json (SPEC §5): everything about a run, every sample included.
+// results.json (README: Output files): everything about a run, every sample included.
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/sensitivity.hpp>
@@ -30,7 +30,7 @@ struct RunContext {
   // {"baseline": {...}, "candidate": {...}}: {"ref", "sha", "dir",
   // "build_seconds"} for run; null: {"command": label} for each arm
   nlohmann::json arms;
-  // `runner::to_json(ShardIdentity)` of a `run --shard` (SPEC §7); null: not a shard
+  // `runner::to_json(ShardIdentity)` of a `run --shard` (README: run --shard); null: not a shard
   nlohmann::json shard;
 };
 
@@ -38,7 +38,7 @@ struct RunContext {
 // inverse of what journal_header / results_json write).
 RunContext context_from_json(const nlohmann::json& header);
 
-// One `analysis` entry of results.json (SPEC §5); NaN becomes null.
+// One `analysis` entry of results.json (README: Output files); NaN becomes null.
 nlohmann::json to_json(const analysis::MetricResult& result);
 
 // The `cells` array of results.json: every cell with its stop reason,
@@ -46,7 +46,7 @@ nlohmann::json to_json(const analysis::MetricResult& result);
 nlohmann::json cells_json(const runner::RunRecord& record);
 
 // The results.json document for `record` and its analysis `results`,
-// with the sensitivity warnings of its payload families (SPEC §4.7).
+// with the sensitivity warnings of its payload families (README: Statistics).
 nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
                             const std::vector<analysis::MetricResult>& results);
 

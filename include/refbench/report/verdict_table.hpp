@@ -1,5 +1,5 @@
 #pragma once
-// The verdict table of SPEC §5.1 in GitHub-flavoured Markdown:
+// The verdict table of README: Output files in GitHub-flavoured Markdown:
 // cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict
 
 #include <refbench/analysis/analysis.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 // The journal: one JSON object per line, each written with a single write()
 // as it is taken, so a killed run loses at most the invocation in flight
-// (SPEC §5). Line types: "header", "sample", "stop", and "cell" for a cell
+// (README: Output files). Line types: "header", "sample", "stop", and "cell" for a cell
 // added during the run (the automatic A/A control).
 
 #include <refbench/runner/record.hpp>

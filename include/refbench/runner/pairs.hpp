@@ -46,7 +46,7 @@ double timer_resolution_seconds();
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric);
 
 // The complete pairs of `cell` for the custom metric named `custom_metric`
-// (SPEC §3.8): rounds where both arms reported it. No reading is at a floor.
+// (README: Custom metrics): rounds where both arms reported it. No reading is at a floor.
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, const std::string& custom_metric);
 
 } // namespace refbench::runner

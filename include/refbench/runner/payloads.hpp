@@ -1,5 +1,5 @@
 #pragma once
-// Generated, seeded payloads (SPEC §3.6): written in bounded chunks, hashed
+// Generated, seeded payloads (README: refbench run): written in bounded chunks, hashed
 // while written, cached under `<out>/payloads/` between runs.
 
 #include <refbench/util/error.hpp>

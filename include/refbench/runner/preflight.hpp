@@ -1,5 +1,5 @@
 #pragma once
-// Disk preflight (SPEC §3.5): what a run will write, where, and whether the
+// Disk preflight (README: refbench run): what a run will write, where, and whether the
 // filesystems it lands on have room for it.
 
 #include <cstdint>
@@ -37,7 +37,7 @@ struct DiskCheck {
   std::uint64_t needed() const;
 };
 
-// The components of SPEC §3.5, in report order: the two checkouts and
+// The components of README: refbench run, in report order: the two checkouts and
 // `build_disk` (counted once for the whole run) in work; each distinct
 // payload size and 2 × the largest one (outputs) in out; then per place
 // with any needs a k_margin_label line of 10 % of that place's sum, rounded up.

@@ -18,7 +18,7 @@ namespace refbench::runner {
 enum class Arm { baseline, candidate };
 std::string_view arm_name(Arm arm);
 
-// A metric the command reports itself (SPEC §3.8): read after each
+// A metric the command reports itself (README: Custom metrics): read after each
 // successful invocation from the last line of its stdout or from its
 // {output} file, as a JSON object (`key` a top-level name) or in Bencher
 // Metric Format (`key` = "<benchmark>/<measure>", its `value`).
@@ -65,7 +65,7 @@ struct CellSpec {
   bool placeholders = false;
   // argv is {"/bin/sh", "-c", SCRIPT}: values filled into SCRIPT are shell-quoted.
   bool shell = false;
-  // SPEC §3.7: in round 1 both arms' {output} files must be byte-identical.
+  // README: refbench run: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
   CellMeta meta;
 };
@@ -73,7 +73,7 @@ struct CellSpec {
 // The end of every A/A control cell's name; no other cell's name may end in it.
 inline constexpr std::string_view k_control_suffix = "-control";
 
-// The A/A control replica of `cell` (SPEC §3.2): named "<cell>-control",
+// The A/A control replica of `cell` (README: What is measured): named "<cell>-control",
 // baseline on both arms, no output check, outside any payload family.
 CellSpec control_of(const CellSpec& cell);
 

@@ -1,5 +1,5 @@
 #pragma once
-// What a cell's command reports about itself (SPEC §3.8): custom metric
+// What a cell's command reports about itself (README: Custom metrics): custom metric
 // values, the length of its measurement window and the values its
 // requirements test, read from the last line of its stdout or from its
 // {output} file. A value that is missing, not a number or not positive is

@@ -1,5 +1,5 @@
 #pragma once
-// Warm-up and interleaved rounds (SPEC §3.2): every active cell once per arm
+// Warm-up and interleaved rounds (README: What is measured): every active cell once per arm
 // per round in a seeded shuffled order, a fresh REFBENCH_PAD per round,
 // cheapest-first, budget-aware, every measurement journaled as taken.
 
@@ -26,7 +26,7 @@ using Clock = std::function<double()>;
 double monotonic_now();
 
 // Whether `cell` of the run so far is measured precisely enough to stop
-// (SPEC §4.5); asked after each round once the cell has min_rounds rounds.
+// (README: Statistics); asked after each round once the cell has min_rounds rounds.
 using PrecisionCheck = std::function<bool(const RunRecord& record, std::size_t cell)>;
 
 struct RoundHooks {

@@ -1,6 +1,6 @@
 #pragma once
 // Pure scheduling decisions: the shuffled order of a round, the per-round
-// pad, which cells fit the remaining budget (SPEC §3.2, §3.3).
+// pad, which cells fit the remaining budget (README: What is measured).
 
 #include <refbench/runner/record.hpp>
 #include <refbench/util/rng.hpp>

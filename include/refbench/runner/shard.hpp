@@ -1,5 +1,5 @@
 #pragma once
-// Scale-out (SPEC §7): `--shard K/N` splits the planned cells into N
+// Scale-out (README: run --shard): `--shard K/N` splits the planned cells into N
 // disjoint, cost-balanced sets. The split depends only on the config (the
 // cells and their payload sizes), never on timings, so every runner of a
 // matrix computes the same one; the shards of one run share refs, config and

@@ -1,5 +1,5 @@
 #pragma once
-// Multiple comparisons across the gated cells of a run (SPEC §4.2).
+// Multiple comparisons across the gated cells of a run (README: Statistics).
 
 #include <span>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Paired analysis on log-ratios d (SPEC §4.1–4.2): the Hodges–Lehmann
+// Paired analysis on log-ratios d (README: Statistics): the Hodges–Lehmann
 // pseudo-median, the Wilcoxon signed-rank confidence interval and the
 // one-sided signed-rank test. Pure functions, no I/O.
 
@@ -15,7 +15,7 @@ struct Interval {
   // False when there were too few values to reach the asked confidence, and
   // [lo, hi] is only the widest interval the data allow.
   bool reaches_confidence = true;
-  // Half the width: the precision of SPEC §4.5.
+  // Half the width: the precision of README: Statistics.
   double half_width() const { return (hi - lo) / 2.0; }
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// Two-sample analysis for outside data that was not interleaved (SPEC §4.1):
+// Two-sample analysis for outside data that was not interleaved (README: Statistics):
 // the Hodges–Lehmann shift and the Mann–Whitney interval and test. Pure.
 
 #include <refbench/stats/signed_rank.hpp>

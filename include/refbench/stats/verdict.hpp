@@ -1,5 +1,5 @@
 #pragma once
-// The verdict rules of SPEC §4.3–4.6 for one cell × metric, in order:
+// The verdict rules of README: Statistics for one cell × metric, in order:
 // ERROR, CENSORED, REGRESSION, IMPROVED, PASS, INCONCLUSIVE.
 
 #include <optional>
@@ -9,7 +9,7 @@ namespace refbench::stats {
 
 enum class Verdict { error, censored, regression, improved, pass, inconclusive };
 
-// Upper-case name as in SPEC §4.6, e.g. "REGRESSION".
+// Upper-case name as in README: Statistics, e.g. "REGRESSION".
 std::string_view verdict_name(Verdict verdict);
 
 struct VerdictInput {
@@ -32,7 +32,7 @@ struct VerdictInput {
 Verdict decide(const VerdictInput& input);
 
 // The run's noise floor from the A/A control's ratio interval:
-// max(hi, 1 / lo) (SPEC §4.3).
+// max(hi, 1 / lo) (README: Statistics).
 double noise_floor(double control_ci_low, double control_ci_high);
 
 } // namespace refbench::stats

@@ -1,6 +1,6 @@
 #pragma once
 // Typed errors of the orchestration layer; each maps to an exit code of
-// SPEC §5.2. The message says what went wrong, the hint what to do next.
+// README: Exit codes. The message says what went wrong, the hint what to do next.
 
 #include <stdexcept>
 #include <string>

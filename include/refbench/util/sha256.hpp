@@ -1,5 +1,5 @@
 #pragma once
-// SHA-256 through OpenSSL's EVP interface: payload hashes (SPEC §3.6) and
+// SHA-256 through OpenSSL's EVP interface: payload hashes (README: refbench run) and
 // output comparison (§3.7).
 
 #include <cstddef>
