@@ -1,8 +1,9 @@
 #include <refbench/build/build.hpp>
+#include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/error.hpp>
-#include <unistd.h>
+#include <refbench/util/strings.hpp>
 
 #include <refbench/util/fd.hpp>
 
@@ -23,12 +24,7 @@ process::Invocation build_invocation(const ArmBuild& arm, const config::Command&
                                      std::chrono::nanoseconds timeout) {
   process::Invocation invocation;
   invocation.argv = command.is_shell() ? std::vector<std::string>{"/bin/sh", "-c", command.shell} : command.argv;
-  invocation.env = base_env;
-  for (const auto& entry : env) { // config entries override inherited ones
-    auto name = entry.substr(0, entry.find('=') + 1);
-    std::erase_if(invocation.env, [&](const std::string& e) { return e.starts_with(name); });
-    invocation.env.push_back(entry);
-  }
+  invocation.env = process::with_overrides(base_env, env); // config entries override inherited ones
   invocation.cwd = arm.worktree;
   invocation.timeout = timeout;
   invocation.stdout_path = arm.log_path;
@@ -38,7 +34,6 @@ process::Invocation build_invocation(const ArmBuild& arm, const config::Command&
 
 // Runs one build; the outcome says how it ended.
 process::Outcome run_build(const process::Invocation& invocation) {
-  ::unlink(invocation.stdout_path.c_str()); // a fresh log: never written through a link planted in --out
   return process::run_process(invocation, process::interrupt_fd());
 }
 
@@ -109,7 +104,7 @@ BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& 
       std::string tail = log_tail(arms[i].log_path, k_build_log_tail_lines);
       std::istringstream lines(tail);
       for (std::string line; std::getline(lines, line);) {
-        std::cerr << "  | " << line << "\n";
+        std::cerr << "  | " << util::printable(line, "\t") << "\n";
       }
       throw RefusedError(
           fmt::format("the {} build {} (log: {})", arms[i].arm, process::describe(outcome, timeout), arms[i].log_path),

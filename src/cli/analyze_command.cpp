@@ -186,7 +186,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
   if (o.format == "json") {
     std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (o.format == "csv") {
-    std::cout << report::render_csv(results);
+    std::cout << printable_csv(report::render_csv(results));
   } else {
     print_markdown(document, common);
   }

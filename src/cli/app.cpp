@@ -7,11 +7,14 @@
 
 #include <refbench/process/launcher.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstring>
+#include <fmt/format.h>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <system_error>
 
 namespace refbench::cli {
@@ -82,6 +85,19 @@ int main(int argc, char** argv) {
   } catch (const Error& error) {
     std::cerr << format_error_line(error) << "\n";
     return static_cast<int>(error.code());
+  } catch (const nlohmann::json::exception& error) {
+    // report, analyze and comment read JSON only from the files they are
+    // given: what their checked readers let through is still bad input
+    if (!(report_command->parsed() || analyze_command->parsed() || comment_command->parsed())) {
+      std::cerr << "refbench: error: internal error: " << error.what()
+                << " — please report it with the command line; the journal in the output directory has the samples\n";
+      return static_cast<int>(ExitCode::measurement);
+    }
+    std::cerr << format_error_line(UsageError(fmt::format("a file given is not a well-formed refbench document: {}",
+                                                          util::printable(error.what())),
+                                              "pass results.json or journal.jsonl files as refbench wrote them"))
+              << "\n";
+    return static_cast<int>(ExitCode::usage);
   } catch (const std::system_error& error) {
     std::cerr << "refbench: error: " << error.what()
               << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";

@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
-#include <fnmatch.h>
 #include <iostream>
 
 extern char** environ;
@@ -68,7 +67,7 @@ void write_outputs(const std::filesystem::path& out, const nlohmann::json& docum
     if (!util::write_file_atomically(out / name, text)) {
       const int saved = errno;
       throw MeasurementError("cannot write " + (out / name).string() + ": " + std::strerror(saved),
-                             saved == ENOSPC || runner::low_on_disk(out.string())
+                             util::out_of_space(saved) || runner::low_on_disk(out.string())
                                  ? "out of disk space: free some space; the journal has every sample"
                                  : "check the --out directory; the journal has every sample");
     }
@@ -80,6 +79,10 @@ void print_markdown(const nlohmann::json& document, const CommonOptions& common)
   std::cout << util::without_workflow_commands(
       common.quiet ? report::render_verdict_table(model.results, stdout_table_colour(common.color))
                    : report::render_markdown(model));
+}
+
+std::string printable_csv(const std::string& csv) {
+  return util::without_workflow_commands(util::printable(csv, "\r\n"));
 }
 
 void print_warnings(const nlohmann::json& document) {
@@ -105,24 +108,6 @@ void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, 
   if (!plan.warning.empty() && !quiet) {
     std::cerr << "refbench: warning: " << plan.warning << "\n";
   }
-}
-
-std::vector<std::string> command_environment(const std::vector<std::string>& scrub) {
-  auto scrubbed = [&](std::string_view name) {
-    const std::string text(name);
-    return std::find(k_credential_variables.begin(), k_credential_variables.end(), name) !=
-               k_credential_variables.end() ||
-           std::any_of(scrub.begin(), scrub.end(),
-                       [&](const std::string& pattern) { return ::fnmatch(pattern.c_str(), text.c_str(), 0) == 0; });
-  };
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    std::string_view text(*entry);
-    if (!scrubbed(text.substr(0, text.find('=')))) {
-      env.emplace_back(text);
-    }
-  }
-  return env;
 }
 
 void validate_scrub_names(const std::string& flag, const std::vector<std::string>& names) {

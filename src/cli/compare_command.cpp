@@ -2,6 +2,7 @@
 #include <refbench/cli/common.hpp>
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/cli/terminal.hpp>
+#include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/spawn.hpp>
@@ -26,8 +27,6 @@
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace refbench::cli {
 namespace {
@@ -160,7 +159,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   }
 
   validate_scrub_names("--scrub-env", o.scrub_env);
-  auto env = command_environment(o.scrub_env);
+  auto env = process::without_secrets(process::current_environment(), o.scrub_env);
   process::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", timeout, ""};
   process::Invocation candidate{command_argv("candidate", o.candidate, o.shell), env, "", timeout, ""};
   require_runnable("baseline", baseline.argv, env);
@@ -183,6 +182,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
 
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start();
+  process::hide_from_commands();
   auto ballast = test_ballast();
   apply_isolation(isolation, *launcher, common.quiet);
 

@@ -180,7 +180,7 @@ int run_report(const ReportOptions& o, const CommonOptions& common) {
   if (o.format == "json") {
     std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (o.format == "csv") {
-    std::cout << report::render_csv(model.results);
+    std::cout << printable_csv(report::render_csv(model.results));
   } else {
     print_markdown(document, common);
   }

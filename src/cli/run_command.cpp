@@ -9,8 +9,10 @@
 #include <refbench/config/config.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
+#include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
+#include <refbench/process/reaper.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
@@ -34,8 +36,6 @@
 #include <iostream>
 #include <map>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace refbench::cli {
 namespace {
@@ -106,6 +106,16 @@ std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, 
   }
   return {baseline, candidate};
 }
+
+// Kills, on destruction, every child of refbench but the launcher `keep`:
+// what the builds left behind, also when a build failed.
+struct ReapBuildLeftovers {
+  pid_t keep;
+  explicit ReapBuildLeftovers(pid_t launcher) : keep(launcher) {}
+  ReapBuildLeftovers(const ReapBuildLeftovers&) = delete;
+  ReapBuildLeftovers& operator=(const ReapBuildLeftovers&) = delete;
+  ~ReapBuildLeftovers() { process::kill_children_except(keep); }
+};
 
 // Worktrees of both arms plus the equal-length {arm} links <work>/a, <work>/b;
 // removed again on destruction unless kept.
@@ -250,6 +260,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   const double started = runner::monotonic_now();
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (README: What is measured)
+  process::hide_from_commands();
   // --github: the event names the refs the flags leave open (flags win)
   RunOptions o = options;
   std::optional<github::EventPlan> event;
@@ -292,6 +303,13 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
 
   const fs::path out = fs::absolute(o.out).lexically_normal();
   const fs::path work = o.workdir ? fs::absolute(*o.workdir).lexically_normal() : out / "arms";
+  for (const auto& [flag, path] : {std::pair{"--out", out}, std::pair{"--workdir", work}}) {
+    if (path.string().find_first_of("{}") != std::string::npos) { // it would be read as a placeholder
+      throw UsageError(
+          fmt::format("{} {} holds a brace, which the cells' placeholders are made of", flag, path.string()),
+          "choose a directory without { or }");
+    }
+  }
   std::vector<std::uint64_t> payload_bytes;
   for (const auto& size : config.payload_sizes) {
     payload_bytes.push_back(size.bytes);
@@ -306,20 +324,34 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   if (ec) {
     throw RefusedError("cannot create " + out.string() + ": " + ec.message(), "choose a writable --out directory");
   }
+  for (const fs::path& dir : {out / "logs", out / "outputs"}) { // nothing is written through a planted link
+    if (!util::is_real_directory(dir)) {
+      throw RefusedError(dir.string() + " is not a directory of its own (a symlink?)",
+                         "remove it, or choose another --out directory");
+    }
+  }
 
   if (!common.quiet) {
     std::cerr << fmt::format("refbench: baseline {} ({}), candidate {} ({})\n", *o.baseline, baseline.sha.substr(0, 7),
                              *o.candidate, candidate.sha.substr(0, 7));
   }
+  if (!o.workdir && fs::is_symlink(work)) { // <out>/arms is refbench's; a link there leads outside --out
+    throw RefusedError(work.string() + " is a symlink: the worktrees would be made where it points",
+                       "remove it, or pass --workdir DIR");
+  }
   Arms arms(repo, work, baseline, candidate, o.keep_worktrees);
   auto scrub = config.run.scrub_env; // the flag adds to the file's list: more is never less safe
   scrub.insert(scrub.end(), o.scrub_env.begin(), o.scrub_env.end());
-  const auto env = command_environment(scrub);
+  const auto env = process::without_secrets(process::current_environment(), scrub);
   build::BuildTimes build_times{{0.0, 0.0}};
   if (config.build.command) {
     if (!common.quiet) {
       std::cerr << "refbench: building both arms" << (config.build.parallel ? " in parallel" : "") << "\n";
     }
+    // what a build leaves running (a daemon that left its process group) is
+    // re-parented to refbench and killed once the builds are over
+    process::become_subreaper();
+    const ReapBuildLeftovers reap{launcher->pid()};
     build_times = build::build_arms(
         {{"baseline", arms.tree(runner::Arm::baseline), (out / "logs/build-baseline.log").string()},
          {"candidate", arms.tree(runner::Arm::candidate), (out / "logs/build-candidate.log").string()}},

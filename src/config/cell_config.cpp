@@ -1,5 +1,5 @@
 // [[cell]] tables of refbench.toml: command, environment, metrics and gate,
-// custom metrics (README: Custom metrics), windows and requirements, CPU groups (§3.4).
+// custom metrics (README: Custom metrics), windows and requirements, CPU groups (README: CPU isolation).
 #include "table_reader.hpp"
 
 #include <refbench/runner/reported.hpp>

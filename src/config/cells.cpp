@@ -1,4 +1,5 @@
 #include <refbench/config/cells.hpp>
+#include <refbench/process/environment.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
@@ -23,20 +24,27 @@ bool uses(const Command& command, std::string_view placeholder) {
 using GroupLists = std::map<std::string, std::string>;
 
 // `text` with {arm}, {payload}, {size} and {cpus.NAME} filled in; with
-// `quote` (a /bin/sh -c script) each value as one shell word, so a path
-// such as `o$(touch X)` stays a path.
-std::string fill(std::string text, const std::string& arm, const PayloadFile* payload, const GroupLists& cpus,
-                 bool quote = false) {
-  auto value = [&](const std::string& v) { return quote ? util::quote_shell_word(v) : v; };
+// `shell` (a /bin/sh -c script) each value quoted for where it stands, so a
+// path such as `o$(touch X)` stays a path.
+std::string fill(const std::string& text, const std::string& arm, const PayloadFile* payload, const GroupLists& cpus,
+                 bool shell = false) {
+  std::vector<std::pair<std::string, std::string>> values;
   for (const auto& [group, list] : cpus) {
-    text = util::replace_all(std::move(text), "{cpus." + group + "}", value(list));
+    values.emplace_back("{cpus." + group + "}", list);
   }
-  text = util::replace_all(std::move(text), "{arm}", value(arm));
+  values.emplace_back("{arm}", arm);
   if (payload != nullptr) {
-    text = util::replace_all(std::move(text), "{payload}", value(payload->path));
-    text = util::replace_all(std::move(text), "{size}", value(payload->label));
+    values.emplace_back("{payload}", payload->path);
+    values.emplace_back("{size}", payload->label);
   }
-  return text;
+  if (shell) {
+    return util::fill_shell_script(text, values);
+  }
+  std::string filled = text;
+  for (const auto& [placeholder, value] : values) {
+    filled = util::replace_all(std::move(filled), placeholder, value);
+  }
+  return filled;
 }
 
 process::Invocation arm_invocation(const CellConfig& cell, const std::string& arm, const PayloadFile* payload,
@@ -50,12 +58,11 @@ process::Invocation arm_invocation(const CellConfig& cell, const std::string& ar
       invocation.argv.push_back(fill(word, arm, payload, cpus));
     }
   }
-  invocation.env = base_env;
+  std::vector<std::string> entries;
   for (const auto& entry : cell.env) {
-    auto name = entry.substr(0, entry.find('=') + 1);
-    std::erase_if(invocation.env, [&](const std::string& e) { return e.starts_with(name); });
-    invocation.env.push_back(fill(entry, arm, payload, cpus));
+    entries.push_back(fill(entry, arm, payload, cpus));
   }
+  invocation.env = process::with_overrides(base_env, entries);
   invocation.cwd = arm;
   invocation.timeout = timeout;
   return invocation;

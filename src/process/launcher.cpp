@@ -1,3 +1,4 @@
+#include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/output_buffer.hpp>
@@ -28,8 +29,6 @@
 #include <system_error>
 #include <unistd.h>
 #include <vector>
-
-extern char** environ;
 
 namespace refbench::process {
 namespace {
@@ -204,7 +203,16 @@ std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
   std::string argument(k_launcher_argument);
   std::array<char*, 3> argv{const_cast<char*>(self_exe.c_str()), argument.data(), nullptr};
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, self_exe.c_str(), &actions, nullptr, argv.data(), environ);
+  // the launcher is the parent of every command, which can read its
+  // /proc/<pid>/environ: it gets only what it reads itself (each command
+  // gets its own environment with its invocation)
+  const auto env = launcher_environment(current_environment());
+  std::vector<char*> envp;
+  for (const auto& entry : env) {
+    envp.push_back(const_cast<char*>(entry.c_str()));
+  }
+  envp.push_back(nullptr);
+  int rc = ::posix_spawn(&pid, self_exe.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     throw std::system_error(rc, std::generic_category(), "cannot start the launcher " + self_exe);

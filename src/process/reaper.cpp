@@ -1,5 +1,6 @@
 #include <refbench/process/reaper.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -105,6 +106,26 @@ std::size_t children_from_stat(ChildList& children) {
 }
 
 } // namespace
+
+int kill_children_except(int keep) {
+  int reaped = 0;
+  ChildList children{};
+  for (;;) {
+    std::size_t count = children_from_stat(children);
+    count = static_cast<std::size_t>(std::remove(children.begin(), children.begin() + count, keep) - children.begin());
+    if (count == 0) {
+      return reaped;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      ::kill(children[i], SIGKILL);
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      while (::waitpid(children[i], nullptr, 0) < 0 && errno == EINTR) {
+      }
+      ++reaped;
+    }
+  }
+}
 
 bool become_subreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
 

@@ -164,9 +164,10 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
     posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), 1);
   } else if (invocation.stdout_path.empty()) {
     posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
-  } else {
+  } else { // a new file: whatever was there (a planted link) was removed, and is never written through
+    ::unlink(invocation.stdout_path.c_str());
     posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
   }
   if (invocation.stderr_to_stdout) {
     posix_spawn_file_actions_adddup2(actions.get(), 1, 2);

@@ -173,7 +173,7 @@ std::string cut(std::string text, std::size_t limit) {
 } // namespace
 
 std::string code_span(std::string_view text) {
-  std::string content = util::replace_all(std::string(text), "\n", " ");
+  std::string content = util::printable(util::replace_all(std::string(text), "\n", " "));
   const bool all_spaces = content.find_first_not_of(' ') == std::string::npos;
   const bool pad = content.empty() || content.front() == '`' || content.back() == '`' ||
                    (!all_spaces && content.front() == ' ' && content.back() == ' ');
@@ -183,7 +183,7 @@ std::string code_span(std::string_view text) {
 
 std::string fenced_block(std::string_view text, std::string_view info) {
   const std::string fence(std::max<std::size_t>(3, longest_backtick_run(text) + 1), '`');
-  std::string body(text);
+  std::string body = util::printable(text, "\n\t"); // a command's stderr: no ESC/BEL into a terminal or log
   if (!body.empty() && body.back() != '\n') {
     body += '\n';
   }

@@ -27,12 +27,6 @@ std::string_view termination_name(process::Termination termination) {
   return "unknown";
 }
 
-// True for the errors of a write that found no room: a full disk or quota,
-// or the file-size limit (ulimit -f, with SIGXFSZ ignored).
-bool out_of_space(int error_number) {
-  return error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG;
-}
-
 } // namespace
 
 Journal::Journal(const std::string& path) : m_path(path), m_fd(util::create_fresh_file(path, O_APPEND)) {
@@ -51,7 +45,7 @@ void Journal::append(const nlohmann::json& line) {
     const int saved = errno;
     // A write cut short (disk full, file-size limit) leaves half a line: cut it off.
     [[maybe_unused]] int ignored = ::ftruncate(m_fd.get(), static_cast<off_t>(m_size));
-    if (out_of_space(saved)) {
+    if (util::out_of_space(saved)) {
       throw MeasurementError("cannot write the journal " + m_path + ": out of disk space (" + std::strerror(saved) +
                                  ")",
                              "free some space (or raise the file-size limit, ulimit -f) and rerun");

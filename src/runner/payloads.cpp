@@ -36,10 +36,11 @@ std::string read_sidecar(const std::string& sidecar) {
   return digest;
 }
 
-// True when `path` is a regular file of exactly `bytes` bytes.
+// True when `path` is a regular file of exactly `bytes` bytes (a symlink
+// is not: a link planted in --out is never read as a cached payload).
 bool has_size(const std::string& path, std::uint64_t bytes) {
   struct stat status {};
-  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) &&
+  return ::lstat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) &&
          static_cast<std::uint64_t>(status.st_size) == bytes;
 }
 
@@ -89,7 +90,7 @@ std::string payload_path(const std::string& dir, std::uint64_t bytes, std::uint6
 }
 
 RefusedError payload_write_error(const std::string& path, int error_number) {
-  if (error_number == ENOSPC || error_number == EDQUOT) {
+  if (util::out_of_space(error_number)) {
     return RefusedError("cannot write payload " + path + ": out of disk space (" + std::strerror(error_number) + ")",
                         "free space there, choose smaller [payloads] sizes or another --out");
   }
@@ -114,6 +115,10 @@ Payload make_payload(const std::string& dir, std::uint64_t bytes, std::uint64_t 
     int saved = errno;
     throw RefusedError("cannot create " + directory + ": " + std::strerror(saved),
                        "check that the --out directory exists and is writable");
+  }
+  if (!util::is_real_directory(directory)) {
+    throw RefusedError(directory + " is not a directory of its own (a symlink?): payloads are not written through it",
+                       "remove it, or choose another --out directory");
   }
   // A sidecar must never outlive the file it describes, even if we die below.
   ::unlink(sidecar.c_str());
@@ -145,9 +150,7 @@ Payload make_payload(const std::string& dir, std::uint64_t bytes, std::uint64_t 
   // sha256sum format, so `sha256sum -c` can check the cache by hand.
   std::string filename = payload.path.substr(payload.path.rfind('/') + 1);
   if (!util::write_file_atomically(sidecar, payload.sha256 + "  " + filename + "\n")) {
-    int saved = errno;
-    ::unlink((sidecar + ".tmp").c_str());
-    throw payload_write_error(sidecar, saved);
+    throw payload_write_error(sidecar, errno);
   }
   return payload;
 }

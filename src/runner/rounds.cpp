@@ -132,6 +132,8 @@ private:
     std::string output;
     if (spec.placeholders) {
       output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
+      std::error_code ignored;
+      std::filesystem::remove(output, ignored); // a fresh path: never a link planted there
       substitute_placeholders(invocation, round, output, spec.shell);
     }
     const bool reads = reads_report(spec.meta);
@@ -272,9 +274,16 @@ private:
 } // namespace
 
 void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output, bool shell) {
-  auto fill = [&](std::string& text, bool quote) {
-    const std::string path = quote ? util::quote_shell_word(output) : output;
-    text = util::replace_all(util::replace_all(std::move(text), "{round}", std::to_string(round)), "{output}", path);
+  const std::vector<std::pair<std::string, std::string>> values{{"{round}", std::to_string(round)},
+                                                                {"{output}", output}};
+  auto fill = [&](std::string& text, bool script) {
+    if (script) {
+      text = util::fill_shell_script(text, values);
+      return;
+    }
+    for (const auto& [placeholder, value] : values) {
+      text = util::replace_all(std::move(text), placeholder, value);
+    }
   };
   for (std::size_t i = 0; i < invocation.argv.size(); ++i) {
     fill(invocation.argv[i], shell && i == 2);

@@ -37,6 +37,15 @@ bool write_file_atomically(const std::filesystem::path& path, const std::string&
   return true;
 }
 
+bool out_of_space(int error_number) {
+  return error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG;
+}
+
+bool is_real_directory(const std::filesystem::path& path) {
+  struct stat status {};
+  return ::lstat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
+}
+
 Fd create_fresh_file(const std::filesystem::path& path, int extra_flags) {
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return Fd();

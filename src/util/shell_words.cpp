@@ -1,4 +1,7 @@
 #include <refbench/util/shell_words.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
 
 namespace refbench::util {
 namespace {
@@ -100,6 +103,45 @@ std::string quote_shell_word(std::string_view word) {
   }
   quoted += '\'';
   return quoted;
+}
+
+std::string fill_shell_script(std::string_view script, const std::vector<std::pair<std::string, std::string>>& values) {
+  enum class Quote { none, single, double_ };
+  Quote quote = Quote::none;
+  std::string out;
+  for (std::size_t at = 0; at < script.size();) {
+    const auto placeholder = std::find_if(values.begin(), values.end(), [&](const auto& v) {
+      return !v.first.empty() && script.substr(at).starts_with(v.first);
+    });
+    if (placeholder != values.end()) {
+      const std::string& value = placeholder->second;
+      if (quote == Quote::none) {
+        out += quote_shell_word(value);
+      } else if (quote == Quote::single) {
+        out += replace_all(value, "'", "'\\''"); // close, an escaped quote, reopen
+      } else {
+        for (char c : value) {
+          if (c == '\\' || c == '"' || c == '$' || c == '`') {
+            out += '\\';
+          }
+          out += c;
+        }
+      }
+      at += placeholder->first.size();
+      continue;
+    }
+    const char c = script[at];
+    out += c;
+    ++at;
+    if (c == '\\' && quote != Quote::single && at < script.size()) {
+      out += script[at++]; // an escaped character, never a quote
+    } else if (c == '\'' && quote != Quote::double_) {
+      quote = quote == Quote::single ? Quote::none : Quote::single;
+    } else if (c == '"' && quote != Quote::single) {
+      quote = quote == Quote::double_ ? Quote::none : Quote::double_;
+    }
+  }
+  return out;
 }
 
 } // namespace refbench::util

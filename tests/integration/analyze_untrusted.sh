@@ -65,4 +65,37 @@ sed 's|^command = "make"$|command = "make\\u0000 clean"|' "$repo/refbench.toml" 
 grep -q 'u0000' "$WORK/nul.toml" || fail "the sed did not insert \\u0000"
 run_refbench run --repo "$repo" --config "$WORK/nul.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
 expect_usage_error "$WORK/nul.toml:3:11: a string holds a NUL character"
-echo "ok: BOM skipped; bad numbers, types, seeds and NULs → exit 2 naming file and field"
+
+# --- results.json that a checked reader let through still never crashes a
+# merge: a string where an arm object belongs, nulls where values belong
+"$REFBENCH" compare -q --seed 3 --max-rounds 3 --min-rounds 3 --warmup 0 --out "$WORK/base" true true >/dev/null 2>&1 ||
+  true
+[ -s "$WORK/base/results.json" ] || fail "compare wrote no results.json"
+mutate() { # $1 = output file, $2 = a Python statement over `r`
+  "$PY" - "$WORK/base/results.json" "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+}
+mutate "$D/arm-string.json" 'r["arms"] = {"baseline": "x", "candidate": "y"}'
+mutate "$D/family-null.json" 'r["cells"][0].setdefault("meta", {})["family"] = None'
+mutate "$D/rounds-null.json" 'r["settings"]["max_rounds"] = None'
+for bad in arm-string family-null rounds-null; do
+  run_refbench report "$D/$bad.json" "$WORK/base/results.json"
+  [ "$RC" -eq 2 ] || [ "$RC" -le 1 ] || fail "report of $bad.json exited $RC: $(cat "$WORK/err")"
+  ! grep -q "internal error" "$WORK/err" || fail "an internal error for $bad.json: $(cat "$WORK/err")"
+done
+
+# --- names with control characters and workflow commands never reach stdout raw
+mutate "$D/evil.json" 'n = "::error::pwned\x1b]0;title\x07"; r["cells"][0]["name"] = n; r["analysis"][0]["cell"] = n
+for s in r["cells"][0].get("samples", []): s["cell"] = n'
+for format in markdown csv; do
+  run_refbench report --format "$format" "$D/evil.json"
+  ! grep -q $'\x1b' "$WORK/out" || fail "a raw ESC reached stdout ($format)"
+  ! grep -q $'\x07' "$WORK/out" || fail "a raw BEL reached stdout ($format)"
+  ! grep -qE '^[[:space:]]*::' "$WORK/out" || fail "a line of stdout starts a workflow command ($format)"
+  expect_in "$WORK/out" 'x1b'
+done
+echo "ok: merges of malformed results exit 2 at worst, printed names are escaped"

@@ -10,14 +10,14 @@ repo="$WORK/repo"
 mkdir -p "$repo"
 cat >"$repo/refbench.toml" <<TOML
 [build]
-command = "env > build.env"
+command = "env > build.env; setsid sleep 300 & echo \$! > $WORK/daemon-\$(basename \$PWD).pid"
 
 [run]
 scrub_env = ["FROM_CONFIG"]
 
 [[cell]]
 name = "envdump"
-command = "env > {output}; cp {output} $WORK/cell-{round}.env"
+command = "env > {output}; cp {output} $WORK/cell-{round}.env; tr '\\\\0' '\\\\n' < /proc/\$PPID/environ > $WORK/launcher-{round}.env"
 TOML
 git -C "$repo" init -q -b main
 git -C "$repo" -c user.name=t -c user.email=t@t.invalid add -A
@@ -38,11 +38,24 @@ set -e
 build_env=$(find "$out/arms" -name build.env | head -1)
 [ -n "$build_env" ] || fail "the build wrote no build.env"
 ls "$WORK"/cell-*.env >/dev/null 2>&1 || fail "the cell wrote no environment dump"
-for f in "$build_env" "$WORK"/cell-*.env; do
+ls "$WORK"/launcher-*.env >/dev/null 2>&1 || fail "the cell could not read its parent's environment"
+for f in "$build_env" "$WORK"/cell-*.env "$WORK"/launcher-*.env; do
   if grep -q "secret-" "$f"; then
     fail "a credential reached a command: $(grep secret- "$f")"
   fi
+done
+for f in "$build_env" "$WORK"/cell-*.env; do
   expect_in "$f" "KEEP_ME=visible"
+done
+# the launcher, every command's parent, holds only what it reads itself
+! grep -qv '^PATH=' "$WORK"/launcher-1.env || fail "the launcher's environment: $(cat "$WORK"/launcher-1.env)"
+# what a build leaves running (setsid: out of its process group) is killed after the builds
+for pidfile in "$WORK"/daemon-*.pid; do
+  pid=$(cat "$pidfile")
+  if kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" | cut -c1)" != Z ]; then
+    kill -9 "$pid"
+    fail "a daemon the build left ($pid) still runs after the run"
+  fi
 done
 
 # --- planted symlinks in --out are replaced, never written through
@@ -54,10 +67,12 @@ ln -s "$WORK/victim-log" "$out2/logs/build-baseline.log"
 ln -s "$WORK/victim-report-tmp" "$out2/report.md.tmp"
 ln -s "$WORK/victim-results-tmp" "$out2/results.json.tmp"
 ln -s "$WORK/victim-results-tmp" "$out2/report.md"
+mkdir -p "$out2/outputs" && echo "precious" >"$WORK/victim-output"
+ln -s "$WORK/victim-output" "$out2/outputs/0-baseline.out"
 run_refbench run --repo "$repo" --baseline main --candidate main --allow-same-commit --out "$out2" \
   --max-rounds 2 --min-rounds 2 --warmup 0 --isolate off
 [ "$RC" -le 1 ] || fail "the run with planted links failed (exit $RC): $(cat "$WORK/err")"
-for victim in journal report-tmp results-tmp log; do
+for victim in journal report-tmp results-tmp log output; do
   [ "$(cat "$WORK/victim-$victim")" = "precious" ] || fail "refbench wrote through the planted link to victim-$victim"
 done
 [ ! -L "$out2/journal.jsonl" ] && [ -s "$out2/journal.jsonl" ] || fail "the journal is not a fresh file"

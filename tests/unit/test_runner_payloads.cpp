@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <refbench/util/files.hpp>
+
 #include "scratch_dir.hpp"
 
 #include <refbench/runner/payloads.hpp>
@@ -183,6 +185,18 @@ TEST_CASE("runner::payload cache") {
     CHECK(rewritten.sha256 == fresh.sha256);
     CHECK(std::filesystem::exists(rewritten.path + ".sha256"));
   }
+  SUBCASE("a planted link of the right size is replaced, never read or written through") {
+    Payload fresh = make_payload(dir.str(), 2048, 8);
+    const std::string victim = dir.str() + "/victim";
+    std::filesystem::rename(fresh.path, victim);
+    { std::ofstream(victim, std::ios::binary | std::ios::trunc) << std::string(2048, 'x'); }
+    std::filesystem::create_symlink(victim, fresh.path);
+    Payload rewritten = make_payload(dir.str(), 2048, 8);
+    CHECK_FALSE(rewritten.reused);
+    CHECK_FALSE(std::filesystem::is_symlink(rewritten.path));
+    CHECK(util::sha256_file(rewritten.path).value() == fresh.sha256);
+    CHECK(util::read_file(victim).value() == std::string(2048, 'x'));
+  }
   SUBCASE("a malformed sidecar is not trusted") {
     Payload fresh = make_payload(dir.str(), 2048, 8);
     {
@@ -225,7 +239,9 @@ TEST_CASE("runner::payload errors") {
     }
     ::setrlimit(RLIMIT_FSIZE, &saved_limit);
     std::signal(SIGXFSZ, saved_handler);
-    CHECK(what == "cannot write payload " + dir.str() + "/payloads/2MiB-1.bin: " + std::strerror(EFBIG));
+    // a file-size limit is a full disk for this run: named so, as ENOSPC is
+    CHECK(what == "cannot write payload " + dir.str() + "/payloads/2MiB-1.bin: out of disk space (" +
+                      std::strerror(EFBIG) + ")");
     CHECK(std::filesystem::is_empty(dir.str() + "/payloads"));
   }
   SUBCASE("ENOSPC says out of disk space, with a hint") {

@@ -2,6 +2,8 @@
 
 #include <refbench/util/shell_words.hpp>
 
+#include <cstdio>
+
 using namespace refbench::util;
 using Words = std::vector<std::string>;
 
@@ -41,4 +43,35 @@ TEST_CASE("util::quote_shell_word round-trips") {
     CHECK(words->at(1) == word);
   }
   CHECK(quote_shell_word("build/work") == "build/work");
+}
+
+TEST_CASE("util::fill_shell_script quotes each value for where it stands") {
+  const std::vector<std::pair<std::string, std::string>> values{{"{arm}", "/w/o$(touch X) 'q\"`\\"}, {"{round}", "3"}};
+  // outside quotes: one shell word
+  CHECK(fill_shell_script("{arm}/x {round}", values) == "'/w/o$(touch X) '\\''q\"`\\'/x 3");
+  // inside '…': the quote closed, an escaped quote, reopened
+  CHECK(fill_shell_script("'{arm}/x'", values) == "'/w/o$(touch X) '\\''q\"`\\/x'");
+  // inside "…": \ " $ ` escaped
+  CHECK(fill_shell_script("\"{arm}/x\"", values) == "\"/w/o\\$(touch X) 'q\\\"\\`\\\\/x\"");
+  // quotes that are escaped or inside the other kind do not switch the state
+  CHECK(fill_shell_script("echo \\' {round} \"it's {round}\"", values) == "echo \\' 3 \"it's 3\"");
+  // a value is never searched for placeholders
+  CHECK(fill_shell_script("{arm}", {{"{arm}", "{round}"}, {"{round}", "3"}}) == "'{round}'");
+  // plain values stay as written, so existing scripts read the same
+  CHECK(fill_shell_script("cd {arm} && \"{arm}/bin\"", {{"{arm}", "/w/a"}}) == "cd /w/a && \"/w/a/bin\"");
+}
+
+TEST_CASE("util::fill_shell_script output runs as the values, not as code") {
+  const std::string hostile = "/tmp/o$(echo INJECTED) `echo TICK` 'q' \"d\"";
+  for (const char* script : {"printf '%s\\n' {arm}", "printf '%s\\n' '{arm}'", "printf '%s\\n' \"{arm}\""}) {
+    const std::string filled = fill_shell_script(script, {{"{arm}", hostile}});
+    std::FILE* pipe = ::popen(("/bin/sh -c " + quote_shell_word(filled)).c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    for (int c = std::fgetc(pipe); c != EOF; c = std::fgetc(pipe)) {
+      out += static_cast<char>(c);
+    }
+    ::pclose(pipe);
+    CHECK(out == hostile + "\n");
+  }
 }

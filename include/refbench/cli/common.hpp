@@ -9,12 +9,10 @@
 #include <refbench/runner/record.hpp>
 
 #include <CLI/CLI.hpp>
-#include <array>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace refbench::cli {
@@ -46,6 +44,10 @@ void write_outputs(const std::filesystem::path& out, const nlohmann::json& docum
 // verdict table (coloured on a terminal, as `--color` says).
 void print_markdown(const nlohmann::json& document, const CommonOptions& common);
 
+// `csv` as it may be printed to a terminal or a CI log: control characters
+// of names shown as text, no line read as a workflow command.
+std::string printable_csv(const std::string& csv);
+
 // Prints the sensitivity warnings of `document` to stderr, one
 // "refbench: warning: …" line each.
 void print_warnings(const nlohmann::json& document);
@@ -55,23 +57,6 @@ void print_warnings(const nlohmann::json& document);
 // warning once (unless `quiet`). When the kernel refuses, `plan` becomes
 // unpinned with a warning saying so.
 void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet);
-
-// The variables that never reach a build or benchmarked command: GitHub and
-// Actions credentials (README, "Security model").
-inline constexpr std::array<std::string_view, 9> k_credential_variables{"GITHUB_TOKEN",
-                                                                        "GH_TOKEN",
-                                                                        "INPUT_GITHUB-TOKEN",
-                                                                        "ACTIONS_RUNTIME_TOKEN",
-                                                                        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-                                                                        "ACTIONS_ID_TOKEN_REQUEST_URL",
-                                                                        "ACTIONS_CACHE_URL",
-                                                                        "ACTIONS_RESULTS_URL",
-                                                                        "INPUT_GITHUB_TOKEN"};
-
-// refbench's own environment as "NAME=value" entries, less the credential
-// variables and every variable whose name matches one of `scrub` (names or
-// shell globs such as "AWS_*"): what build and cell commands get.
-std::vector<std::string> command_environment(const std::vector<std::string>& scrub);
 
 // Checks the `--scrub-env` / run.scrub_env entries `names`; throws a
 // UsageError naming `flag` for an empty entry or one with '=' or a NUL.

@@ -16,7 +16,7 @@ struct Invocation {
   std::vector<std::string> env;
   std::string cwd;                     // empty: the caller's directory
   std::chrono::nanoseconds timeout{0}; // 0: no timeout
-  std::string stdout_path;             // empty: /dev/null; else truncated and written
+  std::string stdout_path;             // empty: /dev/null; else replaced by a new file (never through a link)
   bool capture_stdout = false;         // stdout into Outcome::stdout_text (overrides stdout_path)
   bool stderr_to_stdout = false;       // stderr goes where stdout goes (no stderr tail then)
   // ≥ 0: the child's stdout is this descriptor, which the caller reads (the

@@ -36,6 +36,8 @@ public:
   // Restricts the launcher, and so every command it spawns from now on, to
   // `cpus` (README: What is measured isolate); false when the kernel refuses.
   bool pin(const CpuList& cpus) { return set_affinity(m_pid, cpus); }
+  // The launcher's process id.
+  pid_t pid() const { return m_pid; }
 
 private:
   Launcher(util::Fd socket, pid_t pid, RssProbe probe);

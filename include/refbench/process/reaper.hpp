@@ -15,4 +15,10 @@ bool become_subreaper();
 // how many it reaped. Only for a process whose every child is disposable.
 int kill_all_children();
 
+// Kills (SIGKILL) and reaps every child of the calling (possibly
+// multi-threaded) process but `keep`, found by their parent pid in /proc:
+// what a build left running, once refbench has reaped it as the subreaper.
+// Returns how many it reaped.
+int kill_children_except(int keep);
+
 } // namespace refbench::process

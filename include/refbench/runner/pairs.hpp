@@ -32,7 +32,7 @@ struct PairedValues {
   std::vector<bool> candidate_at_floor;
 };
 
-// Whether `outcome`'s `metric` reading sits at its measurement floor (§4.4):
+// Whether `outcome`'s `metric` reading sits at its measurement floor (README: Statistics):
 // rss within k_rss_censor_margin of the launcher's peak (the larger of the
 // sample's and the run's start-up floor in `floors`); wall below 10× the
 // timer or spawn resolution; cpu/user/sys of 0 (below the rusage resolution).

@@ -39,7 +39,7 @@ std::string payload_path(const std::string& dir, std::uint64_t bytes, std::uint6
 Payload make_payload(const std::string& dir, std::uint64_t bytes, std::uint64_t seed);
 
 // The error make_payload throws when writing `path` failed with
-// `error_number`: "out of disk space" for ENOSPC and EDQUOT, with a hint.
+// `error_number`: "out of disk space" for ENOSPC, EDQUOT and EFBIG, with a hint.
 RefusedError payload_write_error(const std::string& path, int error_number);
 
 } // namespace refbench::runner

@@ -96,7 +96,7 @@ struct Sample {
   std::size_t order = 0;
   process::Outcome outcome;
   std::map<std::string, double> values; // the custom metrics it reported, by name
-  std::string problem;                  // why what it reported disqualifies it (§3.8); "" if nothing
+  std::string problem;                  // why what it reported disqualifies it (README: Custom metrics); "" if nothing
 };
 
 // True when `sample` ran to exit 0 and what it reported is fine: only such

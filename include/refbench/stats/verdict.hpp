@@ -14,7 +14,7 @@ std::string_view verdict_name(Verdict verdict);
 
 struct VerdictInput {
   bool error = false;    // an invocation failed, a metric was missing, outputs differed
-  bool censored = false; // §4.4
+  bool censored = false; // README: Statistics, censoring
   std::size_t n = 0;     // complete pairs
   std::size_t min_rounds = 2;
   bool interval_reaches_confidence = true; // false: too few values for a 95 % interval

@@ -15,6 +15,13 @@ namespace refbench::util {
 // name; returns false (errno set) when it cannot.
 bool write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
+// True when `error_number` means the disk (or the quota, or the file-size
+// limit) is full: ENOSPC, EDQUOT or EFBIG.
+bool out_of_space(int error_number);
+
+// True when `path` is a directory itself, not a symlink to one.
+bool is_real_directory(const std::filesystem::path& path);
+
 // Removes whatever is at `path` (a planted symlink is removed, never
 // followed) and creates a new empty file there for writing, opened with
 // O_EXCL | O_NOFOLLOW plus `extra_flags`; an invalid Fd (errno set) if it cannot.

@@ -1,6 +1,6 @@
 #pragma once
 // SHA-256 through OpenSSL's EVP interface: payload hashes (README: refbench run) and
-// output comparison (§3.7).
+// output comparison (README: refbench run).
 
 #include <cstddef>
 #include <expected>

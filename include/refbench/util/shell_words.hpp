@@ -5,6 +5,7 @@
 #include <expected>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace refbench::util {
@@ -18,5 +19,12 @@ std::expected<std::vector<std::string>, std::string> split_shell_words(std::stri
 // Quotes `word` so split_shell_words gives it back unchanged (for printing
 // reproducible command lines).
 std::string quote_shell_word(std::string_view word);
+
+// `script` (a /bin/sh -c string) with each occurrence of a placeholder of
+// `values` (pairs of placeholder and value, e.g. {"{arm}", "/w/a"}) replaced
+// in one pass by its value quoted for where it stands: a shell word outside
+// quotes, escaped for the quotes around it inside '…' or "…". The value
+// never becomes shell syntax, and is never searched for placeholders.
+std::string fill_shell_script(std::string_view script, const std::vector<std::pair<std::string, std::string>>& values);
 
 } // namespace refbench::util
