@@ -1,7 +1,9 @@
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/build/replicas.hpp>
 #include <refbench/cli/common.hpp>
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/cli/terminal.hpp>
+#include <refbench/config/config.hpp>
 #include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
@@ -19,6 +21,7 @@
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -65,6 +68,61 @@ void require_runnable(const std::string& arm, const std::vector<std::string>& ar
   }
 }
 
+// Fresh copies of the programs the commands name first, and per arm the
+// directory of each replica; the commands run them through <out>/arms/a, b
+// and c (the control's second arm), links moved every round.
+struct ProgramReplicas {
+  build::Replicas copies;
+  std::array<std::vector<std::string>, 2> dirs;
+  fs::path links;
+};
+
+// Copies `cells`' programs `count` times under <out>/replicas and points
+// their argv[0] (and the control twin's) at <out>/arms/{a,b,c}/NAME.
+ProgramReplicas replicate_programs(runner::CellSpec& cell, const fs::path& out, int count) {
+  ProgramReplicas replicas;
+  replicas.links = out / "arms";
+  fs::create_directories(replicas.links);
+  process::Invocation twin = cell.baseline;
+  process::Invocation* invocations[] = {&cell.baseline, &cell.candidate};
+  for (std::size_t arm = 0; arm < 2; ++arm) {
+    auto& argv = invocations[arm]->argv;
+    const auto path = process::env_value(invocations[arm]->env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
+    const fs::path program = process::find_executable(argv.front(), path).value_or(argv.front());
+    const fs::path dir = out / "replicas" / (arm == 0 ? "a" : "b");
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+    fs::create_directories(dir);
+    if (int error = build::copy_fresh_file(program, dir / program.filename()); error != 0) {
+      throw RefusedError(
+          fmt::format("cannot copy {} into {}: {}", program.string(), dir.string(), std::strerror(error)),
+          "free disk space under --out, or run without --replicas");
+    }
+    replicas.dirs[arm] = replicas.copies.add(dir, count, {});
+    argv.front() = (replicas.links / (arm == 0 ? "a" : "b") / program.filename()).string();
+    if (arm == 0) {
+      twin.argv.front() = (replicas.links / "c" / program.filename()).string();
+    }
+  }
+  cell.control_twin = twin;
+  return replicas;
+}
+
+// Points <links>/a, b and c at `placement`'s replicas.
+void place_programs(const ProgramReplicas& replicas, const runner::Placement& placement) {
+  const std::pair<const char*, std::string> links[] = {
+      {"a", replicas.dirs[0].at(static_cast<std::size_t>(placement.baseline))},
+      {"b", replicas.dirs[1].at(static_cast<std::size_t>(placement.candidate))},
+      {"c", replicas.dirs[0].at(static_cast<std::size_t>(placement.control))}};
+  for (const auto& [name, target] : links) {
+    if (!util::point_symlink(replicas.links / name, target)) {
+      throw MeasurementError(
+          fmt::format("cannot point {} at {}: {}", (replicas.links / name).string(), target, std::strerror(errno)),
+          "check that nothing else writes into " + replicas.links.string());
+    }
+  }
+}
+
 std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_rounds) {
   std::string line = fmt::format("refbench compare --seed {} --budget {} --max-rounds {} --min-rounds {} --warmup {} "
                                  "--timeout {} --metric {} --gate {}",
@@ -81,6 +139,9 @@ std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_
   }
   if (o.isolate != "auto") {
     line += " --isolate " + util::quote_shell_word(o.isolate);
+  }
+  if (o.replicas > 1) {
+    line += fmt::format(" --replicas {}", o.replicas);
   }
   line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", o.threshold, o.alpha,
                       o.precision, o.interval, o.fail_on);
@@ -125,6 +186,11 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
       ->capture_default_str();
   add_fail_on_option(*cmd, o.fail_on);
   cmd->add_option("--isolate", o.isolate, "CPU isolation: auto, off or a CPU list like 2-3")->capture_default_str();
+  cmd->add_option(
+         "--replicas", o.replicas,
+         "Byte-identical copies of each command's program, one drawn per round (default 1: the program itself)")
+      ->check(CLI::Range(1, config::k_max_replicas))
+      ->capture_default_str();
   cmd->add_option("--scrub-env", o.scrub_env,
                   "Keep this variable (a name or a glob like AWS_*) from the commands; repeatable");
   return cmd;
@@ -167,10 +233,11 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
 
   auto isolation = process::plan_isolation_here(o.isolate, {}); // a bad list: exit 2 before anything runs
 
-  std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
-  if (!o.no_control) {
-    cells.push_back(runner::control_of(cells.front()));
+  if (o.replicas > 1 && o.shell) {
+    throw UsageError("--replicas copies the program each command names first, and with --shell that is the shell",
+                     "drop --shell, or --replicas");
   }
+  std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
 
   const fs::path out(o.out);
   std::error_code ec;
@@ -178,6 +245,14 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   if (ec) {
     throw RefusedError("cannot create the output directory " + out.string() + ": " + ec.message(),
                        "choose a writable --out directory");
+  }
+  ProgramReplicas replicas;
+  if (o.replicas > 1) {
+    replicas = replicate_programs(cells.front(), fs::absolute(out), o.replicas);
+    settings.replicas = o.replicas;
+  }
+  if (!o.no_control) {
+    cells.push_back(runner::control_of(cells.front()));
   }
 
   process::install_interrupt_handlers();
@@ -198,6 +273,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   runner::RoundHooks hooks;
   Progress progress(std::cerr, STDERR_FILENO, stderr_progress_mode(common.quiet), settings);
   progress.attach(hooks);
+  hooks.place = [&](int, const runner::Placement& placement) { place_programs(replicas, placement); };
   const auto analysis_settings =
       cli::analysis_settings(o.threshold, o.alpha, settings.min_rounds, o.interval, settings.seed);
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
@@ -205,6 +281,10 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   };
   auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
   progress.finish();
+  if (!replicas.links.empty()) { // the copies go with `replicas`; their links with them
+    std::error_code ignored;
+    fs::remove_all(replicas.links, ignored);
+  }
   journal.sync();
 
   auto results = analysis::analyze(analysis::cell_samples(record, metrics, gated), analysis_settings);

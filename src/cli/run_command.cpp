@@ -1,5 +1,6 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/build/build.hpp>
+#include <refbench/build/replicas.hpp>
 #include <refbench/cli/common.hpp>
 #include <refbench/cli/github_run.hpp>
 #include <refbench/cli/run_command.hpp>
@@ -28,6 +29,7 @@
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -133,6 +135,7 @@ public:
         git::Worktree::add(repo, candidate.sha, (work / candidate_dir).string(), process::interrupt_fd()));
     link("a", baseline.dir_name);
     link("b", candidate_dir);
+    link("c", baseline.dir_name);
     if (keep) {
       for (auto& tree : m_trees) {
         tree.keep();
@@ -144,11 +147,21 @@ public:
   ~Arms() {
     if (!m_keep) {
       std::error_code ignored;
-      fs::remove(m_work / "a", ignored);
-      fs::remove(m_work / "b", ignored);
+      for (const char* name : {"a", "b", "c"}) {
+        fs::remove(m_work / name, ignored);
+      }
     }
   }
   std::string path(runner::Arm arm) const { return (m_work / (arm == runner::Arm::baseline ? "a" : "b")).string(); }
+  // The A/A control's own {arm} link: another replica of the baseline.
+  std::string control_path() const { return (m_work / "c").string(); }
+  // Points the links at `placement`'s replicas of `replicas` (per arm, the
+  // original worktree first); each link is replaced in one rename.
+  void place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas) {
+    repoint("a", replicas[0].at(static_cast<std::size_t>(placement.baseline)));
+    repoint("b", replicas[1].at(static_cast<std::size_t>(placement.candidate)));
+    repoint("c", replicas[0].at(static_cast<std::size_t>(placement.control)));
+  }
   std::string tree(runner::Arm arm) const { return m_trees[arm == runner::Arm::baseline ? 0 : 1].path(); }
 
 private:
@@ -169,10 +182,50 @@ private:
                          "pass a writable --workdir");
     }
   }
+  void repoint(const std::string& name, const std::string& target) {
+    if (!util::point_symlink(m_work / name, target)) {
+      throw MeasurementError(
+          fmt::format("cannot point {} at {}: {}", (m_work / name).string(), target, std::strerror(errno)),
+          "check that nothing else writes into " + m_work.string());
+    }
+  }
   fs::path m_work;
   bool m_keep;
   std::vector<git::Worktree> m_trees;
 };
+
+// The byte-identical copies of both built arms and, per arm, every
+// replica's directory (the worktree first).
+struct ArmReplicas {
+  build::Replicas copies;
+  std::array<std::vector<std::string>, 2> dirs;
+};
+
+// Makes `count` replicas of each of `arms`' worktrees (copying `globs`'
+// matches only, if any), after checking that the work filesystem has room
+// for them (RefusedError, exit 3, otherwise); kept with the worktrees.
+ArmReplicas make_replicas(const Arms& arms, const fs::path& out, const fs::path& work, int count,
+                          const std::vector<std::string>& globs, bool keep) {
+  ArmReplicas replicas;
+  const std::array<std::string, 2> trees{arms.tree(runner::Arm::baseline), arms.tree(runner::Arm::candidate)};
+  if (count <= 1) {
+    replicas.dirs = {std::vector{trees[0]}, std::vector{trees[1]}};
+    return replicas;
+  }
+  const auto copies = static_cast<std::uint64_t>(count - 1);
+  runner::check_disk(out.string(), work.string(),
+                     {{fmt::format("baseline replicas ({} × built tree)", copies),
+                       build::replica_bytes(trees[0], globs) * copies, runner::DiskPlace::work},
+                      {fmt::format("candidate replicas ({} × built tree)", copies),
+                       build::replica_bytes(trees[1], globs) * copies, runner::DiskPlace::work}});
+  for (std::size_t arm = 0; arm < 2; ++arm) {
+    replicas.dirs[arm] = replicas.copies.add(trees[arm], count, globs);
+  }
+  if (keep) {
+    replicas.copies.keep();
+  }
+  return replicas;
+}
 
 std::string reproduce_line(const RunOptions& o, const std::string& config_path, const Effective& e,
                            const git::ResolvedRef& baseline, const git::ResolvedRef& candidate) {
@@ -182,7 +235,8 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
                      util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha, candidate.sha,
                      e.rounds.seed, e.rounds.budget_seconds, e.rounds.max_rounds, e.rounds.min_rounds, e.rounds.warmup,
                      e.precision, e.threshold, e.alpha, o.interval, o.fail_on) +
-         (o.isolate ? " --isolate " + util::quote_shell_word(*o.isolate) : "");
+         (o.isolate ? " --isolate " + util::quote_shell_word(*o.isolate) : "") +
+         (o.replicas ? fmt::format(" --replicas {}", *o.replicas) : "");
 }
 
 // The results.json `arms` of a run: refs as typed, SHAs, worktrees, build times.
@@ -228,6 +282,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
       ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
       ->capture_default_str();
   cmd->add_option("--isolate", o.isolate, "CPU isolation: auto, off or a CPU list like 2-3 (default auto)");
+  cmd->add_option("--replicas", o.replicas, "Byte-identical copies of each built arm, drawn per round (default 3)")
+      ->check(CLI::Range(1, config::k_max_replicas));
   cmd->add_option("--scrub-env", o.scrub_env,
                   "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
   return cmd;
@@ -314,10 +370,11 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   for (const auto& size : config.payload_sizes) {
     payload_bytes.push_back(size.bytes);
   }
-  runner::check_disk(out.string(), work.string(),
-                     runner::disk_needs(git::checkout_size_bytes(repo, baseline.sha),
-                                        git::checkout_size_bytes(repo, candidate.sha),
-                                        config.build.disk.value_or(k_default_build_disk), payload_bytes));
+  const int replica_count = o.replicas.value_or(config.run.replicas.value_or(config::k_default_replicas));
+  runner::check_disk(
+      out.string(), work.string(),
+      runner::disk_needs(git::checkout_size_bytes(repo, baseline.sha), git::checkout_size_bytes(repo, candidate.sha),
+                         config.build.disk.value_or(k_default_build_disk), payload_bytes, replica_count));
   std::error_code ec;
   fs::create_directories(out / "logs", ec);
   fs::create_directories(out / "outputs", ec);
@@ -359,6 +416,8 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
         config.build.parallel);
   }
 
+  const auto replicas = make_replicas(arms, out, work, replica_count, config.run.replicate, o.keep_worktrees);
+
   std::vector<config::PayloadFile> payload_files;
   nlohmann::json payloads_json = nlohmann::json::array();
   for (const auto& size : config.payload_sizes) {
@@ -378,10 +437,12 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   // after the builds, which use every CPU, and before {cpus.NAME} is filled in
   apply_isolation(isolation, *launcher, common.quiet);
   auto cells = config::plan_cells(config.cells, payload_files,
-                                  {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate)}, env, e.timeout,
-                                  config::cpu_group_lists(config.cells, isolation));
+                                  {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate),
+                                   replicas.dirs[0].size() > 1 ? arms.control_path() : std::string()},
+                                  env, e.timeout, config::cpu_group_lists(config.cells, isolation));
   runner::RoundSettings settings = e.rounds;
   settings.output_dir = (out / "outputs").string();
+  settings.replicas = static_cast<int>(replicas.dirs[0].size());
   auto named = [&](const auto& c) { return e.control_cell && c.name == *e.control_cell; };
   const bool control_planned = shard && std::any_of(cells.begin(), cells.end(), named); // in any shard
   if (shard) {
@@ -429,6 +490,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   runner::RoundHooks hooks;
   Progress progress(std::cerr, STDERR_FILENO, stderr_progress_mode(common.quiet), settings);
   progress.attach(hooks);
+  hooks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, {}),
                                     e.precision, analysis_settings);

@@ -159,6 +159,9 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
       }
       spec.baseline = arm_invocation(cell, arms.baseline, payload, base_env, timeout, groups);
       spec.candidate = arm_invocation(cell, arms.candidate, payload, base_env, timeout, groups);
+      if (!arms.control.empty()) {
+        spec.control_twin = arm_invocation(cell, arms.control, payload, base_env, timeout, groups);
+      }
       spec.placeholders = true;
       spec.shell = cell.command.is_shell();
       spec.check_output = cell.check_output;

@@ -66,6 +66,8 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.control_cell = r.string("control_cell");
   run.isolate = r.string("isolate");
   run.scrub_env = r.strings("scrub_env");
+  run.replicas = as_int(r.integer("replicas", 1, k_max_replicas));
+  run.replicate = r.strings("replicate");
   if (run.isolate && *run.isolate != "auto" && *run.isolate != "off" && !process::parse_cpu_list(*run.isolate)) {
     r.fail(*r.table().get("isolate"), "run.isolate must be \"auto\", \"off\" or a cpu list like \"2-3\"");
   }

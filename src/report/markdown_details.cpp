@@ -141,6 +141,27 @@ std::string cells_body(const ReportModel& m) {
   return body;
 }
 
+// Per cell and arm, the wall median of each replica: one row per arm.
+std::string replicas_body(const ReportModel& m) {
+  if (m.replicas.empty()) {
+    return "";
+  }
+  std::string body =
+      "Each arm ran from byte-identical copies of its files (replicas), drawn per round; a replica far "
+      "from its siblings shows a placement effect.\n\n| cell | arm | median wall per replica |\n|---|---|---|\n";
+  for (std::size_t i = 0; i < m.replicas.size();) {
+    const auto& first = m.replicas[i];
+    std::string medians;
+    for (; i < m.replicas.size() && m.replicas[i].cell == first.cell && m.replicas[i].arm == first.arm; ++i) {
+      const auto& r = m.replicas[i];
+      medians += fmt::format("{}{}: {} (n={})", medians.empty() ? "" : " · ", r.replica,
+                             format_metric_value(r.median_wall, analysis::Unit::seconds, ""), r.n);
+    }
+    body += fmt::format("| {} | {} | {} |\n", escape_cell(first.cell), escape_cell(first.arm), medians);
+  }
+  return body;
+}
+
 std::string warnings_body(const ReportModel& m) {
   std::string body;
   for (const auto& warning : m.warnings) {
@@ -276,7 +297,7 @@ std::vector<std::string> left_out(const DetailsPlan& plan) {
   }
   const std::pair<bool, const char*> parts[] = {{plan.cell_table, "the per-cell table"},
                                                 {plan.stderr, "the stderr tails"},
-                                                {plan.warnings, "the sensitivity warnings"},
+                                                {plan.warnings, "the warnings"},
                                                 {plan.censored, "the censored metrics"},
                                                 {plan.environment, "the environment and build times"},
                                                 {plan.failures, "the failures"}};
@@ -306,7 +327,8 @@ std::string render_details(const ReportModel& m, const DetailsPlan& plan, std::s
     sections.push_back(section("Build times", build_body(m)));
   }
   sections.push_back(plan.cell_table ? section("Cells", cells_body(m)) : "");
-  sections.push_back(plan.warnings ? section("Sensitivity warnings", warnings_body(m)) : "");
+  sections.push_back(plan.cell_table ? section("Replicas", replicas_body(m)) : "");
+  sections.push_back(plan.warnings ? section("Warnings", warnings_body(m)) : "");
   sections.push_back(plan.censored ? section("Censored metrics", censored_body(m)) : "");
   sections.push_back(plan.failures ? section("Failures", failures_body(m, plan)) : "");
   sections.push_back(reproduce_section(m));

@@ -289,6 +289,14 @@ ReportModel read_model(const json& document) {
       model.warnings.push_back({string_at(warning, "cell"), string_at(warning, "message")});
     }
   }
+  for (const auto& replica : array_at(document, "replicas")) {
+    if (replica.is_object()) {
+      model.replicas.push_back({string_at(replica, "cell"), string_at(replica, "arm"),
+                                int_at(replica, "replica").value_or(0),
+                                static_cast<std::size_t>(std::max(0, int_at(replica, "n").value_or(0))),
+                                number_at(replica, "median_wall").value_or(std::nan(""))});
+    }
+  }
   model.shards = shards_at(document);
   return model;
 }

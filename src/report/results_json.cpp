@@ -1,4 +1,5 @@
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/analysis/placement.hpp>
 #include <refbench/process/machine.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/report/units.hpp>
@@ -21,11 +22,17 @@ nlohmann::json settings_json(const RunContext& context) {
     return list;
   };
   const auto& s = context.settings;
-  return {{"budget_seconds", s.budget_seconds}, {"max_rounds", s.max_rounds},
-          {"min_rounds", s.min_rounds},         {"warmup", s.warmup},
-          {"metrics", names(context.metrics)},  {"gate", names(context.gated)},
-          {"threshold", context.threshold},     {"alpha", context.alpha},
-          {"precision", context.precision},     {"interval", context.interval}};
+  return {{"budget_seconds", s.budget_seconds},
+          {"max_rounds", s.max_rounds},
+          {"min_rounds", s.min_rounds},
+          {"warmup", s.warmup},
+          {"replicas", s.replicas},
+          {"metrics", names(context.metrics)},
+          {"gate", names(context.gated)},
+          {"threshold", context.threshold},
+          {"alpha", context.alpha},
+          {"precision", context.precision},
+          {"interval", context.interval}};
 }
 
 // A number, or null when it is not finite (JSON has no NaN).
@@ -176,6 +183,7 @@ RunContext context_from_json(const nlohmann::json& header) {
   context.settings.max_rounds = settings.value("max_rounds", 0);
   context.settings.min_rounds = settings.value("min_rounds", 10);
   context.settings.warmup = settings.value("warmup", 0);
+  context.settings.replicas = settings.value("replicas", 1);
   context.settings.seed = header.value("seed", std::uint64_t{0});
   context.metrics = metrics("metrics", {runner::Metric::wall});
   context.gated = metrics("gate", {runner::Metric::wall});
@@ -265,6 +273,18 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
   }
   if (auto warning = floor_warning(record)) {
     document["warnings"].push_back(std::move(*warning));
+  }
+  for (const auto& m : analysis::replica_medians(record)) {
+    document["replicas"].push_back(
+        {{"cell", m.cell}, {"arm", m.arm}, {"replica", m.replica}, {"n", m.n}, {"median_wall", m.median_seconds}});
+  }
+  for (const auto& w : analysis::placement_warnings(record, results)) {
+    document["warnings"].push_back({{"cell", w.cell},
+                                    {"arm", w.arm},
+                                    {"replica", w.replica},
+                                    {"ratio", w.ratio},
+                                    {"noise_floor", w.noise_floor},
+                                    {"message", w.message}});
   }
   return document;
 }

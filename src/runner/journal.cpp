@@ -79,6 +79,7 @@ nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cell
       {"cpu", o.user_seconds + o.sys_seconds},
       {"rss", o.peak_rss_bytes},
       {"rss_floor", o.rss_floor_bytes},
+      {"replica", sample.replica},
   };
   if (o.termination == process::Termination::signaled) {
     j["signal"] = o.signal;

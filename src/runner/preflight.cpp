@@ -87,12 +87,18 @@ std::uint64_t DiskCheck::needed() const {
 }
 
 std::vector<DiskNeed> disk_needs(std::uint64_t baseline_checkout, std::uint64_t candidate_checkout,
-                                 std::uint64_t build_disk, const std::vector<std::uint64_t>& payload_sizes) {
+                                 std::uint64_t build_disk, const std::vector<std::uint64_t>& payload_sizes,
+                                 int replicas) {
   std::vector<DiskNeed> needs{
       {"baseline checkout", baseline_checkout, DiskPlace::work},
       {"candidate checkout", candidate_checkout, DiskPlace::work},
       {"build (build.disk)", build_disk, DiskPlace::work},
   };
+  if (replicas > 1) { // copies of the checkouts; what the build adds is checked once it is there
+    const auto copies = static_cast<std::uint64_t>(replicas - 1);
+    needs.push_back({fmt::format("replicas ({} × both checkouts)", copies),
+                     add_saturating(baseline_checkout, candidate_checkout) * copies, DiskPlace::work});
+  }
   // Equal sizes share one cached file.
   std::vector<std::uint64_t> sizes = payload_sizes;
   std::sort(sizes.begin(), sizes.end());

@@ -43,6 +43,7 @@ constexpr const char* k_hint = "pass a results.json or journal.jsonl written by 
 // Bounds far above any real run, so a corrupt count is refused before it
 // sizes a loop or a table.
 constexpr std::int64_t k_max_count = 100000000;
+constexpr std::int64_t k_max_replicas = 1000;
 constexpr double k_max_seconds = 1e9;
 // The most shards a merge may list (as `run --shard K/N` accepts).
 constexpr std::int64_t k_max_shards = 100000;
@@ -156,6 +157,7 @@ nlohmann::json settings_from(const Fields& document) {
   f.integer("min_rounds", 1, k_max_count, 10);
   f.integer("max_rounds", 0, k_max_count, 0);
   f.integer("warmup", 0, k_max_count, 0);
+  f.integer("replicas", 1, k_max_replicas, 1);
   f.seconds("budget_seconds", 0.0);
   f.take(util::number_member(settings, "threshold", 1.0, 1e9, 1.15));
   f.take(util::number_member(settings, "alpha", 0.0, 1.0, 0.05));
@@ -209,6 +211,7 @@ Sample sample_from(const Fields& f, std::size_t cell) {
   o.stderr_tail = f.string("stderr_tail", "");
   s.values = number_table(f, "values", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
   s.problem = f.string("problem", "");
+  s.replica = static_cast<int>(f.integer("replica", 0, k_max_replicas, 0));
   return s;
 }
 

@@ -26,7 +26,8 @@ public:
               Journal& journal, const RoundHooks& hooks)
       : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_journal(journal),
         m_hooks(hooks), m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
-        m_output_hashes(cells.size()) {
+        m_output_hashes(cells.size()),
+        m_placements(place_replicas(m_hooks.place ? settings.replicas : 1, settings.max_rounds, settings.seed)) {
     m_record.seed = settings.seed;
     m_record.rss = executor.rss_probe();
     for (const auto& cell : cells) {
@@ -48,6 +49,7 @@ public:
         if (active.empty()) {
           break;
         }
+        place(round);
         run_round(round, active);
         if (m_hooks.observer) {
           m_hooks.observer(round, active_cells().size(), m_clock() - start);
@@ -71,7 +73,26 @@ public:
   }
 
 private:
+  // Points the {arm} links at round `round`'s replicas.
+  void place(int round) {
+    if (m_hooks.place && m_settings.replicas > 1) {
+      m_hooks.place(round, m_placements[static_cast<std::size_t>(round)]);
+    }
+  }
+
+  // The replica that `slot` runs from in `round`.
+  int replica_of(Slot slot, int round) const {
+    const Placement& p = m_placements[static_cast<std::size_t>(round)];
+    if (slot.arm == Arm::baseline) {
+      return p.baseline;
+    }
+    return m_cells[slot.cell].control ? p.control : p.candidate;
+  }
+
   void warm_up() {
+    if (m_settings.warmup > 0) {
+      place(0);
+    }
     for (int i = 0; i < m_settings.warmup; ++i) {
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
         for (Arm arm : {Arm::baseline, Arm::candidate}) {
@@ -127,7 +148,7 @@ private:
 
   void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
     const CellSpec& spec = m_cells[slot.cell];
-    process::Invocation invocation = slot.arm == Arm::baseline || spec.control ? spec.baseline : spec.candidate;
+    process::Invocation invocation = slot.arm == Arm::baseline ? spec.baseline : spec.candidate;
     invocation.env.push_back("REFBENCH_PAD=" + pad);
     std::string output;
     if (spec.placeholders) {
@@ -142,7 +163,7 @@ private:
     if (m_hooks.before_invocation) {
       m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
     }
-    Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}};
+    Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}, replica_of(slot, round)};
     if (reads && process::succeeded(sample.outcome)) {
       read_report(spec.meta, sample, reads_file ? output : std::string());
     }
@@ -268,6 +289,7 @@ private:
   util::Rng m_rng;
   std::vector<std::array<double, 2>> m_last_wall;
   std::vector<std::array<std::string, 2>> m_output_hashes; // round 1 {output} hashes per cell
+  std::vector<Placement> m_placements;                     // per round, 0 = warm-up
   RunRecord m_record;
 };
 

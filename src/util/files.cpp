@@ -46,6 +46,23 @@ bool is_real_directory(const std::filesystem::path& path) {
   return ::lstat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
 }
 
+bool point_symlink(const std::filesystem::path& link, const std::filesystem::path& target) {
+  const std::filesystem::path next = link.string() + ".next";
+  if (::unlink(next.c_str()) != 0 && errno != ENOENT) {
+    return false;
+  }
+  if (::symlink(target.c_str(), next.c_str()) != 0) {
+    return false;
+  }
+  if (std::rename(next.c_str(), link.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(next.c_str());
+    errno = saved;
+    return false;
+  }
+  return true;
+}
+
 Fd create_fresh_file(const std::filesystem::path& path, int extra_flags) {
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return Fd();

@@ -41,6 +41,7 @@ struct CompareOptions {
   std::string fail_on = "regression";
   std::string isolate = "auto";       // "auto", "off" or a CPU list (README: What is measured)
   std::vector<std::string> scrub_env; // kept from the commands besides the credential variables
+  int replicas = 1;                   // copies of each command's program, drawn per round
 };
 
 // Registers the `compare` subcommand and its flags on `app`, bound to `options`.

@@ -37,6 +37,7 @@ struct RunOptions {
   std::optional<std::string> isolate; // "auto", "off" or a CPU list; over [run] isolate
   std::optional<std::string> shard;   // "K/N" (README: run --shard)
   std::vector<std::string> scrub_env; // added to run.scrub_env and the credential variables
+  std::optional<int> replicas;        // over run.replicas
 };
 
 struct ResolveOptions {

@@ -24,6 +24,7 @@ struct PayloadFile {
 struct ArmPaths {
   std::string baseline;  // the {arm} path of the baseline (e.g. <work>/a)
   std::string candidate; // of equal length, e.g. <work>/b
+  std::string control;   // the A/A control's second baseline arm, e.g. <work>/c; "": none
 };
 
 // The CPU list of each {cpus.NAME} group, per [[cell]] name.

@@ -30,6 +30,11 @@ struct BuildConfig {
   std::optional<std::uint64_t> disk; // bytes a build may need (preflight)
 };
 
+// The most replicas per arm (run.replicas, --replicas).
+inline constexpr int k_max_replicas = 64;
+// The replicas per arm when neither run.replicas nor --replicas says.
+inline constexpr int k_default_replicas = 3;
+
 // [run]: the same names as the run flags; unset values take the defaults.
 struct RunConfig {
   std::optional<std::chrono::nanoseconds> budget;
@@ -45,6 +50,8 @@ struct RunConfig {
   std::optional<std::string> control_cell;
   std::optional<std::string> isolate;
   std::vector<std::string> scrub_env; // more variables (names or globs) kept from commands
+  std::optional<int> replicas;        // byte-identical copies of each arm (default 3)
+  std::vector<std::string> replicate; // globs of the files the copies hold; empty: all
 };
 
 struct PayloadSize {

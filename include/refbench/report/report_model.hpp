@@ -96,6 +96,15 @@ struct ShardsInfo {
   bool merged = false;              // several shards merged by `refbench report`
 };
 
+// One replica's wall median of one arm of a cell (results.json `replicas`).
+struct ReplicaInfo {
+  std::string cell;
+  std::string arm;
+  int replica = 0;
+  std::size_t n = 0;
+  double median_wall = 0;
+};
+
 struct ReportModel {
   std::string command; // "run", "compare", "analyze" or empty
   std::string verdict; // "pass", "regression", "inconclusive" or "error"
@@ -112,7 +121,8 @@ struct ReportModel {
   std::vector<CellInfo> cells;
   std::vector<analysis::MetricResult> results;
   std::vector<SensitivityWarning> warnings;
-  std::optional<ShardsInfo> shards; // none: not sharded
+  std::vector<ReplicaInfo> replicas; // empty: one replica per arm
+  std::optional<ShardsInfo> shards;  // none: not sharded
 };
 
 // The inverse of `to_json(MetricResult)`: null numbers become NaN (or

@@ -37,12 +37,14 @@ struct DiskCheck {
   std::uint64_t needed() const;
 };
 
-// The components of README: refbench run, in report order: the two checkouts and
-// `build_disk` (counted once for the whole run) in work; each distinct
+// The components of README: refbench run, in report order: the two checkouts,
+// `build_disk` (counted once for the whole run) and, with `replicas` > 1,
+// `replicas` - 1 copies of both checkouts in work; each distinct
 // payload size and 2 × the largest one (outputs) in out; then per place
 // with any needs a k_margin_label line of 10 % of that place's sum, rounded up.
 std::vector<DiskNeed> disk_needs(std::uint64_t baseline_checkout, std::uint64_t candidate_checkout,
-                                 std::uint64_t build_disk, const std::vector<std::uint64_t>& payload_sizes);
+                                 std::uint64_t build_disk, const std::vector<std::uint64_t>& payload_sizes,
+                                 int replicas = 1);
 
 // Free space (statvfs f_bavail × f_frsize) on the filesystem of `path`, or
 // of its nearest existing ancestor when `path` does not exist yet; throws

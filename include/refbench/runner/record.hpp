@@ -65,6 +65,9 @@ struct CellSpec {
   bool placeholders = false;
   // argv is {"/bin/sh", "-c", SCRIPT}: values filled into SCRIPT are shell-quoted.
   bool shell = false;
+  // The baseline run through the A/A control's own {arm} link (another
+  // replica of the baseline); none: the control runs `baseline` twice.
+  std::optional<process::Invocation> control_twin;
   // README: refbench run: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
   CellMeta meta;
@@ -85,6 +88,7 @@ struct RoundSettings {
   std::uint64_t seed = 0;
   std::string output_dir;    // where {output} files live (placeholders only)
   bool auto_control = false; // after warm-up, add an A/A control of the cheapest cell
+  int replicas = 1;          // byte-identical copies per arm; > 1: RoundHooks::place moves the links
 };
 
 // One invocation as measured. `round` 0 is warm-up (discarded by analysis);
@@ -97,6 +101,7 @@ struct Sample {
   process::Outcome outcome;
   std::map<std::string, double> values; // the custom metrics it reported, by name
   std::string problem;                  // why what it reported disqualifies it (README: Custom metrics); "" if nothing
+  int replica = 0;                      // which byte-identical copy of its arm ran (0-based)
 };
 
 // True when `sample` ran to exit 0 and what it reported is fine: only such

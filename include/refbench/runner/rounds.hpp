@@ -5,6 +5,7 @@
 
 #include <refbench/process/executor.hpp>
 #include <refbench/runner/journal.hpp>
+#include <refbench/runner/placement.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <functional>
@@ -29,11 +30,17 @@ double monotonic_now();
 // (README: Statistics); asked after each round once the cell has min_rounds rounds.
 using PrecisionCheck = std::function<bool(const RunRecord& record, std::size_t cell)>;
 
+// Called before the warm-up (round 0) and before each round with the
+// replicas the {arm} links must point to for that round; only when
+// RoundSettings::replicas > 1. It may throw to stop the run.
+using PlacementHook = std::function<void(int round, const Placement& placement)>;
+
 struct RoundHooks {
   Clock clock = monotonic_now;
   RoundObserver observer;               // empty: none
   InvocationObserver before_invocation; // empty: none
   PrecisionCheck precise;               // empty: never stop on precision
+  PlacementHook place;                  // empty: the links are not moved (every sample is replica 0)
 };
 
 // Replaces {round} and {output} in `invocation`'s argv and environment values;

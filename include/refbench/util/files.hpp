@@ -22,6 +22,11 @@ bool out_of_space(int error_number);
 // True when `path` is a directory itself, not a symlink to one.
 bool is_real_directory(const std::filesystem::path& path);
 
+// Makes `link` a symlink to `target` in one rename (a symlink made beside it
+// under a temporary name replaces whatever link was there, so a reader sees
+// the old target or the new one, never none); false (errno set) if it cannot.
+bool point_symlink(const std::filesystem::path& link, const std::filesystem::path& target);
+
 // Removes whatever is at `path` (a planted symlink is removed, never
 // followed) and creates a new empty file there for writing, opened with
 // O_EXCL | O_NOFOLLOW plus `extra_flags`; an invalid Fd (errno set) if it cannot.

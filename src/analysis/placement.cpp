@@ -1,0 +1,96 @@
+#include <refbench/analysis/placement.hpp>
+#include <refbench/stats/summary.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace refbench::analysis {
+namespace {
+
+// The label of `arm` in `cell`: the control's candidate side runs the baseline.
+std::string arm_label(const runner::CellRecord& cell, runner::Arm arm) {
+  return cell.control && arm == runner::Arm::candidate ? "control" : std::string(runner::arm_name(arm));
+}
+
+// Wall times of usable measured samples, by cell, arm label and replica.
+using Walls = std::map<std::pair<std::size_t, std::string>, std::map<int, std::vector<double>>>;
+
+Walls walls_by_replica(const runner::RunRecord& record) {
+  Walls walls;
+  for (const auto& s : record.samples) {
+    if (s.round > 0 && runner::usable(s) && s.cell < record.cells.size()) {
+      walls[{s.cell, arm_label(record.cells[s.cell], s.arm)}][s.replica].push_back(s.outcome.wall_seconds);
+    }
+  }
+  return walls;
+}
+
+bool replicated(const runner::RunRecord& record) {
+  return std::any_of(record.samples.begin(), record.samples.end(), [](const auto& s) { return s.replica != 0; });
+}
+
+std::optional<double> wall_floor(const std::string& cell, const std::vector<MetricResult>& results) {
+  for (const auto& r : results) {
+    if (r.cell == cell && r.metric == "wall") {
+      return r.noise_floor;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::vector<ReplicaMedian> replica_medians(const runner::RunRecord& record) {
+  std::vector<ReplicaMedian> medians;
+  if (!replicated(record)) {
+    return medians;
+  }
+  for (const auto& [key, replicas] : walls_by_replica(record)) {
+    for (const auto& [replica, walls] : replicas) {
+      medians.push_back({record.cells[key.first].name, key.second, replica, walls.size(), stats::median(walls)});
+    }
+  }
+  return medians;
+}
+
+std::vector<PlacementWarning> placement_warnings(const runner::RunRecord& record,
+                                                 const std::vector<MetricResult>& results) {
+  std::vector<PlacementWarning> warnings;
+  if (!replicated(record)) {
+    return warnings;
+  }
+  for (const auto& [key, replicas] : walls_by_replica(record)) {
+    const auto& cell = record.cells[key.first];
+    const auto floor = wall_floor(cell.name, results);
+    if (cell.control || !floor || !std::isfinite(*floor) || replicas.size() < 2) {
+      continue;
+    }
+    for (const auto& [replica, walls] : replicas) {
+      std::vector<double> siblings;
+      for (const auto& [other, other_walls] : replicas) {
+        if (other != replica) {
+          siblings.insert(siblings.end(), other_walls.begin(), other_walls.end());
+        }
+      }
+      if (walls.size() < k_min_replica_samples || siblings.size() < k_min_replica_samples) {
+        continue;
+      }
+      const double ratio = stats::median(walls) / stats::median(siblings);
+      if (!(std::max(ratio, 1.0 / ratio) > *floor)) {
+        continue;
+      }
+      const double percent = std::abs(ratio - 1.0) * 100.0;
+      warnings.push_back({cell.name, key.second, replica, ratio, *floor,
+                          fmt::format("placement effect: {} replica {} of `{}` is {:.0f} % {} than its byte-identical "
+                                      "siblings, beyond the run's noise floor (±{:.1f} %): this run's interval "
+                                      "includes where its files landed in memory",
+                                      key.second, replica, cell.name, percent, ratio > 1.0 ? "slower" : "faster",
+                                      (*floor - 1.0) * 100.0)});
+    }
+  }
+  return warnings;
+}
+
+} // namespace refbench::analysis
