@@ -10,7 +10,7 @@ namespace refbench::analysis {
 namespace {
 
 // The label of `arm` in `cell`: the control's candidate side runs the baseline.
-std::string arm_label(const runner::CellRecord& cell, runner::Arm arm) {
+std::string side_of(const runner::CellRecord& cell, runner::Arm arm) {
   return cell.control && arm == runner::Arm::candidate ? "control" : std::string(runner::arm_name(arm));
 }
 
@@ -21,7 +21,7 @@ Walls walls_by_replica(const runner::RunRecord& record) {
   Walls walls;
   for (const auto& s : record.samples) {
     if (s.round > 0 && runner::usable(s) && s.cell < record.cells.size()) {
-      walls[{s.cell, arm_label(record.cells[s.cell], s.arm)}][s.replica].push_back(s.outcome.wall_seconds);
+      walls[{s.cell, side_of(record.cells[s.cell], s.arm)}][s.replica].push_back(s.outcome.wall_seconds);
     }
   }
   return walls;

@@ -281,9 +281,10 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   };
   auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
   progress.finish();
-  if (!replicas.links.empty()) { // the copies go with `replicas`; their links with them
+  if (!replicas.links.empty()) { // the copies and their links
     std::error_code ignored;
     fs::remove_all(replicas.links, ignored);
+    fs::remove_all(replicas.links.parent_path() / "replicas", ignored);
   }
   journal.sync();
 

@@ -8,8 +8,6 @@ CellSpec control_of(const CellSpec& cell) {
   CellSpec control = cell;
   control.name += k_control_suffix;
   control.control = true;
-  control.candidate = cell.control_twin ? *cell.control_twin : cell.baseline; // the baseline on both arms
-  control.control_twin.reset();
   control.check_output = false;
   control.meta.family.clear(); // a replica is not a point of its payload family's fit
   control.meta.payload_bytes = 0;

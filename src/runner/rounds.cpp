@@ -148,7 +148,10 @@ private:
 
   void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
     const CellSpec& spec = m_cells[slot.cell];
-    process::Invocation invocation = slot.arm == Arm::baseline ? spec.baseline : spec.candidate;
+    // the control runs the baseline on both arms, the second through its own link when it has one
+    process::Invocation invocation = slot.arm == Arm::baseline ? spec.baseline
+                                     : spec.control            ? spec.control_twin.value_or(spec.baseline)
+                                                               : spec.candidate;
     invocation.env.push_back("REFBENCH_PAD=" + pad);
     std::string output;
     if (spec.placeholders) {

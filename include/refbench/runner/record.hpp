@@ -66,7 +66,8 @@ struct CellSpec {
   // argv is {"/bin/sh", "-c", SCRIPT}: values filled into SCRIPT are shell-quoted.
   bool shell = false;
   // The baseline run through the A/A control's own {arm} link (another
-  // replica of the baseline); none: the control runs `baseline` twice.
+  // replica of the baseline): a control cell's second arm; none: the
+  // control runs `baseline` on both arms.
   std::optional<process::Invocation> control_twin;
   // README: refbench run: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
