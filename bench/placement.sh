@@ -22,7 +22,8 @@ rounds="${ROUNDS:-20}"
 zstd="$(command -v zstd)" || { echo "placement.sh: needs zstd (apt-get install zstd)" >&2; exit 2; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-tar cf - /usr/include /usr/share/perl5 2>/dev/null | head -c 7000000 >"$work/input.tar"
+{ tar cf - /usr/include /usr/share/perl5 2>/dev/null || true; } | head -c 7000000 >"$work/input.tar" || true
+[ "$(stat -c %s "$work/input.tar")" -eq 7000000 ] || { echo "placement.sh: could not make the 7 MB input" >&2; exit 2; }
 
 field() { /usr/bin/python3 -c 'import json,sys; a=next(a for a in json.load(open(sys.argv[1]))["analysis"] if a["metric"]=="wall" and not a["control"]); print(*(a[k] for k in sys.argv[2:]))' "$@"; }
 

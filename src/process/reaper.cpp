@@ -105,6 +105,19 @@ std::size_t children_from_stat(ChildList& children) {
   return count;
 }
 
+// Kills (SIGKILL) the first `count` of `children` and waits for each;
+// returns `count`.
+int kill_and_reap(const ChildList& children, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    ::kill(children[i], SIGKILL);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    while (::waitpid(children[i], nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return static_cast<int>(count);
+}
+
 } // namespace
 
 int kill_children_except(int keep) {
@@ -116,14 +129,7 @@ int kill_children_except(int keep) {
     if (count == 0) {
       return reaped;
     }
-    for (std::size_t i = 0; i < count; ++i) {
-      ::kill(children[i], SIGKILL);
-    }
-    for (std::size_t i = 0; i < count; ++i) {
-      while (::waitpid(children[i], nullptr, 0) < 0 && errno == EINTR) {
-      }
-      ++reaped;
-    }
+    reaped += kill_and_reap(children, count);
   }
 }
 
@@ -138,14 +144,7 @@ int kill_all_children() {
     if (count == 0) {
       return reaped;
     }
-    for (std::size_t i = 0; i < count; ++i) {
-      ::kill(children[i], SIGKILL);
-    }
-    for (std::size_t i = 0; i < count; ++i) {
-      while (::waitpid(children[i], nullptr, 0) < 0 && errno == EINTR) {
-      }
-      ++reaped;
-    }
+    reaped += kill_and_reap(children, count);
   }
 }
 
