@@ -3,6 +3,7 @@
 #include <refbench/build/replicas.hpp>
 #include <refbench/cli/common.hpp>
 #include <refbench/cli/github_run.hpp>
+#include <refbench/cli/run_arms.hpp>
 #include <refbench/cli/run_command.hpp>
 #include <refbench/cli/shard_run.hpp>
 #include <refbench/cli/terminal.hpp>
@@ -107,124 +108,6 @@ std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, 
                        "pick two different refs, or pass --allow-same-commit for an A/A run");
   }
   return {baseline, candidate};
-}
-
-// Kills, on destruction, every child of refbench but the launcher `keep`:
-// what the builds left behind, also when a build failed.
-struct ReapBuildLeftovers {
-  pid_t keep;
-  explicit ReapBuildLeftovers(pid_t launcher) : keep(launcher) {}
-  ReapBuildLeftovers(const ReapBuildLeftovers&) = delete;
-  ReapBuildLeftovers& operator=(const ReapBuildLeftovers&) = delete;
-  ~ReapBuildLeftovers() { process::kill_children_except(keep); }
-};
-
-// Worktrees of both arms plus the equal-length {arm} links <work>/a, <work>/b;
-// removed again on destruction unless kept.
-class Arms {
-public:
-  Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef& baseline,
-       const git::ResolvedRef& candidate, bool keep)
-      : m_work(work), m_keep(keep) {
-    fs::create_directories(work);
-    std::string candidate_dir =
-        candidate.dir_name == baseline.dir_name ? candidate.dir_name + "-2" : candidate.dir_name;
-    m_trees.push_back(
-        git::Worktree::add(repo, baseline.sha, (work / baseline.dir_name).string(), process::interrupt_fd()));
-    m_trees.push_back(
-        git::Worktree::add(repo, candidate.sha, (work / candidate_dir).string(), process::interrupt_fd()));
-    link("a", baseline.dir_name);
-    link("b", candidate_dir);
-    link("c", baseline.dir_name);
-    if (keep) {
-      for (auto& tree : m_trees) {
-        tree.keep();
-      }
-    }
-  }
-  Arms(const Arms&) = delete;
-  Arms& operator=(const Arms&) = delete;
-  ~Arms() {
-    if (!m_keep) {
-      std::error_code ignored;
-      for (const char* name : {"a", "b", "c"}) {
-        fs::remove(m_work / name, ignored);
-      }
-    }
-  }
-  std::string path(runner::Arm arm) const { return (m_work / (arm == runner::Arm::baseline ? "a" : "b")).string(); }
-  // The A/A control's own {arm} link: another replica of the baseline.
-  std::string control_path() const { return (m_work / "c").string(); }
-  // Points the links at `placement`'s replicas of `replicas` (per arm, the
-  // original worktree first); each link is replaced in one rename.
-  void place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas) {
-    repoint("a", replicas[0].at(static_cast<std::size_t>(placement.baseline)));
-    repoint("b", replicas[1].at(static_cast<std::size_t>(placement.candidate)));
-    repoint("c", replicas[0].at(static_cast<std::size_t>(placement.control)));
-  }
-  std::string tree(runner::Arm arm) const { return m_trees[arm == runner::Arm::baseline ? 0 : 1].path(); }
-
-private:
-  // Points <work>/`name` at `target`; a link left by an earlier run is
-  // replaced, anything else there is the user's and is refused.
-  void link(const std::string& name, const std::string& target) {
-    const fs::path at = m_work / name;
-    std::error_code ec;
-    const auto status = fs::symlink_status(at, ec);
-    if (fs::exists(status) && !fs::is_symlink(status)) {
-      throw RefusedError(fmt::format("{} is in the way: refbench links the arm {} there", at.string(), name),
-                         "move it away, or pass another --workdir");
-    }
-    fs::remove(at, ec);
-    fs::create_directory_symlink(target, at, ec);
-    if (ec) {
-      throw RefusedError(fmt::format("cannot link {} to the worktree: {}", at.string(), ec.message()),
-                         "pass a writable --workdir");
-    }
-  }
-  void repoint(const std::string& name, const std::string& target) {
-    if (!util::point_symlink(m_work / name, target)) {
-      throw MeasurementError(
-          fmt::format("cannot point {} at {}: {}", (m_work / name).string(), target, std::strerror(errno)),
-          "check that nothing else writes into " + m_work.string());
-    }
-  }
-  fs::path m_work;
-  bool m_keep;
-  std::vector<git::Worktree> m_trees;
-};
-
-// The byte-identical copies of both built arms and, per arm, every
-// replica's directory (the worktree first).
-struct ArmReplicas {
-  build::Replicas copies;
-  std::array<std::vector<std::string>, 2> dirs;
-};
-
-// Makes `count` replicas of each of `arms`' worktrees (copying `globs`'
-// matches only, if any), after checking that the work filesystem has room
-// for them (RefusedError, exit 3, otherwise); kept with the worktrees.
-ArmReplicas make_replicas(const Arms& arms, const fs::path& out, const fs::path& work, int count,
-                          const std::vector<std::string>& globs, bool keep) {
-  ArmReplicas replicas;
-  const std::array<std::string, 2> trees{arms.tree(runner::Arm::baseline), arms.tree(runner::Arm::candidate)};
-  if (count <= 1) {
-    replicas.dirs = {std::vector{trees[0]}, std::vector{trees[1]}};
-    return replicas;
-  }
-  const auto copies = static_cast<std::uint64_t>(count - 1);
-  runner::check_disk(out.string(), work.string(),
-                     {{fmt::format("baseline replicas ({} × built tree)", copies),
-                       build::replica_bytes(trees[0], globs) * copies, runner::DiskPlace::work},
-                      {fmt::format("candidate replicas ({} × built tree)", copies),
-                       build::replica_bytes(trees[1], globs) * copies, runner::DiskPlace::work}});
-  for (std::size_t arm = 0; arm < 2; ++arm) {
-    replicas.dirs[arm] = replicas.copies.add(trees[arm], count, globs);
-  }
-  if (keep) {
-    replicas.copies.keep();
-  }
-  return replicas;
 }
 
 std::string reproduce_line(const RunOptions& o, const std::string& config_path, const Effective& e,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# analyze agrees with independent references (SPEC §4.1, §4.2): on seeded
+# analyze agrees with independent references (README: Statistics): on seeded
 # paired CSVs (exact and approximate paths, RSS-like ties, zero differences,
 # differences equal to ln(T)) the ratio is exp(Hodges–Lehmann), the interval
 # is the signed-rank order statistics of the Walsh averages (critical value
@@ -209,7 +209,7 @@ def round_half_away(x):
 
 
 def verdict(lo, hi, p_bh, n, reaches, threshold):
-    # SPEC §4.6 without a control cell (no noise floor); min_rounds = 2 for CSV/hyperfine
+    # README: Statistics, verdicts without a control cell (no noise floor); min_rounds = 2 for CSV/hyperfine
     if lo > threshold and p_bh < ALPHA:
         return "REGRESSION"
     enough = n >= 2 and reaches

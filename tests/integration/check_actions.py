@@ -42,7 +42,7 @@ from pathlib import Path
 
 import yaml
 
-# What `refbench run --github` writes to $GITHUB_OUTPUT (SPEC §6).
+# What `refbench run --github` writes to $GITHUB_OUTPUT (README: GitHub Actions).
 RUN_GITHUB_OUTPUTS = {"verdict", "regressions", "report", "results"}
 ACTION_OUTPUTS = RUN_GITHUB_OUTPUTS
 

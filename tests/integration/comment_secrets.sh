@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The token never leaves GITHUB_TOKEN and the Authorization header (SPEC §6):
+# The token never leaves GITHUB_TOKEN and the Authorization header (README: GitHub Actions):
 # after `refbench comment` succeeds, meets a 401, a TLS failure, a 502 it
 # gives up on, and --from-artifact (posted and refused), the token is in no
 # stdout, no stderr, no file under the scenario's directories (the working

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A service benchmark (SPEC §3.8, the sample project's service.toml):
+# A service benchmark (README: custom metrics, the sample project's service.toml):
 # bin/serve on loopback driven by wrk through bench-service.sh, which prints
 # throughput and p99 as JSON. A candidate doing 1.4x the work per request
 # (~28 % fewer requests/s, each request ~1.39x as long) → throughput (higher

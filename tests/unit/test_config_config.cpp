@@ -61,7 +61,7 @@ command = "{arm}/bin/tool --version"
 
 } // namespace
 
-TEST_CASE("config::parse_config reads every key of SPEC §2") {
+TEST_CASE("config::parse_config reads every key of README: refbench.toml") {
   auto c = parse_config(k_full, "refbench.toml");
   REQUIRE(c.build.command.has_value());
   CHECK(c.build.command->is_shell());

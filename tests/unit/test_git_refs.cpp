@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* k_sha = "1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d";
 
-// The invariants SPEC §1 promises for every directory name.
+// The invariants README promises for every directory name.
 void check_safe_directory_name(const std::string& name) {
   INFO("name: " << name);
   CHECK(!name.empty());
@@ -36,7 +36,7 @@ void check_safe_directory_name(const std::string& name) {
 } // namespace
 
 TEST_CASE("git::directory_name") {
-  SUBCASE("the SPEC example and plain names") {
+  SUBCASE("the README example and plain names") {
     CHECK(directory_name("feat/x", k_sha) == "feat--x-1a2b3c4d5e6f");
     CHECK(directory_name("main", k_sha) == "main-1a2b3c4d5e6f");
     CHECK(directory_name("v1.2.0", k_sha) == "v1.2.0-1a2b3c4d5e6f");

@@ -6,7 +6,7 @@ using namespace refbench::util;
 using std::chrono::nanoseconds;
 
 TEST_CASE("util::parse_duration") {
-  SUBCASE("units of SPEC §1") {
+  SUBCASE("units of README") {
     CHECK(parse_duration("90").value() == nanoseconds(90'000'000'000));
     CHECK(parse_duration("90s").value() == nanoseconds(90'000'000'000));
     CHECK(parse_duration("25m").value() == nanoseconds(1'500'000'000'000));

@@ -1,0 +1,75 @@
+#pragma once
+// The arms of `refbench run` on disk (README: refbench run, Replicas): the
+// worktrees and the equal-length {arm} links, the replicas of each built
+// arm, and the reaping of what the builds leave running.
+
+#include <refbench/build/replicas.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/git/worktree.hpp>
+#include <refbench/runner/placement.hpp>
+#include <refbench/runner/record.hpp>
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace refbench::cli {
+
+// Kills, on destruction, every child of refbench but the launcher `keep`:
+// what the builds left behind, also when a build failed.
+struct ReapBuildLeftovers {
+  pid_t keep;
+  explicit ReapBuildLeftovers(pid_t launcher) : keep(launcher) {}
+  ReapBuildLeftovers(const ReapBuildLeftovers&) = delete;
+  ReapBuildLeftovers& operator=(const ReapBuildLeftovers&) = delete;
+  ~ReapBuildLeftovers();
+};
+
+// Worktrees of both arms plus the equal-length {arm} links <work>/a,
+// <work>/b and <work>/c (the A/A control's second arm); removed again on
+// destruction unless kept.
+class Arms {
+public:
+  // Adds both worktrees under `work` and the links; throws RefusedError
+  // when a link path is taken by something that is not a link.
+  Arms(const std::string& repo, const std::filesystem::path& work, const git::ResolvedRef& baseline,
+       const git::ResolvedRef& candidate, bool keep);
+  Arms(const Arms&) = delete;
+  Arms& operator=(const Arms&) = delete;
+  ~Arms();
+
+  // The {arm} path of `arm`: <work>/a or <work>/b.
+  std::string path(runner::Arm arm) const;
+  // The A/A control's own {arm} link: another replica of the baseline.
+  std::string control_path() const;
+  // The worktree of `arm`.
+  std::string tree(runner::Arm arm) const;
+  // Points the links at `placement`'s replicas of `replicas` (per arm, the
+  // original worktree first); each link is replaced in one rename; throws
+  // MeasurementError when it cannot.
+  void place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas);
+
+private:
+  void link(const std::string& name, const std::string& target);
+  void repoint(const std::string& name, const std::string& target);
+  std::filesystem::path m_work;
+  bool m_keep;
+  std::vector<git::Worktree> m_trees;
+};
+
+// The byte-identical copies of both built arms and, per arm, every
+// replica's directory (the worktree first).
+struct ArmReplicas {
+  build::Replicas copies;
+  std::array<std::vector<std::string>, 2> dirs;
+};
+
+// Makes `count` replicas of each of `arms`' worktrees (copying `globs`'
+// matches only, if any), after checking that the work filesystem has room
+// for them (RefusedError, exit 3, otherwise); kept with the worktrees.
+ArmReplicas make_replicas(const Arms& arms, const std::filesystem::path& out, const std::filesystem::path& work,
+                          int count, const std::vector<std::string>& globs, bool keep);
+
+} // namespace refbench::cli

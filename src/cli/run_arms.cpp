@@ -1,0 +1,106 @@
+#include <refbench/cli/run_arms.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/reaper.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace refbench::cli {
+
+namespace fs = std::filesystem;
+
+ReapBuildLeftovers::~ReapBuildLeftovers() { process::kill_children_except(keep); }
+
+Arms::Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef& baseline,
+           const git::ResolvedRef& candidate, bool keep)
+    : m_work(work), m_keep(keep) {
+  fs::create_directories(work);
+  std::string candidate_dir = candidate.dir_name == baseline.dir_name ? candidate.dir_name + "-2" : candidate.dir_name;
+  m_trees.push_back(
+      git::Worktree::add(repo, baseline.sha, (work / baseline.dir_name).string(), process::interrupt_fd()));
+  m_trees.push_back(git::Worktree::add(repo, candidate.sha, (work / candidate_dir).string(), process::interrupt_fd()));
+  link("a", baseline.dir_name);
+  link("b", candidate_dir);
+  link("c", baseline.dir_name);
+  if (keep) {
+    for (auto& tree : m_trees) {
+      tree.keep();
+    }
+  }
+}
+
+Arms::~Arms() {
+  if (!m_keep) {
+    std::error_code ignored;
+    for (const char* name : {"a", "b", "c"}) {
+      fs::remove(m_work / name, ignored);
+    }
+  }
+}
+
+std::string Arms::path(runner::Arm arm) const { return (m_work / (arm == runner::Arm::baseline ? "a" : "b")).string(); }
+
+std::string Arms::control_path() const { return (m_work / "c").string(); }
+
+std::string Arms::tree(runner::Arm arm) const { return m_trees[arm == runner::Arm::baseline ? 0 : 1].path(); }
+
+void Arms::place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas) {
+  repoint("a", replicas[0].at(static_cast<std::size_t>(placement.baseline)));
+  repoint("b", replicas[1].at(static_cast<std::size_t>(placement.candidate)));
+  repoint("c", replicas[0].at(static_cast<std::size_t>(placement.control)));
+}
+
+// Points <work>/`name` at `target`; a link left by an earlier run is
+// replaced, anything else there is the user's and is refused.
+void Arms::link(const std::string& name, const std::string& target) {
+  const fs::path at = m_work / name;
+  std::error_code ec;
+  const auto status = fs::symlink_status(at, ec);
+  if (fs::exists(status) && !fs::is_symlink(status)) {
+    throw RefusedError(fmt::format("{} is in the way: refbench links the arm {} there", at.string(), name),
+                       "move it away, or pass another --workdir");
+  }
+  fs::remove(at, ec);
+  fs::create_directory_symlink(target, at, ec);
+  if (ec) {
+    throw RefusedError(fmt::format("cannot link {} to the worktree: {}", at.string(), ec.message()),
+                       "pass a writable --workdir");
+  }
+}
+
+void Arms::repoint(const std::string& name, const std::string& target) {
+  if (!util::point_symlink(m_work / name, target)) {
+    throw MeasurementError(
+        fmt::format("cannot point {} at {}: {}", (m_work / name).string(), target, std::strerror(errno)),
+        "check that nothing else writes into " + m_work.string());
+  }
+}
+
+ArmReplicas make_replicas(const Arms& arms, const fs::path& out, const fs::path& work, int count,
+                          const std::vector<std::string>& globs, bool keep) {
+  ArmReplicas replicas;
+  const std::array<std::string, 2> trees{arms.tree(runner::Arm::baseline), arms.tree(runner::Arm::candidate)};
+  if (count <= 1) {
+    replicas.dirs = {std::vector{trees[0]}, std::vector{trees[1]}};
+    return replicas;
+  }
+  const auto copies = static_cast<std::uint64_t>(count - 1);
+  runner::check_disk(out.string(), work.string(),
+                     {{fmt::format("baseline replicas ({} × built tree)", copies),
+                       build::replica_bytes(trees[0], globs) * copies, runner::DiskPlace::work},
+                      {fmt::format("candidate replicas ({} × built tree)", copies),
+                       build::replica_bytes(trees[1], globs) * copies, runner::DiskPlace::work}});
+  for (std::size_t arm = 0; arm < 2; ++arm) {
+    replicas.dirs[arm] = replicas.copies.add(trees[arm], count, globs);
+  }
+  if (keep) {
+    replicas.copies.keep();
+  }
+  return replicas;
+}
+
+} // namespace refbench::cli
