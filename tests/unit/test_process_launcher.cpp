@@ -95,12 +95,23 @@ TEST_CASE("process::Launcher: 60 MB of captured stdout leave the RSS floor where
   CHECK(printed.stdout_text.ends_with("xxx\n{\"ops\": 12}\n"));
   CHECK(printed.stdout_text.size() <= k_stdout_tail_bytes);
   CHECK(printed.stdout_bytes == 60'000'000u + 1 + 12);
-  CHECK(printed.rss_floor_bytes == before.rss_floor_bytes);
+#ifdef __SANITIZE_ADDRESS__
+  // ASan's allocator grows its own pools between invocations: the floor may
+  // creep, but by far less than the 60 MB that once landed in it
+  constexpr std::int64_t k_floor_slack = 8ll << 20;
+#else
+  constexpr std::int64_t k_floor_slack = 0;
+#endif
+  CHECK(printed.rss_floor_bytes - before.rss_floor_bytes <= k_floor_slack);
 
   auto after = launcher->run({{"/bin/true"}, {}, "", {}, ""});
   REQUIRE(succeeded(after));
-  CHECK(after.rss_floor_bytes == before.rss_floor_bytes);
+  CHECK(after.rss_floor_bytes - before.rss_floor_bytes <= k_floor_slack);
+#ifdef __SANITIZE_ADDRESS__
+  CHECK(after.peak_rss_bytes <= after.rss_floor_bytes + (8ll << 20)); // exec carries ASan's floor into `true`
+#else
   CHECK(after.peak_rss_bytes < (8ll << 20));
+#endif
 }
 
 TEST_CASE("process::Launcher: a detached descendant is killed after its invocation") {
