@@ -1,5 +1,6 @@
 #include <refbench/analysis/placement.hpp>
 #include <refbench/stats/summary.hpp>
+#include <refbench/stats/unpaired.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -25,6 +26,16 @@ Walls walls_by_replica(const runner::RunRecord& record) {
     }
   }
   return walls;
+}
+
+std::vector<double> logs_of(const std::vector<double>& values) {
+  std::vector<double> logs;
+  for (double v : values) {
+    if (v > 0) {
+      logs.push_back(std::log(v));
+    }
+  }
+  return logs;
 }
 
 bool replicated(const runner::RunRecord& record) {
@@ -77,10 +88,17 @@ std::vector<PlacementWarning> placement_warnings(const runner::RunRecord& record
       if (walls.size() < k_min_replica_samples || siblings.size() < k_min_replica_samples) {
         continue;
       }
-      const double ratio = stats::median(walls) / stats::median(siblings);
-      if (!(std::max(ratio, 1.0 / ratio) > *floor)) {
+      // the two-sample shift of the logs and its 95 % interval: a replica is
+      // named only when the whole interval lies beyond the noise floor, so a
+      // few noisy readings of one replica are not taken for its placement
+      const auto x = logs_of(siblings);
+      const auto y = logs_of(walls);
+      const auto interval = stats::mann_whitney_interval(x, y, 0.95);
+      const double bound = std::log(*floor);
+      if (!interval.reaches_confidence || !(interval.lo > bound || interval.hi < -bound)) {
         continue;
       }
+      const double ratio = std::exp(stats::hodges_lehmann_shift(x, y));
       const double percent = std::abs(ratio - 1.0) * 100.0;
       warnings.push_back({cell.name, key.second, replica, ratio, *floor,
                           fmt::format("placement effect: {} replica {} of `{}` is {:.0f} % {} than its byte-identical "

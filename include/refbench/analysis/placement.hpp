@@ -26,7 +26,7 @@ struct PlacementWarning {
   std::string cell;
   std::string arm;
   int replica = 0;
-  double ratio = 0;       // its median / the median of its siblings' samples
+  double ratio = 0;       // the Hodges–Lehmann shift to its siblings' samples, as a ratio
   double noise_floor = 0; // the cell's wall noise floor it exceeds
   std::string message;    // "placement effect: candidate replica 2 of `cell` is 9 % slower …"
 };
@@ -39,9 +39,10 @@ inline constexpr std::size_t k_min_replica_samples = 3;
 std::vector<ReplicaMedian> replica_medians(const runner::RunRecord& record);
 
 // Per non-control cell and arm with at least two replicas of
-// k_min_replica_samples samples: a warning for each replica whose median
-// departs from the median of its siblings' pooled samples by a ratio (either
-// way) above the cell's wall noise floor in `results`; none without a floor.
+// k_min_replica_samples samples: a warning for each replica whose wall
+// departs from its siblings' pooled samples beyond the cell's wall noise
+// floor in `results` with 95 % confidence (the whole Mann–Whitney interval
+// of the log shift outside ±ln floor); none without a floor.
 std::vector<PlacementWarning> placement_warnings(const runner::RunRecord& record,
                                                  const std::vector<MetricResult>& results);
 
