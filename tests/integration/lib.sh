@@ -70,6 +70,19 @@ make_sample() {
   echo "$dir"
 }
 
+# Makes the directory $1 a git repository of two commits (main and
+# main~1, the second empty) holding the files already in it.
+commit_two_refs() {
+  (
+    export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
+    export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+    git -C "$1" init -q -b main
+    git -C "$1" add -A
+    git -C "$1" commit -q -m first
+    git -C "$1" commit -q --allow-empty -m second
+  )
+}
+
 # The verdict of `cell`/`metric` in results file $1.
 verdict_of() {
   json_eval "$1" "next(a['verdict'] for a in r['analysis'] if a['cell'] == '$2' and a['metric'] == '$3')"

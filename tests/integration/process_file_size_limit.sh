@@ -49,12 +49,7 @@ max_rounds = 400
 name = "noop"
 command = ["true"]
 TOML
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-git -C "$repo" init -q -b main
-git -C "$repo" add -A
-git -C "$repo" commit -q -m first
-git -C "$repo" commit -q --allow-empty -m second
+commit_two_refs "$repo"
 
 run_limited 16 run -q --repo "$repo" --baseline HEAD~1 --candidate main --seed 1 --workdir "$WORK/wd" --out "$WORK/r"
 expect_rc 4
