@@ -195,21 +195,57 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
   return results;
 }
 
-std::string overall_verdict(const std::vector<MetricResult>& results) {
+RunVerdict overall_verdict(const std::vector<MetricResult>& results) {
   if (results.empty()) {
-    return "inconclusive"; // nothing was measured, so nothing can pass
+    return RunVerdict::inconclusive; // nothing was measured, so nothing can pass
   }
   auto any = [&](auto predicate) { return std::any_of(results.begin(), results.end(), predicate); };
   if (any([](const MetricResult& r) { return r.verdict == stats::Verdict::error; })) {
-    return "error";
+    return RunVerdict::error;
   }
   if (any([](const MetricResult& r) { return r.gated && r.verdict == stats::Verdict::regression; })) {
-    return "regression";
+    return RunVerdict::regression;
   }
   if (any([](const MetricResult& r) { return r.gated && r.verdict == stats::Verdict::inconclusive; })) {
-    return "inconclusive";
+    return RunVerdict::inconclusive;
   }
-  return "pass";
+  return RunVerdict::pass;
+}
+
+std::string_view run_verdict_name(RunVerdict verdict) {
+  switch (verdict) {
+  case RunVerdict::pass:
+    return "pass";
+  case RunVerdict::regression:
+    return "regression";
+  case RunVerdict::inconclusive:
+    return "inconclusive";
+  case RunVerdict::error:
+    return "error";
+  }
+  return "error";
+}
+
+std::optional<RunVerdict> parse_run_verdict(std::string_view word) {
+  for (auto verdict : {RunVerdict::pass, RunVerdict::regression, RunVerdict::inconclusive, RunVerdict::error}) {
+    if (word == run_verdict_name(verdict)) {
+      return verdict;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string_view interval_name(IntervalMethod interval) {
+  return interval == IntervalMethod::bootstrap ? "bootstrap" : "signed-rank";
+}
+
+std::optional<IntervalMethod> parse_interval(std::string_view word) {
+  for (auto value : {IntervalMethod::signed_rank, IntervalMethod::bootstrap}) {
+    if (word == interval_name(value)) {
+      return value;
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace refbench::analysis

@@ -1,7 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/cli/analyze_command.hpp>
-#include <refbench/cli/common.hpp>
+#include <refbench/cli/outputs.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/report_model.hpp>
@@ -92,6 +92,19 @@ Loaded load(const std::string& path, analysis::Direction direction) {
   return loaded;
 }
 
+// The flag `key`'s value, checked by the setting's rule; else the analysed
+// run's `recorded` value (checked when it was read); else `fallback`.
+double flag_value(std::string_view key, const std::optional<double>& flag, const nlohmann::json& recorded,
+                  double fallback) {
+  if (!flag) {
+    return recorded.value(std::string(key), fallback);
+  }
+  if (auto problem = config::number_problem(key, *flag)) {
+    throw UsageError(config::problem_message(key, config::flag_of(key), *problem));
+  }
+  return *flag;
+}
+
 } // namespace
 
 CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
@@ -100,14 +113,16 @@ CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--threshold", o.threshold,
-                  "Ratio beyond which a change is a regression (default: the run's, else 1.15)");
-  cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions (default: the run's, else 0.05)");
+                  fmt::format("Ratio beyond which a change is a regression (default: the run's, else {})",
+                              config::k_default_threshold));
+  cmd->add_option(
+      "--alpha", o.alpha,
+      fmt::format("False discovery rate for regressions (default: the run's, else {})", config::k_default_alpha));
   cmd->add_option("--better", o.better, "Direction of CSV/hyperfine values: lower or higher")
       ->check(CLI::IsMember({"lower", "higher"}))
       ->capture_default_str();
   add_format_option(*cmd, o.format);
-  cmd->add_option("--interval", o.interval, "Interval: signed-rank or bootstrap (default: the run's, else signed-rank)")
-      ->check(CLI::IsMember({"signed-rank", "bootstrap"}));
+  add_interval_option(*cmd, o.interval, "Interval: signed-rank or bootstrap (default: the run's, else signed-rank)");
   add_fail_on_option(*cmd, o.fail_on);
   cmd->add_option("--seed", o.seed, "Seed of the bootstrap (default: the run's seed, else 0)")->check(check_seed);
   return cmd;
@@ -147,18 +162,21 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
     }
   }
   // a flag wins; else what the (first) refbench run recorded; else the default
-  const double threshold = o.threshold.value_or(recorded.value("threshold", 1.15));
-  const double alpha = o.alpha.value_or(recorded.value("alpha", 0.05));
-  const std::string interval = o.interval.value_or(recorded.value("interval", std::string("signed-rank")));
-  if (!(std::isfinite(threshold) && threshold > 1.0)) {
-    throw UsageError(fmt::format("--threshold must be a finite ratio above 1 (e.g. 1.15), got {}", threshold));
-  }
-  if (!(alpha > 0.0 && alpha < 1.0)) {
-    throw UsageError(fmt::format("--alpha must be between 0 and 1, got {}", alpha));
-  }
-  const auto settings = analysis_settings(threshold, alpha, static_cast<int>(min_rounds), interval, seed.value_or(0));
+  const double threshold = flag_value("threshold", o.threshold, recorded, config::k_default_threshold);
+  const double alpha = flag_value("alpha", o.alpha, recorded, config::k_default_alpha);
+  const auto interval =
+      o.interval
+          ? *o.interval
+          : analysis::parse_interval(recorded.value("interval", "")).value_or(analysis::IntervalMethod::signed_rank);
+  analysis::Settings settings;
+  settings.threshold = threshold;
+  settings.alpha = alpha;
+  settings.confidence = config::k_confidence;
+  settings.min_rounds = min_rounds;
+  settings.interval = interval;
+  settings.seed = seed.value_or(0);
   auto results = analysis::analyze(cells, settings);
-  const std::string verdict = analysis::overall_verdict(results);
+  const auto verdict = analysis::overall_verdict(results);
 
   nlohmann::json analysis_json = nlohmann::json::array();
   for (const auto& r : results) {
@@ -169,13 +187,13 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
                           {"command", "analyze"},
                           {"inputs", o.files},
                           {"seed", settings.seed},
-                          {"verdict", verdict},
+                          {"verdict", analysis::run_verdict_name(verdict)},
                           {"partial", partial},
                           {"settings",
                            {{"threshold", threshold},
                             {"alpha", alpha},
                             {"min_rounds", min_rounds},
-                            {"interval", interval},
+                            {"interval", analysis::interval_name(interval)},
                             {"better", o.better}}},
                           {"analysis", std::move(analysis_json)}};
   if (!arms.is_null()) {

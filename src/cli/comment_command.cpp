@@ -1,5 +1,5 @@
 #include <refbench/cli/comment_command.hpp>
-#include <refbench/cli/common.hpp>
+#include <refbench/cli/outputs.hpp>
 #include <refbench/github/api.hpp>
 #include <refbench/github/comment.hpp>
 #include <refbench/github/http.hpp>

@@ -1,7 +1,8 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/build/replicas.hpp>
-#include <refbench/cli/common.hpp>
 #include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/measure.hpp>
+#include <refbench/cli/outputs.hpp>
 #include <refbench/cli/terminal.hpp>
 #include <refbench/config/config.hpp>
 #include <refbench/process/environment.hpp>
@@ -123,28 +124,30 @@ void place_programs(const ProgramReplicas& replicas, const runner::Placement& pl
   }
 }
 
-std::string reproduce_line(const CompareOptions& o, std::uint64_t seed, int min_rounds) {
-  std::string line = fmt::format("refbench compare --seed {} --budget {} --max-rounds {} --min-rounds {} --warmup {} "
-                                 "--timeout {} --metric {} --gate {}",
-                                 seed, util::quote_shell_word(o.budget), o.max_rounds, min_rounds, o.warmup,
-                                 util::quote_shell_word(o.timeout), o.metrics, o.gate);
+std::string reproduce_line(const CompareOptions& o, const config::MeasurementSettings& s) {
+  std::string line =
+      fmt::format("refbench compare --seed {} --budget {}s --max-rounds {} --min-rounds {} --warmup {} "
+                  "--timeout {} --metric {} --gate {}",
+                  s.seed.value, s.budget_seconds.value, s.max_rounds.value, s.min_rounds.value, s.warmup.value,
+                  fmt::format("{}s", util::to_seconds(s.timeout.value)), o.metrics, o.gate);
   if (o.name != "compare") {
     line += " --name " + util::quote_shell_word(o.name);
   }
   if (o.shell) {
     line += " --shell";
   }
-  if (o.no_control) {
+  if (!s.control.value) {
     line += " --no-control";
   }
-  if (o.isolate != "auto") {
-    line += " --isolate " + util::quote_shell_word(o.isolate);
+  if (s.isolate.value != "auto") {
+    line += " --isolate " + util::quote_shell_word(s.isolate.value);
   }
-  if (o.replicas > 1) {
-    line += fmt::format(" --replicas {}", o.replicas);
+  if (s.replicas.value > 1) {
+    line += fmt::format(" --replicas {}", s.replicas.value);
   }
-  line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", o.threshold, o.alpha,
-                      o.precision, o.interval, o.fail_on);
+  line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", s.threshold.value,
+                      s.alpha.value, s.precision.value, analysis::interval_name(s.interval.value),
+                      config::fail_on_name(s.fail_on.value));
   return line + " " + util::quote_shell_word(o.baseline) + " " + util::quote_shell_word(o.candidate);
 }
 
@@ -165,36 +168,51 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   CLI::App* cmd = app.add_subcommand("compare", "Interleaved A/B of two commands on this machine (no git)");
   cmd->add_option("baseline", o.baseline, "Baseline command")->required();
   cmd->add_option("candidate", o.candidate, "Candidate command")->required();
-  cmd->add_option("--budget", o.budget, "Measurement time budget, e.g. 120s, 25m")->capture_default_str();
-  cmd->add_option("--max-rounds", o.max_rounds, "Most rounds per cell")->capture_default_str();
-  cmd->add_option("--min-rounds", o.min_rounds, "Fewest rounds before a cell may stop on precision (default 10)");
-  cmd->add_option("--precision", o.precision, "Target interval half-width in log units")->capture_default_str();
-  cmd->add_option("--threshold", o.threshold, "Ratio beyond which a change is a regression")->capture_default_str();
-  cmd->add_option("--alpha", o.alpha, "False discovery rate for regressions")->capture_default_str();
-  cmd->add_option("--seed", o.seed, "Seed of the shuffles and pads (default: random, always recorded)")
-      ->check(check_seed);
-  cmd->add_option("--warmup", o.warmup, "Discarded runs of each command before round 1")->capture_default_str();
-  cmd->add_option("--timeout", o.timeout, "Per-invocation timeout, e.g. 30s, 10m")->capture_default_str();
+  add_measurement_options(*cmd, o.measure, config::k_compare_defaults);
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
   cmd->add_option("--name", o.name, "Cell name")->capture_default_str();
   cmd->add_flag("--shell", o.shell, "Run each command with /bin/sh -c instead of splitting it into words");
-  cmd->add_flag("--no-control", o.no_control, "Skip the A/A control cell");
+  cmd->add_flag("--no-control", o.measure.no_control, "Skip the A/A control cell");
   cmd->add_option("--metric", o.metrics, "Metrics to show: wall,cpu,user,sys,rss")->capture_default_str();
   cmd->add_option("--gate", o.gate, "Metrics that can fail the run")->capture_default_str();
-  cmd->add_option("--interval", o.interval, "Interval: signed-rank (default) or bootstrap (BCa, 10 000 resamples)")
-      ->check(CLI::IsMember({"signed-rank", "bootstrap"}))
-      ->capture_default_str();
-  add_fail_on_option(*cmd, o.fail_on);
-  cmd->add_option("--isolate", o.isolate, "CPU isolation: auto, off or a CPU list like 2-3")->capture_default_str();
-  cmd->add_option(
-         "--replicas", o.replicas,
-         "Byte-identical copies of each command's program, one drawn per round (default 1: the program itself)")
-      ->check(CLI::Range(1, config::k_max_replicas))
-      ->capture_default_str();
   cmd->add_option("--scrub-env", o.scrub_env,
                   "Keep this variable (a name or a glob like AWS_*) from the commands; repeatable");
   return cmd;
 }
+
+namespace {
+
+// The one cell of `o` (and its control, unless --no-control), with the
+// programs replicated under `out` when --replicas asks for copies.
+std::vector<runner::CellSpec> compare_cells(const CompareOptions& o, const config::MeasurementSettings& settings,
+                                            const fs::path& out, ProgramReplicas& replicas) {
+  validate_scrub_names("--scrub-env", o.scrub_env);
+  auto env = process::without_secrets(process::current_environment(), o.scrub_env);
+  process::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", settings.timeout.value, ""};
+  process::Invocation candidate{command_argv("candidate", o.candidate, o.shell), env, "", settings.timeout.value, ""};
+  require_runnable("baseline", baseline.argv, env);
+  require_runnable("candidate", candidate.argv, env);
+  if (settings.replicas.value > 1 && o.shell) {
+    throw UsageError("--replicas copies the program each command names first, and with --shell that is the shell",
+                     "drop --shell, or --replicas");
+  }
+  std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) {
+    throw RefusedError("cannot create the output directory " + out.string() + ": " + ec.message(),
+                       "choose a writable --out directory");
+  }
+  if (settings.replicas.value > 1) {
+    replicas = replicate_programs(cells.front(), fs::absolute(out), settings.replicas.value);
+  }
+  if (settings.control.value) {
+    cells.push_back(runner::control_of(cells.front()));
+  }
+  return cells;
+}
+
+} // namespace
 
 int run_compare(const CompareOptions& o, const CommonOptions& common) {
   const double started = runner::monotonic_now();
@@ -206,14 +224,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
         fmt::format("--name {} ends in '{}', which names the A/A control cell", o.name, runner::k_control_suffix),
         "choose another cell name");
   }
-  runner::RoundSettings settings;
-  settings.budget_seconds = util::to_seconds(duration_flag("--budget", o.budget));
-  settings.max_rounds = o.max_rounds;
-  settings.min_rounds = o.min_rounds.value_or(std::min(10, o.max_rounds));
-  settings.warmup = o.warmup;
-  settings.seed = o.seed.value_or(util::random_seed());
-  validate_settings(settings, o.threshold, o.alpha, o.precision);
-  const auto timeout = duration_flag("--timeout", o.timeout);
+  const auto settings = config::resolve(o.measure, nullptr, config::k_compare_defaults);
   auto metrics = metric_flag("--metric", o.metrics);
   auto gated = metric_flag("--gate", o.gate);
   for (auto metric : gated) {
@@ -223,101 +234,47 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
           "add it to --metric");
     }
   }
-
-  validate_scrub_names("--scrub-env", o.scrub_env);
-  auto env = process::without_secrets(process::current_environment(), o.scrub_env);
-  process::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", timeout, ""};
-  process::Invocation candidate{command_argv("candidate", o.candidate, o.shell), env, "", timeout, ""};
-  require_runnable("baseline", baseline.argv, env);
-  require_runnable("candidate", candidate.argv, env);
-
-  auto isolation = process::plan_isolation_here(o.isolate, {}); // a bad list: exit 2 before anything runs
-
-  if (o.replicas > 1 && o.shell) {
-    throw UsageError("--replicas copies the program each command names first, and with --shell that is the shell",
-                     "drop --shell, or --replicas");
-  }
-  std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
-
+  auto isolation = process::plan_isolation_here(settings.isolate.value, {}); // a bad list: exit 2 before anything runs
   const fs::path out(o.out);
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) {
-    throw RefusedError("cannot create the output directory " + out.string() + ": " + ec.message(),
-                       "choose a writable --out directory");
-  }
   ProgramReplicas replicas;
-  if (o.replicas > 1) {
-    replicas = replicate_programs(cells.front(), fs::absolute(out), o.replicas);
-    settings.replicas = o.replicas;
-  }
-  if (!o.no_control) {
-    cells.push_back(runner::control_of(cells.front()));
-  }
+  MeasurementPlan plan{compare_cells(o, settings, out, replicas),
+                       settings.rounds(),
+                       settings,
+                       {},
+                       out,
+                       "check that it is a program for this machine, or pass --shell for shell scripts"};
+  plan.rounds.replicas = settings.replicas.value;
+  plan.cell_in_refusal = false;
 
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start();
   process::hide_from_commands();
   auto ballast = test_ballast();
   apply_isolation(isolation, *launcher, common.quiet);
-
-  report::RunContext context{"compare",  reproduce_line(o, settings.seed, settings.min_rounds),
-                             o.baseline, o.candidate,
-                             settings,   metrics,
-                             gated,      o.threshold,
-                             o.alpha,    o.precision,
-                             o.interval, report::environment_json(&isolation)};
+  plan.context = report::RunContext{"compare",
+                                    reproduce_line(o, settings),
+                                    o.baseline,
+                                    o.candidate,
+                                    plan.rounds,
+                                    metrics,
+                                    gated,
+                                    settings.threshold.value,
+                                    settings.alpha.value,
+                                    settings.precision.value,
+                                    std::string(analysis::interval_name(settings.interval.value)),
+                                    report::environment_json(&isolation)};
   runner::Journal journal((out / "journal.jsonl").string());
-  journal.append(report::journal_header(context, cells, launcher->rss_probe(), settings.seed));
-
-  runner::RoundHooks hooks;
-  Progress progress(std::cerr, STDERR_FILENO, stderr_progress_mode(common.quiet), settings);
-  progress.attach(hooks);
-  hooks.place = [&](int, const runner::Placement& placement) { place_programs(replicas, placement); };
-  const auto analysis_settings =
-      cli::analysis_settings(o.threshold, o.alpha, settings.min_rounds, o.interval, settings.seed);
-  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
-    return analysis::precise_enough(record, cell, gated, o.precision, analysis_settings);
-  };
-  auto record = runner::run_rounds(cells, settings, *launcher, journal, hooks);
-  progress.finish();
-  if (!replicas.links.empty()) { // the copies and their links
-    std::error_code ignored;
-    fs::remove_all(replicas.links, ignored);
-    fs::remove_all(replicas.links.parent_path() / "replicas", ignored);
-  }
-  journal.sync();
-
-  auto results = analysis::analyze(analysis::cell_samples(record, metrics, gated), analysis_settings);
-  auto document = report::results_json(record, context, results);
-  document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
-  document["total_seconds"] = runner::monotonic_now() - started;
-  write_outputs(out, document);
-  std::cout << util::without_workflow_commands(
-      report::render_verdict_table(results, stdout_table_colour(common.color)));
-  if (!common.quiet) {
-    std::cout << util::without_workflow_commands(report::render_run_summary(report::read_model(document))) << "\n";
-    print_warnings(document);
-    std::cout << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", settings.seed,
-                             report::format_seconds(record.elapsed_seconds),
-                             report::format_bytes(static_cast<double>(record.rss.floor_bytes)),
-                             (out / "report.md").string());
-  }
-  if (record.interrupted_by != 0) {
-    throw InterruptedError(record.interrupted_by);
-  }
-  for (const auto& cell : record.cells) {
-    if (cell.failure && cell.failure->could_not_start) {
-      throw RefusedError(
-          fmt::format("{} command {}", runner::arm_label(cell, cell.failure->arm), cell.failure->description),
-          "check that it is a program for this machine, or pass --shell for shell scripts");
+  Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
+  sinks.place = [&](int, const runner::Placement& placement) { place_programs(replicas, placement); };
+  sinks.after_rounds = [&] {
+    if (!replicas.links.empty()) { // the copies and their links
+      std::error_code ignored;
+      fs::remove_all(replicas.links, ignored);
+      fs::remove_all(replicas.links.parent_path() / "replicas", ignored);
     }
-  }
-  const std::string verdict = analysis::overall_verdict(results);
-  if (verdict == "error") {
-    print_failures(record);
-  }
-  return exit_code_for(verdict, o.fail_on);
+  };
+  sinks.started = started;
+  return measure_and_report(plan, *launcher, journal, sinks);
 }
 
 } // namespace refbench::cli

@@ -1,5 +1,5 @@
-#include <refbench/cli/common.hpp>
 #include <refbench/cli/github_run.hpp>
+#include <refbench/cli/outputs.hpp>
 #include <refbench/github/actions.hpp>
 #include <refbench/github/api.hpp>
 #include <refbench/github/comment.hpp>

@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
-#include <refbench/cli/common.hpp>
+#include <refbench/cli/outputs.hpp>
 #include <refbench/cli/report_command.hpp>
+#include <refbench/config/settings.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/report_model.hpp>
@@ -126,8 +127,7 @@ nlohmann::json analysed_document(const std::vector<runner::ReadRun>& runs, const
   if (runs.size() > 1) {
     context.shard = nullptr; // the merged document lists its shards instead
   }
-  const auto settings = analysis_settings(context.threshold, context.alpha, context.settings.min_rounds,
-                                          context.interval, context.settings.seed);
+  const auto settings = report::analysis_settings(context);
   auto document = report::results_json(merged, context, analysis::analyze(cells, settings));
   document["partial"] = partial;
   if (runs.size() > 1) {

@@ -219,7 +219,7 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
   if (const auto* node = r.get("threshold")) {
     const auto* thresholds = node->as_table();
     if (thresholds == nullptr) {
-      r.fail(*node, "cell.threshold must be a table like { wall = 1.15, rss = 1.10 }");
+      r.fail(*node, "cell.threshold must be a table like { wall = 1.2, rss = 1.1 }");
     }
     for (const auto& [metric, value] : *thresholds) {
       double ratio = value.value_or(0.0);

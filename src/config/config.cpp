@@ -48,16 +48,32 @@ BuildConfig read_build(const toml::table& table, const std::string& source) {
 RunConfig read_run(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "run");
   RunConfig run;
-  run.budget = r.duration("budget");
+  run.source = source;
+  for (const auto& [key, node] : table) {
+    run.where[std::string(key.str())] = position(source, node.source());
+  }
+  // one rule per setting, shared with the flags (settings.cpp)
+  auto checked = [&](std::string_view key, auto value) {
+    if (value) {
+      if (auto problem = number_problem(key, static_cast<double>(*value))) {
+        r.fail(*r.table().get(key), fmt::format("run.{} {}", key, *problem));
+      }
+    }
+    return value;
+  };
   auto as_int = [](std::optional<std::int64_t> v) {
     return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
   };
-  run.max_rounds = as_int(r.integer("max_rounds", 1, 1000000));
-  run.min_rounds = as_int(r.integer("min_rounds", 1, 1000000));
-  run.precision = r.number("precision", 0.0, 10.0);
-  run.threshold = r.number("threshold", 1.0, 1e9);
-  run.alpha = r.number("alpha", 0.0, 1.0);
-  run.warmup = as_int(r.integer("warmup", 0, 1000000));
+  run.budget = r.duration("budget");
+  if (run.budget) {
+    checked("budget", std::optional(util::to_seconds(*run.budget)));
+  }
+  run.max_rounds = checked("max_rounds", as_int(r.integer("max_rounds", INT32_MIN, INT32_MAX)));
+  run.min_rounds = as_int(r.integer("min_rounds", 1, k_max_rounds_limit));
+  run.precision = checked("precision", r.number("precision"));
+  run.threshold = checked("threshold", r.number("threshold"));
+  run.alpha = checked("alpha", r.number("alpha"));
+  run.warmup = checked("warmup", as_int(r.integer("warmup", INT32_MIN, INT32_MAX)));
   run.timeout = r.duration("timeout");
   if (auto seed = r.integer("seed", 0, INT64_MAX)) {
     run.seed = static_cast<std::uint64_t>(*seed);
@@ -66,7 +82,7 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.control_cell = r.string("control_cell");
   run.isolate = r.string("isolate");
   run.scrub_env = r.strings("scrub_env");
-  run.replicas = as_int(r.integer("replicas", 1, k_max_replicas));
+  run.replicas = checked("replicas", as_int(r.integer("replicas", INT32_MIN, INT32_MAX)));
   run.replicate = r.strings("replicate");
   if (run.isolate && *run.isolate != "auto" && *run.isolate != "off" && !process::parse_cpu_list(*run.isolate)) {
     r.fail(*r.table().get("isolate"), "run.isolate must be \"auto\", \"off\" or a cpu list like \"2-3\"");

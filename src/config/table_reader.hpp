@@ -78,7 +78,8 @@ public:
     return value;
   }
 
-  std::optional<double> number(std::string_view key, double low_exclusive, double high_exclusive) {
+  // A number (integer or float); its range is the setting's rule (settings.hpp).
+  std::optional<double> number(std::string_view key) {
     const auto* node = get(key);
     if (node == nullptr) {
       return std::nullopt;
@@ -86,12 +87,7 @@ public:
     if (!node->is_number()) {
       fail(*node, fmt::format("{} must be a number", key_name(key)));
     }
-    double value = *node->value<double>();
-    if (!std::isfinite(value) || value <= low_exclusive || value >= high_exclusive) {
-      fail(*node, fmt::format("{} must be above {} and below {}, got {}", key_name(key), low_exclusive, high_exclusive,
-                              value));
-    }
-    return value;
+    return *node->value<double>();
   }
 
   std::optional<std::chrono::nanoseconds> duration(std::string_view key) {

@@ -154,11 +154,10 @@ SettingsInfo settings_at(const json& document, const std::vector<analysis::Metri
   static const json k_none = json::object();
   const json* s = member(document, "settings");
   const json& settings = s != nullptr ? *s : k_none;
-  SettingsInfo out{number_at(settings, "budget_seconds"), int_at(settings, "max_rounds"),
-                   int_at(settings, "min_rounds"),        1.15,
-                   number_at(settings, "alpha"),          number_at(settings, "precision"),
-                   string_at(settings, "interval"),       strings_at(settings, "metrics"),
-                   strings_at(settings, "gate")};
+  SettingsInfo out{
+      number_at(settings, "budget_seconds"), int_at(settings, "max_rounds"),  int_at(settings, "min_rounds"),
+      analysis::k_default_threshold,         number_at(settings, "alpha"),    number_at(settings, "precision"),
+      string_at(settings, "interval"),       strings_at(settings, "metrics"), strings_at(settings, "gate")};
   if (auto threshold = number_at(settings, "threshold")) {
     out.threshold = *threshold;
   } else if (!results.empty()) {
@@ -200,7 +199,7 @@ analysis::MetricResult metric_result_from_json(const json& entry) {
   r.ci_high = number_at(entry, "ci_high").value_or(k_nan);
   r.p = number_at(entry, "p");
   r.p_bh = number_at(entry, "p_bh");
-  r.threshold = number_at(entry, "threshold").value_or(1.15);
+  r.threshold = number_at(entry, "threshold").value_or(analysis::k_default_threshold);
   r.verdict = verdict_of(string_at(entry, "verdict"));
   r.censored = bool_at(entry, "censored");
   r.min_detectable_ratio = number_at(entry, "min_detectable_ratio").value_or(k_nan);
@@ -262,7 +261,7 @@ ReportModel read_model(const json& document) {
   model.command = string_at(document, "command");
   model.verdict = string_at(document, "verdict");
   if (model.verdict.empty()) {
-    model.verdict = analysis::overall_verdict(model.results);
+    model.verdict = std::string(analysis::run_verdict_name(analysis::overall_verdict(model.results)));
   }
   model.partial = bool_at(document, "partial");
   if (const json* seed = member(document, "seed"); seed != nullptr && seed->is_number_unsigned()) {

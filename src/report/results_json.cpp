@@ -187,13 +187,23 @@ RunContext context_from_json(const nlohmann::json& header) {
   context.settings.seed = header.value("seed", std::uint64_t{0});
   context.metrics = metrics("metrics", {runner::Metric::wall});
   context.gated = metrics("gate", {runner::Metric::wall});
-  context.threshold = settings.value("threshold", 1.15);
+  context.threshold = settings.value("threshold", analysis::k_default_threshold);
   context.alpha = settings.value("alpha", 0.05);
   context.precision = settings.value("precision", 0.02);
   context.interval = settings.value("interval", std::string("signed-rank"));
   context.environment = header.value("environment", nlohmann::json::object());
   context.shard = header.value("shard", nlohmann::json());
   return context;
+}
+
+analysis::Settings analysis_settings(const RunContext& context) {
+  analysis::Settings settings;
+  settings.threshold = context.threshold;
+  settings.alpha = context.alpha;
+  settings.min_rounds = static_cast<std::size_t>(context.settings.min_rounds);
+  settings.interval = analysis::parse_interval(context.interval).value_or(analysis::IntervalMethod::signed_rank);
+  settings.seed = context.settings.seed;
+  return settings;
 }
 
 nlohmann::json journal_header(const RunContext& context, const std::vector<runner::CellSpec>& cells,
@@ -254,7 +264,7 @@ nlohmann::json results_json(const runner::RunRecord& record, const RunContext& c
       {"tool", {{"name", "refbench"}, {"version", k_version}}},
       {"command", context.command},
       {"seed", record.seed},
-      {"verdict", analysis::overall_verdict(results)},
+      {"verdict", analysis::run_verdict_name(analysis::overall_verdict(results))},
       {"partial", record.interrupted_by != 0},
       {"arms", arms_json(context)},
       {"settings", settings_json(context)},

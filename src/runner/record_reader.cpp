@@ -159,9 +159,13 @@ nlohmann::json settings_from(const Fields& document) {
   f.integer("warmup", 0, k_max_count, 0);
   f.integer("replicas", 1, k_max_replicas, 1);
   f.seconds("budget_seconds", 0.0);
-  f.take(util::number_member(settings, "threshold", 1.0, 1e9, 1.15));
-  f.take(util::number_member(settings, "alpha", 0.0, 1.0, 0.05));
-  f.take(util::number_member(settings, "precision", 0.0, 1e9, 0.02));
+  // checked when present; the readers of the analysis settings fill in what is missing
+  for (const auto& [key, low, high] :
+       {std::tuple{"threshold", 1.0, 1e9}, {"alpha", 0.0, 1.0}, {"precision", 0.0, 1e9}}) {
+    if (settings.contains(key)) {
+      f.take(util::number_member(settings, key, low, high));
+    }
+  }
   f.string("interval", "signed-rank");
   check_strings(f, "metrics");
   check_strings(f, "gate");

@@ -2,7 +2,6 @@
 
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/inputs.hpp>
-#include <refbench/cli/common.hpp>
 #include <refbench/config/config.hpp>
 #include <refbench/github/comment.hpp>
 #include <refbench/github/event.hpp>
@@ -21,7 +20,9 @@ namespace {
 // What `analyze` does with the cells it read: the analysis with the
 // defaults of the command line.
 void analyze(const std::vector<analysis::CellSamples>& cells) {
-  analysis::analyze(cells, cli::analysis_settings(1.15, 0.05, 2, "signed-rank", 0));
+  analysis::Settings settings; // the defaults, with analyze's fewest pairs
+  settings.min_rounds = 2;
+  analysis::analyze(cells, settings);
 }
 
 // What `analyze` and `report` do with a run read back: its context, the
@@ -29,8 +30,7 @@ void analyze(const std::vector<analysis::CellSamples>& cells) {
 void reanalyze(const runner::ReadRun& run, bool results_file) {
   const auto context = report::context_from_json(run.header);
   auto cells = analysis::cell_samples(run.record, context.metrics, context.gated);
-  analysis::analyze(cells, cli::analysis_settings(context.threshold, context.alpha, context.settings.min_rounds,
-                                                  context.interval, context.settings.seed));
+  analysis::analyze(cells, report::analysis_settings(context));
   if (results_file) {
     report::render_markdown(report::read_model(run.header));
   }

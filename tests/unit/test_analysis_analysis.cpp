@@ -82,7 +82,7 @@ TEST_CASE("analysis::analyze") {
     CHECK_FALSE(find(results, "a-control", "wall").p.has_value());
     // a family of one: p_bh == p
     CHECK(*find(results, "a", "wall").p_bh == doctest::Approx(*find(results, "a", "wall").p));
-    CHECK(overall_verdict(results) == "error");
+    CHECK(overall_verdict(results) == RunVerdict::error);
   }
   SUBCASE("19 % at the floor is not censored") {
     auto m = pairs("rss", 1.0, 21);
@@ -115,8 +115,8 @@ TEST_CASE("analysis::analyze") {
     auto results = analyze({{"e", false, std::nullopt, {empty}}}, settings);
     CHECK_FALSE(results.front().p.has_value());
     CHECK(results.front().verdict == stats::Verdict::inconclusive);
-    CHECK(overall_verdict(results) == "inconclusive");
-    CHECK(overall_verdict({}) == "inconclusive");
+    CHECK(overall_verdict(results) == RunVerdict::inconclusive);
+    CHECK(overall_verdict({}) == RunVerdict::inconclusive);
     auto j = report::to_json(results.front());
     CHECK(j["ratio"].is_null());
     CHECK(j["p"].is_null());
@@ -274,7 +274,7 @@ TEST_CASE("analysis::analyze: a ratio beyond a double is an ERROR naming the val
   REQUIRE(r.error.has_value());
   INFO(*r.error);
   CHECK(r.error->find("beyond what a double holds (baseline median 0.1, candidate median 9.9") != std::string::npos);
-  CHECK(overall_verdict({r}) == "error");
+  CHECK(overall_verdict({r}) == RunVerdict::error);
   // large but representable ratios stay ordinary results
   huge.candidate.assign(20, 1e300);
   CHECK(analyze({{"big", false, std::nullopt, {huge}}}, Settings{}).front().verdict == stats::Verdict::regression);

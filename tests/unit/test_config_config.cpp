@@ -112,7 +112,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
               .starts_with("refbench.toml:2:10: run.budget: invalid duration"));
     CHECK(error_of("[payloads]\nsizes = [\"1 MiB\"]\n" + cell)
               .starts_with("refbench.toml:2:10: payloads.sizes: invalid size"));
-    CHECK(error_of("[run]\nthreshold = 0.9\n" + cell).starts_with("refbench.toml:2:13: run.threshold must be above 1"));
+    CHECK(error_of("[run]\nthreshold = 0.9\n" + cell)
+              .starts_with("refbench.toml:2:13: run.threshold must be a ratio above 1"));
     CHECK(error_of("[run]\n" + std::string("isolate = \"some\"\n") + cell)
               .starts_with("refbench.toml:2:11: run.isolate"));
     CHECK(error_of("run = 3\n" + cell).starts_with("refbench.toml:1:7: run must be a table"));

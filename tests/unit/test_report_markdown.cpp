@@ -85,7 +85,7 @@ json run_document(const std::vector<MetricResult>& results, json cells) {
   return {{"schema_version", 1},
           {"command", "run"},
           {"seed", 424242},
-          {"verdict", analysis::overall_verdict(results)},
+          {"verdict", analysis::run_verdict_name(analysis::overall_verdict(results))},
           {"partial", false},
           {"arms",
            {{"baseline", {{"ref", "main"}, {"sha", "1a2b3c4d5e6f7a8b"}, {"dir", "/w/a"}, {"build_seconds", 41.2}}},

@@ -1,7 +1,6 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/from_record.hpp>
-#include <refbench/cli/common.hpp>
 #include <refbench/cli/report_command.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/report/results_json.hpp>
@@ -251,7 +250,9 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
       fake_cell("mid-1MiB", k_mib), fake_cell("mid-8MiB", 8 * k_mib), fake_cell("huge", 24 * k_mib)};
   RoundSettings settings{1e9, 16, 10, 1, 7};
   settings.output_dir = "/nonexistent-refbench-unit";
-  const auto analysis_settings = cli::analysis_settings(1.15, 0.05, settings.min_rounds, "signed-rank", settings.seed);
+  analysis::Settings analysis_settings;
+  analysis_settings.min_rounds = static_cast<std::size_t>(settings.min_rounds);
+  analysis_settings.seed = settings.seed;
 
   // one run over every cell, its control the cheapest cell
   const auto single = run_fake(cells, cells[0], settings, distributions(cells_truth));

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace refbench::analysis {
@@ -43,10 +44,17 @@ struct CellSamples {
   std::size_t group = 0; // cells measured together (one run); a control's floor applies to its group
 };
 
+// The defaults of the verdict's threshold and false discovery rate, and
+// the confidence of every interval (README: Statistics); config/settings
+// hands them to the commands.
+inline constexpr double k_default_threshold = 1.15;
+inline constexpr double k_default_alpha = 0.05;
+inline constexpr double k_confidence = 0.95;
+
 struct Settings {
-  double threshold = 1.15;
-  double alpha = 0.05;
-  double confidence = 0.95;
+  double threshold = k_default_threshold;
+  double alpha = k_default_alpha;
+  double confidence = k_confidence;
   std::size_t min_rounds = 10;
   IntervalMethod interval = IntervalMethod::signed_rank;
   std::uint64_t seed = 0; // for the bootstrap
@@ -73,7 +81,7 @@ struct MetricResult {
   double ci_high = 0;
   std::optional<double> p;    // one-sided, against the threshold; none for the control
   std::optional<double> p_bh; // BH-adjusted over the gated metrics
-  double threshold = 1.15;
+  double threshold = k_default_threshold;
   stats::Verdict verdict = stats::Verdict::inconclusive;
   bool censored = false;
   double min_detectable_ratio = 0; // exp of the interval's half-width (log units)
@@ -86,10 +94,24 @@ struct MetricResult {
 // Analyses every cell × metric of `cells`; results in input order.
 std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const Settings& settings);
 
-// The run's verdict word (README: Output files): "error" if any ERROR, else
-// "regression" if a gated metric regressed, else "inconclusive" if a gated
-// non-control metric is INCONCLUSIVE or there are no results, else "pass".
-std::string overall_verdict(const std::vector<MetricResult>& results);
+// The verdict of a whole run (README: Output files, `verdict`).
+enum class RunVerdict { pass, regression, inconclusive, error };
+
+// The run's verdict: error if any ERROR, else regression if a gated metric
+// regressed, else inconclusive if a gated non-control metric is
+// INCONCLUSIVE or there are no results, else pass.
+RunVerdict overall_verdict(const std::vector<MetricResult>& results);
+
+// The word results.json writes for `verdict`: "pass", "regression", … .
+std::string_view run_verdict_name(RunVerdict verdict);
+
+// The inverse of run_verdict_name; nullopt for any other word.
+std::optional<RunVerdict> parse_run_verdict(std::string_view word);
+
+// `interval` as a word: "signed-rank" or "bootstrap"; and back (nullopt for
+// any other word).
+std::string_view interval_name(IntervalMethod interval);
+std::optional<IntervalMethod> parse_interval(std::string_view word);
 
 // Log-ratios d = ln(y / x), or ln(x / y) for higher-is-better, for the pairs
 // where both readings are positive (d > 0 is always worse).

@@ -2,7 +2,7 @@
 // `refbench analyze FILE...` (README: the commands, Output files): statistics and the verdict table
 // from samples made elsewhere or by an earlier run.
 
-#include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/options.hpp>
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -12,12 +12,12 @@ namespace refbench::cli {
 
 struct AnalyzeOptions {
   std::vector<std::string> files;
-  std::optional<double> threshold; // default: the analysed run's, else 1.15
-  std::optional<double> alpha;     // default: the analysed run's, else 0.05
+  std::optional<double> threshold; // default: the analysed run's, else config::k_default_threshold
+  std::optional<double> alpha;     // default: the analysed run's, else config::k_default_alpha
   std::string better = "lower";
   std::string format = "markdown";
-  std::optional<std::string> interval; // default: the analysed run's, else signed-rank
-  std::string fail_on = "regression";
+  std::optional<analysis::IntervalMethod> interval; // default: the analysed run's, else signed-rank
+  config::FailOn fail_on = config::k_default_fail_on;
   std::optional<std::uint64_t> seed; // bootstrap seed (default: the run's, else 0)
 };
 

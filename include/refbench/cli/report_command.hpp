@@ -3,7 +3,7 @@
 // journal.jsonl of a killed run (marked partial), as Markdown, JSON or CSV;
 // several files are shards of one run, merged with BH across all cells.
 
-#include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/options.hpp>
 
 #include <refbench/runner/record_reader.hpp>
 
@@ -17,7 +17,7 @@ namespace refbench::cli {
 struct ReportOptions {
   std::vector<std::string> files;
   std::string format = "markdown";
-  std::string fail_on = "regression";
+  config::FailOn fail_on = config::k_default_fail_on;
 };
 
 // The results.json document of `runs` (read from `files`) analysed again

@@ -2,7 +2,8 @@
 // `refbench run` (README: the commands, refbench run) and `refbench resolve`: two refs resolved,
 // built side by side in worktrees, measured in interleaved rounds.
 
-#include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/options.hpp>
+#include <refbench/config/settings.hpp>
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -11,33 +12,22 @@
 
 namespace refbench::cli {
 
-// The flags as given; unset ones fall back to refbench.toml, then defaults.
+// The flags as given; unset measurement flags fall back to refbench.toml's
+// [run], then to the defaults of config/settings (k_run_defaults).
 struct RunOptions {
   std::optional<std::string> config;
   std::string repo = ".";
   std::optional<std::string> baseline;
   std::optional<std::string> candidate;
-  std::optional<std::string> budget;
-  std::optional<int> max_rounds;
-  std::optional<int> min_rounds;
-  std::optional<double> precision;
-  std::optional<double> threshold;
-  std::optional<double> alpha;
-  std::optional<std::uint64_t> seed;
-  std::optional<int> warmup;
-  std::optional<std::string> timeout;
+  config::MeasurementFlags measure;
   std::string out = "refbench-out";
   std::optional<std::string> workdir;
   bool keep_worktrees = false;
   bool allow_same_commit = false;
-  std::string fail_on = "regression";
   bool github = false;
   bool allow_pull_request_target = false; // --github on a pull_request_target event
-  std::string interval = "signed-rank";
-  std::optional<std::string> isolate; // "auto", "off" or a CPU list; over [run] isolate
-  std::optional<std::string> shard;   // "K/N" (README: run --shard)
-  std::vector<std::string> scrub_env; // added to run.scrub_env and the credential variables
-  std::optional<int> replicas;        // over run.replicas
+  std::optional<std::string> shard;       // "K/N" (README: run --shard)
+  std::vector<std::string> scrub_env;     // added to run.scrub_env and the credential variables
 };
 
 struct ResolveOptions {

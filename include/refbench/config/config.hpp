@@ -3,6 +3,7 @@
 // and wrong types are UsageErrors naming file:line:column; values are
 // validated here (durations, sizes, ranges), flags are merged by the caller.
 
+#include <refbench/config/settings.hpp>
 #include <refbench/process/cpus.hpp>
 #include <refbench/runner/record.hpp>
 
@@ -30,12 +31,8 @@ struct BuildConfig {
   std::optional<std::uint64_t> disk; // bytes a build may need (preflight)
 };
 
-// The most replicas per arm (run.replicas, --replicas).
-inline constexpr int k_max_replicas = 64;
-// The replicas per arm when neither run.replicas nor --replicas says.
-inline constexpr int k_default_replicas = 3;
-
-// [run]: the same names as the run flags; unset values take the defaults.
+// [run]: the same names as the run flags; unset values take the defaults
+// of settings.hpp, and `resolve` merges the flags over them.
 struct RunConfig {
   std::optional<std::chrono::nanoseconds> budget;
   std::optional<int> max_rounds;
@@ -49,9 +46,11 @@ struct RunConfig {
   std::optional<bool> control;
   std::optional<std::string> control_cell;
   std::optional<std::string> isolate;
-  std::vector<std::string> scrub_env; // more variables (names or globs) kept from commands
-  std::optional<int> replicas;        // byte-identical copies of each arm (default 3)
-  std::vector<std::string> replicate; // globs of the files the copies hold; empty: all
+  std::vector<std::string> scrub_env;       // more variables (names or globs) kept from commands
+  std::optional<int> replicas;              // byte-identical copies of each arm (default 3)
+  std::vector<std::string> replicate;       // globs of the files the copies hold; empty: all
+  std::string source;                       // the file, for messages
+  std::map<std::string, std::string> where; // key → "file:line:column" of each key given
 };
 
 struct PayloadSize {

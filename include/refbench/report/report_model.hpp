@@ -75,7 +75,7 @@ struct SettingsInfo {
   std::optional<double> budget_seconds;
   std::optional<int> max_rounds;
   std::optional<int> min_rounds;
-  double threshold = 1.15;
+  double threshold = analysis::k_default_threshold;
   std::optional<double> alpha;
   std::optional<double> precision;
   std::string interval;

@@ -22,7 +22,7 @@ struct RunContext {
   runner::RoundSettings settings;
   std::vector<runner::Metric> metrics; // shown metrics
   std::vector<runner::Metric> gated;   // metrics that can fail the run
-  double threshold = 1.15;
+  double threshold = analysis::k_default_threshold;
   double alpha = 0.05;
   double precision = 0.02;
   std::string interval = "signed-rank"; // or "bootstrap"
@@ -37,6 +37,10 @@ struct RunContext {
 // The context a journal header or a results.json document records (the
 // inverse of what journal_header / results_json write).
 RunContext context_from_json(const nlohmann::json& header);
+
+// The analysis settings `context` records: its threshold, alpha, min rounds,
+// interval and seed, with 95 % intervals.
+analysis::Settings analysis_settings(const RunContext& context);
 
 // One `analysis` entry of results.json (README: Output files); NaN becomes null.
 nlohmann::json to_json(const analysis::MetricResult& result);

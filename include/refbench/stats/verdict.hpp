@@ -2,6 +2,7 @@
 // The verdict rules of README: Statistics for one cell × metric, in order:
 // ERROR, CENSORED, REGRESSION, IMPROVED, PASS, INCONCLUSIVE.
 
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -22,8 +23,8 @@ struct VerdictInput {
   double ci_high = 0;
   double p = 1; // BH-adjusted for gated metrics, raw for info metrics
   double alpha = 0.05;
-  double threshold = 1.15;
-  std::optional<double> noise_floor; // unknown without a control cell
+  double threshold = std::numeric_limits<double>::quiet_NaN(); // always given by the caller
+  std::optional<double> noise_floor;                           // unknown without a control cell
 };
 
 // Applies the rules in order. PASS and IMPROVED also need n ≥ min_rounds,

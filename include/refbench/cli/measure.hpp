@@ -1,0 +1,70 @@
+#pragma once
+// The one pipeline behind `run` and `compare`, from planned cells to the
+// exit code: journal header → interleaved rounds through an injected
+// executor → analysis → results.json, report.md, report.csv → the verdict
+// table and summary on stdout → the exit code (README: Exit codes). The
+// commands only plan (refs, builds, replicas, cells) and say where things go.
+
+#include <refbench/cli/options.hpp>
+#include <refbench/config/settings.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/executor.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/runner/journal.hpp>
+#include <refbench/runner/rounds.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace refbench::cli {
+
+// What to measure and how, as `run` or `compare` planned it.
+struct MeasurementPlan {
+  std::vector<runner::CellSpec> cells; // the A/A control included when it is a named cell's
+  runner::RoundSettings rounds;        // settings.rounds() plus output_dir, replicas, auto_control
+  config::MeasurementSettings settings;
+  report::RunContext context;
+  std::filesystem::path out;                       // results.json, report.md, report.csv go here
+  std::string could_not_start_hint;                // what to check when a command cannot be started (exit 3)
+  bool cell_in_refusal = true;                     // that message names the cell (`compare` has only the one)
+  nlohmann::json extra = nlohmann::json::object(); // more top-level keys of results.json
+};
+
+// Where the run's side effects go besides --out.
+struct Sinks {
+  CommonOptions common;
+  std::ostream* out = nullptr;        // the verdict table and summary
+  std::ostream* err = nullptr;        // progress, warnings, failures
+  int err_fd = -1;                    // for the progress mode (a terminal or not); -1: plain
+  runner::PlacementHook place;        // moves the replicas' links before each round; empty: none
+  std::function<void()> after_rounds; // cleanup once the rounds are over; empty: none
+  // Called with results.json once it is written (--github); empty: none.
+  std::function<void(const nlohmann::json&)> publish;
+  runner::Clock clock = runner::monotonic_now;
+  double started = 0; // when the command started, on `clock`
+};
+
+// Journals, measures, analyses, writes and prints `plan` with `executor`,
+// whose RSS probe goes into `journal`'s header; returns the exit code.
+// Throws InterruptedError after writing the partial results of an
+// interrupted run, RefusedError (with the plan's hint) when a command could
+// not be started.
+int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+                       const Sinks& sinks);
+
+// Pins `launcher` (so every benchmarked process) to `plan`'s benchmark CPUs
+// and refbench to its own, just before measuring, and prints the plan's
+// warning once (unless `quiet`). When the kernel refuses, `plan` becomes
+// unpinned with a warning saying so.
+void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet);
+
+// Checks the `--scrub-env` / run.scrub_env entries `names`; throws a
+// UsageError naming `flag` for an empty entry or one with '=' or a NUL.
+void validate_scrub_names(const std::string& flag, const std::vector<std::string>& names);
+
+} // namespace refbench::cli

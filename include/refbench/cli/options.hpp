@@ -1,0 +1,46 @@
+#pragma once
+// The flags the subcommands share, parsed at the edge into typed values:
+// the global ones (`-q`, `-v`, `--color`), the measurement flags of `run`
+// and `compare` (help strings made from the defaults of config/settings),
+// `--fail-on`, `--interval`, `--format` and `--seed`.
+
+#include <refbench/config/settings.hpp>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace refbench::cli {
+
+// The flags every subcommand takes.
+struct CommonOptions {
+  bool quiet = false;
+  bool verbose = false;
+  std::string color = "auto";
+};
+
+// Adds the measurement flags (--budget … --replicas, --fail-on, --interval,
+// --isolate) to `command`, bound to `flags`; help strings show `defaults`.
+void add_measurement_options(CLI::App& command, config::MeasurementFlags& flags,
+                             const config::CommandDefaults& defaults);
+
+// Adds `--fail-on regression|inconclusive|never` to `command`, bound to `fail_on`.
+void add_fail_on_option(CLI::App& command, config::FailOn& fail_on);
+
+// Adds `--interval signed-rank|bootstrap` to `command`, bound to `interval`,
+// with `help`.
+void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMethod>& interval, const std::string& help);
+
+// Adds `--format markdown|json|csv` to `command`, bound to `format`.
+void add_format_option(CLI::App& command, std::string& format);
+
+// CLI11 check of a --seed value: "" when `text` is a seed, else why not
+// (CLI11 alone reads "-1" and values past 2^64-1 as 2^64-1).
+std::string check_seed(const std::string& text);
+
+// Parses the duration `text` of `flag`; throws UsageError naming the flag
+// when it is malformed or not above zero.
+std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text);
+
+} // namespace refbench::cli

@@ -1,0 +1,144 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/cli/measure.hpp>
+#include <refbench/cli/outputs.hpp>
+#include <refbench/cli/terminal.hpp>
+#include <refbench/process/spawn.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
+#include <refbench/report/units.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace refbench::cli {
+namespace {
+
+// Runs the rounds of `plan` with the progress on `sinks.err` and precision
+// stopping on the gated metrics; the journal is synced before it returns.
+runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+                          const Sinks& sinks) {
+  journal.append(report::journal_header(plan.context, plan.cells, executor.rss_probe(), plan.rounds.seed));
+  const auto analysis_settings = plan.settings.analysis();
+  runner::RoundHooks hooks;
+  hooks.clock = sinks.clock;
+  Progress progress(*sinks.err, sinks.err_fd,
+                    sinks.err_fd < 0 ? (sinks.common.quiet ? ProgressMode::quiet : ProgressMode::plain)
+                                     : stderr_progress_mode(sinks.common.quiet),
+                    plan.rounds, sinks.clock);
+  progress.attach(hooks);
+  hooks.place = sinks.place;
+  const auto& gated = plan.context.gated;
+  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+    return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, gated),
+                                    plan.settings.precision.value, analysis_settings);
+  };
+  auto record = runner::run_rounds(plan.cells, plan.rounds, executor, journal, hooks);
+  progress.finish();
+  if (sinks.after_rounds) {
+    sinks.after_rounds();
+  }
+  journal.sync();
+  return record;
+}
+
+// The verdict table, the summary, the warnings and the closing line.
+void print_results(const MeasurementPlan& plan, const runner::RunRecord& record,
+                   const std::vector<analysis::MetricResult>& results, const nlohmann::json& document,
+                   const Sinks& sinks) {
+  *sinks.out << util::without_workflow_commands(
+      report::render_verdict_table(results, stdout_table_colour(sinks.common.color)));
+  if (sinks.common.quiet) {
+    return;
+  }
+  *sinks.out << util::without_workflow_commands(report::render_run_summary(report::read_model(document))) << "\n";
+  for (const auto& warning : document.value("warnings", nlohmann::json::array())) {
+    *sinks.err << "refbench: warning: " << util::printable(warning.value("message", std::string())) << "\n";
+  }
+  *sinks.out << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", plan.rounds.seed,
+                            report::format_seconds(record.elapsed_seconds),
+                            report::format_bytes(static_cast<double>(record.rss.floor_bytes)),
+                            (plan.out / "report.md").string());
+}
+
+// The exit code of `record` and its `results`, after the partial results
+// are written: 130/143 when interrupted, 3 when a command could not start.
+int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
+             const std::vector<analysis::MetricResult>& results, const Sinks& sinks) {
+  if (record.interrupted_by != 0) {
+    throw InterruptedError(record.interrupted_by);
+  }
+  for (const auto& cell : record.cells) {
+    if (cell.failure && cell.failure->could_not_start) {
+      const auto command =
+          fmt::format("{} command {}", runner::arm_label(cell, cell.failure->arm), cell.failure->description);
+      throw RefusedError(plan.cell_in_refusal ? fmt::format("cell {}: the {}", cell.name, command) : command,
+                         plan.could_not_start_hint);
+    }
+  }
+  const auto verdict = analysis::overall_verdict(results);
+  if (verdict == analysis::RunVerdict::error) {
+    print_failures(record);
+    if (runner::low_on_disk(plan.out.string())) {
+      *sinks.err << "refbench: error: out of disk space during the rounds — free space on " << plan.out.string()
+                 << "\n";
+    }
+  }
+  return exit_code_for(verdict, plan.settings.fail_on.value);
+}
+
+} // namespace
+
+int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+                       const Sinks& sinks) {
+  const auto record = measure(plan, executor, journal, sinks);
+  const auto results = analysis::analyze(analysis::cell_samples(record, plan.context.metrics, plan.context.gated),
+                                         plan.settings.analysis());
+  auto document = report::results_json(record, plan.context, results);
+  for (const auto& [key, value] : plan.extra.items()) {
+    document[key] = value;
+  }
+  document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
+  document["total_seconds"] = sinks.clock() - sinks.started;
+  write_outputs(plan.out, document);
+  if (sinks.publish) {
+    sinks.publish(document);
+  }
+  print_results(plan, record, results, document, sinks);
+  return conclude(plan, record, results, sinks);
+}
+
+void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet) {
+  if (plan.pinned && !launcher.pin(plan.benchmark)) {
+    const int saved = errno;
+    process::unpin(plan, fmt::format("CPU isolation: the kernel refused to pin to CPUs {} ({}); running unpinned",
+                                     process::format_cpu_list(plan.benchmark), std::strerror(saved)));
+  }
+  if (plan.pinned && !plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
+    const int saved = errno;
+    // the benchmark is still pinned; refbench stays where it is
+    plan.warning = fmt::format("CPU isolation: the kernel refused to move refbench to CPUs {} ({}); it shares the "
+                               "benchmark's CPUs",
+                               process::format_cpu_list(plan.refbench), std::strerror(saved));
+    plan.refbench.clear();
+  }
+  if (!plan.warning.empty() && !quiet) {
+    std::cerr << "refbench: warning: " << plan.warning << "\n";
+  }
+}
+
+void validate_scrub_names(const std::string& flag, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos) {
+      throw UsageError(fmt::format("{} takes variable names or globs like AWS_*, got '{}'", flag, name),
+                       "name the variables to keep from build and cell commands");
+    }
+  }
+}
+
+} // namespace refbench::cli

@@ -1,0 +1,100 @@
+#include <refbench/cli/outputs.hpp>
+#include <refbench/cli/terminal.hpp>
+#include <refbench/process/invocation.hpp>
+#include <refbench/report/csv.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/report_model.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace refbench::cli {
+
+std::string read_input_file(const std::string& path) {
+  auto text = util::read_file(path);
+  if (!text) {
+    throw UsageError(fmt::format("cannot read {}: {}", path, text.error()), "check the path");
+  }
+  return *text;
+}
+
+void write_outputs(const std::filesystem::path& out, const nlohmann::json& document) {
+  const auto model = report::read_model(document);
+  const std::vector<std::pair<std::string, std::string>> files{
+      {"results.json", document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"},
+      {"report.md", report::render_markdown(model)},
+      {"report.csv", report::render_csv(model.results)}};
+  for (const auto& [name, text] : files) {
+    if (!util::write_file_atomically(out / name, text)) {
+      const int saved = errno;
+      throw MeasurementError("cannot write " + (out / name).string() + ": " + std::strerror(saved),
+                             util::out_of_space(saved) || runner::low_on_disk(out.string())
+                                 ? "out of disk space: free some space; the journal has every sample"
+                                 : "check the --out directory; the journal has every sample");
+    }
+  }
+}
+
+void print_markdown(const nlohmann::json& document, const CommonOptions& common) {
+  const auto model = report::read_model(document);
+  std::cout << util::without_workflow_commands(
+      common.quiet ? report::render_verdict_table(model.results, stdout_table_colour(common.color))
+                   : report::render_markdown(model));
+}
+
+std::string printable_csv(const std::string& csv) {
+  return util::without_workflow_commands(util::printable(csv, "\r\n"));
+}
+
+void print_warnings(const nlohmann::json& document) {
+  for (const auto& warning : document.value("warnings", nlohmann::json::array())) {
+    std::cerr << "refbench: warning: " << util::printable(warning.value("message", std::string())) << "\n";
+  }
+}
+
+void print_failures(const runner::RunRecord& record) {
+  for (const auto& cell : record.cells) {
+    if (!cell.failure) {
+      continue;
+    }
+    const auto& f = *cell.failure;
+    std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
+    std::cerr << fmt::format("refbench: error: cell {}: the {} command {} in {} — fix the command (its stderr "
+                             "ends below) and rerun\n",
+                             util::printable(cell.name), runner::arm_label(cell, f.arm), util::printable(f.description),
+                             round);
+    std::string tail = util::printable(process::last_lines(f.stderr_tail, 10), "\n\t");
+    std::size_t start = 0;
+    while (!tail.empty() && start <= tail.size()) {
+      std::size_t end = std::min(tail.find('\n', start), tail.size());
+      std::cerr << "  | " << tail.substr(start, end - start) << "\n";
+      start = end + 1;
+    }
+  }
+}
+
+int exit_code_for(analysis::RunVerdict verdict, config::FailOn fail_on) {
+  using analysis::RunVerdict;
+  if (verdict == RunVerdict::error) {
+    return static_cast<int>(ExitCode::measurement);
+  }
+  if ((verdict == RunVerdict::regression && fail_on != config::FailOn::never) ||
+      (verdict == RunVerdict::inconclusive && fail_on == config::FailOn::inconclusive)) {
+    return static_cast<int>(ExitCode::regression);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+int exit_code_for(std::string_view verdict, config::FailOn fail_on) {
+  return exit_code_for(analysis::parse_run_verdict(verdict).value_or(analysis::RunVerdict::inconclusive), fail_on);
+}
+
+} // namespace refbench::cli
