@@ -201,9 +201,9 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
     document["environment"] = environment;
     document["cells"] = run_cells;
   }
-  if (o.format == "json") {
+  if (o.format == OutputFormat::json) {
     std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else if (o.format == "csv") {
+  } else if (o.format == OutputFormat::csv) {
     std::cout << printable_csv(report::render_csv(results));
   } else {
     print_markdown(document, common);

@@ -63,10 +63,11 @@ void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMeth
           {analysis::IntervalMethod::signed_rank, analysis::IntervalMethod::bootstrap}, analysis::interval_name)));
 }
 
-void add_format_option(CLI::App& command, std::string& format) {
-  command.add_option("--format", format, "Output: markdown, json or csv")
-      ->check(CLI::IsMember({"markdown", "json", "csv"}))
-      ->capture_default_str();
+void add_format_option(CLI::App& command, OutputFormat& format) {
+  const std::map<std::string, OutputFormat> names{
+      {"markdown", OutputFormat::markdown}, {"json", OutputFormat::json}, {"csv", OutputFormat::csv}};
+  command.add_option("--format", format, "Output: markdown (default), json or csv")
+      ->transform(CLI::CheckedTransformer(names));
 }
 
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {

@@ -177,9 +177,9 @@ int run_report(const ReportOptions& o, const CommonOptions& common) {
                              document["shards"].front()["count"].get<std::size_t>());
   }
   const auto model = report::read_model(document);
-  if (o.format == "json") {
+  if (o.format == OutputFormat::json) {
     std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else if (o.format == "csv") {
+  } else if (o.format == OutputFormat::csv) {
     std::cout << printable_csv(report::render_csv(model.results));
   } else {
     print_markdown(document, common);

@@ -91,10 +91,10 @@ runner::CustomMetric read_custom_metric(const toml::table& table, const std::str
     }
     return value;
   };
-  metric.from = pick("from", "stdout", {"stdout", "file"});
-  metric.format = pick("format", "json", {"json", "bmf"});
+  metric.from = *runner::parse_report_source(pick("from", "stdout", {"stdout", "file"}));
+  metric.format = *runner::parse_report_format(pick("format", "json", {"json", "bmf"}));
   metric.key = r.string("key").value_or(metric.name);
-  if (metric.format == "bmf" && metric.key.find('/') == std::string::npos) {
+  if (metric.format == runner::ReportFormat::bmf && metric.key.find('/') == std::string::npos) {
     r.fail(r.table().get("key") ? *r.table().get("key") : static_cast<const toml::node&>(table),
            fmt::format("cell.metric.key for format = \"bmf\" is \"<benchmark>/<measure>\", got \"{}\"", metric.key));
   }
@@ -140,7 +140,7 @@ void read_reported_keys(TableReader& r, CellConfig& cell, const std::string& sou
     }
     cell.require.push_back(*requirement);
   }
-  if (!cell.custom.empty() && cell.custom.front().format == "bmf") {
+  if (!cell.custom.empty() && cell.custom.front().format == runner::ReportFormat::bmf) {
     // a BMF report holds only <benchmark>/<measure> values
     auto flat_key = [&](const char* key) {
       r.fail(*r.get(key), fmt::format("cell.{}: this cell's report is Bencher Metric Format, so its keys are "
@@ -175,7 +175,7 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
   cell.env = r.environment("env");
   read_reported_keys(r, cell, source);
   const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;
-  if (!cell.custom.empty() && cell.custom.front().from == "file" &&
+  if (!cell.custom.empty() && cell.custom.front().from == runner::ReportSource::file &&
       std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
     throw UsageError(fmt::format("{}: cell '{}' reads its metrics from {{output}} (from = \"file\"), but its command "
                                  "never mentions {{output}}",
@@ -235,7 +235,7 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
     r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but the command never "
                                    "mentions {output}; pass {output} as the path to write to, or drop check_output");
   }
-  if (cell.check_output && !cell.custom.empty() && cell.custom.front().from == "file") {
+  if (cell.check_output && !cell.custom.empty() && cell.custom.front().from == runner::ReportSource::file) {
     r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but this cell's {output} is "
                                    "its metric report; use from = \"stdout\" or drop check_output");
   }

@@ -86,10 +86,10 @@ std::vector<CpuSplit> unpinned_splits(const std::vector<CpuSplitRequest>& splits
   return out;
 }
 
-IsolationPlan unpinned(std::string mode, const CpuList& usable, const std::vector<CpuSplitRequest>& splits,
+IsolationPlan unpinned(IsolationMode mode, const CpuList& usable, const std::vector<CpuSplitRequest>& splits,
                        std::string warning) {
   IsolationPlan plan;
-  plan.mode = std::move(mode);
+  plan.mode = mode;
   plan.usable = usable;
   plan.splits = unpinned_splits(splits, usable);
   plan.warning = std::move(warning);
@@ -112,6 +112,18 @@ std::expected<std::vector<CpuSplit>, std::string> split_all(const Topology& topo
 }
 
 } // namespace
+
+std::string_view isolation_mode_name(IsolationMode mode) {
+  switch (mode) {
+  case IsolationMode::automatic:
+    return "auto";
+  case IsolationMode::off:
+    return "off";
+  case IsolationMode::list:
+    return "list";
+  }
+  return "auto";
+}
 
 std::expected<CpuList, std::string> parse_cpu_list(std::string_view text) {
   const std::string_view list = trimmed(text);
@@ -238,7 +250,7 @@ IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
                              const std::expected<Topology, std::string>& topology,
                              const std::vector<CpuSplitRequest>& splits) {
   if (request == "off") {
-    return unpinned("off", usable, splits, "");
+    return unpinned(IsolationMode::off, usable, splits, "");
   }
   if (request != "auto") {
     auto list = parse_cpu_list(request);
@@ -260,7 +272,7 @@ IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
       throw UsageError("isolate " + request + ": " + split.error(), "name more CPUs, or ask for fewer in the cell");
     }
     IsolationPlan plan;
-    plan.mode = "list";
+    plan.mode = IsolationMode::list;
     plan.pinned = true;
     plan.usable = usable;
     plan.benchmark = *list;
@@ -276,29 +288,29 @@ IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
     return plan;
   }
   if (usable.size() < k_min_isolation_cpus) {
-    return unpinned("auto", usable, splits,
+    return unpinned(IsolationMode::automatic, usable, splits,
                     fmt::format("CPU isolation needs at least {} usable CPUs, this machine has {} ({}); running "
                                 "unpinned",
                                 k_min_isolation_cpus, usable.size(), format_cpu_list(usable)));
   }
   if (!topology) {
-    return unpinned("auto", usable, splits,
+    return unpinned(IsolationMode::automatic, usable, splits,
                     "CPU isolation: the SMT topology is unreadable (" + topology.error() + "); running unpinned");
   }
   const auto cores = cores_of(*topology, usable);
   const CpuList& own = cores.front();
   const CpuList benchmark = minus(usable, own);
   if (benchmark.empty()) {
-    return unpinned("auto", usable, splits,
+    return unpinned(IsolationMode::automatic, usable, splits,
                     fmt::format("CPU isolation: the usable CPUs {} share one physical core; running unpinned",
                                 format_cpu_list(usable)));
   }
   auto split = split_all(*topology, benchmark, splits);
   if (!split) {
-    return unpinned("auto", usable, splits, "CPU isolation: " + split.error() + "; running unpinned");
+    return unpinned(IsolationMode::automatic, usable, splits, "CPU isolation: " + split.error() + "; running unpinned");
   }
   IsolationPlan plan;
-  plan.mode = "auto";
+  plan.mode = IsolationMode::automatic;
   plan.pinned = true;
   plan.usable = usable;
   plan.refbench = own;

@@ -3,6 +3,7 @@
 #include <refbench/report/markdown_details.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/record.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -42,7 +43,7 @@ std::vector<std::string> failed_cells(const ReportModel& m) {
     }
   };
   for (const auto& cell : m.cells) {
-    if (cell.failure || cell.stop_reason == "error") {
+    if (cell.failure || runner::parse_stop_reason(cell.stop_reason) == runner::StopReason::error) {
       add(cell.name);
     }
   }
@@ -60,13 +61,13 @@ std::string verdict_words(const ReportModel& m) {
       return r.gated && !r.control && r.verdict == verdict;
     }));
   };
-  if (m.verdict == "regression") {
+  if (m.verdict == analysis::RunVerdict::regression) {
     return "❌ " + counted(count(stats::Verdict::regression), "regression", "regressions");
   }
-  if (m.verdict == "error") {
+  if (m.verdict == analysis::RunVerdict::error) {
     return "💥 " + counted(failed_cells(m).size(), "cell", "cells") + " failed";
   }
-  if (m.verdict == "pass") {
+  if (m.verdict == analysis::RunVerdict::pass) {
     return "✅ no regression";
   }
   const std::size_t undecided = count(stats::Verdict::inconclusive);

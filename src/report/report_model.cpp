@@ -259,10 +259,9 @@ ReportModel read_model(const json& document) {
     model.results.push_back(metric_result_from_json(entry));
   }
   model.command = string_at(document, "command");
-  model.verdict = string_at(document, "verdict");
-  if (model.verdict.empty()) {
-    model.verdict = std::string(analysis::run_verdict_name(analysis::overall_verdict(model.results)));
-  }
+  // a missing (or unknown) verdict is derived from the analysis
+  model.verdict =
+      analysis::parse_run_verdict(string_at(document, "verdict")).value_or(analysis::overall_verdict(model.results));
   model.partial = bool_at(document, "partial");
   if (const json* seed = member(document, "seed"); seed != nullptr && seed->is_number_unsigned()) {
     model.seed = seed->get<std::uint64_t>();

@@ -85,7 +85,7 @@ nlohmann::json isolation_json(const process::IsolationPlan& plan) {
                       {"groups", std::move(groups)},
                       {"unassigned", process::format_cpu_list(split.unassigned)}});
   }
-  return {{"mode", plan.mode},
+  return {{"mode", process::isolation_mode_name(plan.mode)},
           {"pinned", plan.pinned},
           {"usable_cpus", process::format_cpu_list(plan.usable)},
           {"refbench_cpus", process::format_cpu_list(plan.refbench)},

@@ -132,8 +132,8 @@ nlohmann::json to_json(const CellMeta& meta) {
   }
   for (const auto& metric : meta.custom) {
     j["custom"].push_back({{"name", metric.name},
-                           {"from", metric.from},
-                           {"format", metric.format},
+                           {"from", report_source_name(metric.from)},
+                           {"format", report_format_name(metric.format)},
                            {"key", metric.key},
                            {"better", metric.higher_is_better ? "higher" : "lower"},
                            {"unit", metric.unit}});
@@ -165,8 +165,10 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
   meta.family = j.value("family", std::string());
   meta.payload_bytes = j.value("payload_bytes", std::uint64_t{0});
   for (const auto& metric : j.value("custom", nlohmann::json::array())) {
-    meta.custom.push_back({metric.at("name").get<std::string>(), metric.value("from", std::string("stdout")),
-                           metric.value("format", std::string("json")), metric.at("key").get<std::string>(),
+    meta.custom.push_back({metric.at("name").get<std::string>(),
+                           parse_report_source(metric.value("from", "")).value_or(ReportSource::stdout_line),
+                           parse_report_format(metric.value("format", "")).value_or(ReportFormat::json),
+                           metric.at("key").get<std::string>(),
                            metric.value("better", std::string("lower")) == "higher",
                            metric.value("unit", std::string())});
   }

@@ -20,6 +20,38 @@ std::string arm_label(const CellRecord& cell, Arm arm) {
   return cell.control ? std::string("baseline (A/A control)") : std::string(arm_name(arm));
 }
 
+std::string_view report_source_name(ReportSource source) { return source == ReportSource::file ? "file" : "stdout"; }
+
+std::optional<ReportSource> parse_report_source(std::string_view word) {
+  for (auto source : {ReportSource::stdout_line, ReportSource::file}) {
+    if (word == report_source_name(source)) {
+      return source;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string_view report_format_name(ReportFormat format) { return format == ReportFormat::bmf ? "bmf" : "json"; }
+
+std::optional<ReportFormat> parse_report_format(std::string_view word) {
+  for (auto format : {ReportFormat::json, ReportFormat::bmf}) {
+    if (word == report_format_name(format)) {
+      return format;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<StopReason> parse_stop_reason(std::string_view word) {
+  for (auto reason : {StopReason::running, StopReason::precision, StopReason::max_rounds, StopReason::budget,
+                      StopReason::error, StopReason::interrupted, StopReason::aborted}) {
+    if (stop_reason_name(reason) == word) {
+      return reason;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string_view stop_reason_name(StopReason reason) {
   switch (reason) {
   case StopReason::running:

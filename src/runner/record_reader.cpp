@@ -29,16 +29,6 @@ process::Termination termination_from(const std::string& status) {
   return process::Termination::spawn_failed;
 }
 
-StopReason stop_from(const std::string& reason) {
-  for (auto r : {StopReason::precision, StopReason::max_rounds, StopReason::budget, StopReason::error,
-                 StopReason::interrupted, StopReason::aborted}) {
-    if (stop_reason_name(r) == reason) {
-      return r;
-    }
-  }
-  return StopReason::running;
-}
-
 constexpr const char* k_hint = "pass a results.json or journal.jsonl written by refbench";
 // Bounds far above any real run, so a corrupt count is refused before it
 // sizes a loop or a table.
@@ -274,8 +264,8 @@ ReadRun read_results(const nlohmann::json& document, const std::string& source) 
     const Fields cell(cells[c], source, fmt::format("cells[{}]", c));
     const std::size_t index = run.record.cells.size();
     run.record.cells.push_back({cell.string("name"), cell.boolean("control", false),
-                                stop_from(cell.string("stop_reason", "")), cell.count("rounds", 0), failure_from(cell),
-                                meta_from(cell)});
+                                parse_stop_reason(cell.string("stop_reason", "")).value_or(StopReason::running),
+                                cell.count("rounds", 0), failure_from(cell), meta_from(cell)});
     const auto samples = cell.part("samples", true, true);
     for (std::size_t i = 0; i < samples.size(); ++i) {
       run.record.samples.push_back(
@@ -356,7 +346,7 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
       added.meta = meta_from(j);
     } else if (type == "stop") {
       auto& cell = run.record.cells[cell_of(j.string("cell"))];
-      cell.stop = stop_from(j.string("reason"));
+      cell.stop = parse_stop_reason(j.string("reason")).value_or(StopReason::running);
     }
   }
   if (!have_header) {

@@ -132,7 +132,9 @@ bool reads_report(const CellMeta& meta) {
   return !meta.custom.empty() || !meta.window_key.empty() || !meta.require.empty();
 }
 
-bool reads_output_file(const CellMeta& meta) { return !meta.custom.empty() && meta.custom.front().from == "file"; }
+bool reads_output_file(const CellMeta& meta) {
+  return !meta.custom.empty() && meta.custom.front().from == ReportSource::file;
+}
 
 std::string report_source(const CellMeta& meta) {
   return reads_output_file(meta) ? "its {output} file" : "the last line of its stdout";
@@ -143,7 +145,7 @@ std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, s
   if (!document) {
     return std::unexpected(document.error());
   }
-  const bool bmf = !meta.custom.empty() && meta.custom.front().format == "bmf";
+  const bool bmf = !meta.custom.empty() && meta.custom.front().format == ReportFormat::bmf;
   ReportedValues reported;
   for (const auto& metric : meta.custom) {
     auto value = number_at(*document, metric.key, bmf, meta);

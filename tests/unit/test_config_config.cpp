@@ -182,8 +182,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(c.custom[0].higher_is_better);
     CHECK(c.custom[0].key == "rps");
     CHECK(c.custom[0].unit == "req/s");
-    CHECK(c.custom[0].from == "stdout");
-    CHECK(c.custom[0].format == "json");
+    CHECK(c.custom[0].from == runner::ReportSource::stdout_line);
+    CHECK(c.custom[0].format == runner::ReportFormat::json);
     CHECK_FALSE(c.custom[1].higher_is_better);
     CHECK(c.custom[1].key == "latency_p99");
     CHECK(c.min_duration_seconds == 5);

@@ -96,7 +96,7 @@ TEST_CASE("process::cpus plan over recorded sibling layouts") {
     const CpuList usable = cpus("0-15");
     auto plan = plan_isolation("auto", usable, adjacent_pairs(usable), {service_client(3)});
     CHECK(plan.pinned);
-    CHECK(plan.mode == "auto");
+    CHECK(plan.mode == IsolationMode::automatic);
     CHECK(plan.warning == "");
     CHECK(format_cpu_list(plan.refbench) == "0-1");
     CHECK(format_cpu_list(plan.benchmark) == "2-15");
@@ -179,7 +179,7 @@ TEST_CASE("process::cpus fallbacks and explicit lists") {
     const CpuList usable = cpus("0-1");
     auto plan = plan_isolation("auto", usable, adjacent_pairs(usable), {service_client(1)});
     CHECK_FALSE(plan.pinned);
-    CHECK(plan.mode == "auto");
+    CHECK(plan.mode == IsolationMode::automatic);
     CHECK(plan.refbench.empty());
     CHECK(plan.benchmark.empty());
     CHECK(plan.warning == "CPU isolation needs at least 4 usable CPUs, this machine has 2 (0-1); running unpinned");
@@ -200,14 +200,14 @@ TEST_CASE("process::cpus fallbacks and explicit lists") {
   SUBCASE("off") {
     auto plan = plan_isolation("off", cpus("0-15"), adjacent_pairs(cpus("0-15")), {service_client(1)});
     CHECK_FALSE(plan.pinned);
-    CHECK(plan.mode == "off");
+    CHECK(plan.mode == IsolationMode::off);
     CHECK(plan.warning == "");
     CHECK(plan.group_list("svc", "service") == "0-15");
   }
   SUBCASE("an explicit list is used exactly, even on a small machine") {
     auto plan = plan_isolation("1", cpus("0-1"), adjacent_pairs(cpus("0-1")), {});
     CHECK(plan.pinned);
-    CHECK(plan.mode == "list");
+    CHECK(plan.mode == IsolationMode::list);
     CHECK(format_cpu_list(plan.benchmark) == "1");
     CHECK(plan.refbench.empty()); // CPU 0 is CPU 1's sibling: refbench stays where it is
     CHECK(plan.warning == "");

@@ -292,7 +292,7 @@ TEST_CASE("report::read_model") {
     json document{{"command", "analyze"}, {"analysis", {entry}}, {"settings", {{"threshold", 1.1}}}};
     auto model = report::read_model(document);
     CHECK(model.command == "analyze");
-    CHECK(model.verdict == "regression"); // derived from the analysis
+    CHECK(model.verdict == analysis::RunVerdict::regression); // derived from the analysis
     CHECK_FALSE(model.baseline.has_value());
     CHECK_FALSE(model.environment.has_value());
     CHECK(model.cells.empty());
@@ -306,7 +306,7 @@ TEST_CASE("report::read_model") {
   }
   SUBCASE("an empty document") {
     auto model = report::read_model(json::object());
-    CHECK(model.verdict == "inconclusive");
+    CHECK(model.verdict == analysis::RunVerdict::inconclusive);
     CHECK(model.settings.threshold == 1.15);
     CHECK(report::render_markdown(model).starts_with(
         "<!-- refbench -->\n### refbench: ⚠️ inconclusive: no results\n"));

@@ -20,7 +20,7 @@ namespace {
 CellMeta json_meta(std::vector<std::string> keys, bool higher = true) {
   CellMeta meta;
   for (const auto& key : keys) {
-    meta.custom.push_back({key, "stdout", "json", key, higher, "req/s"});
+    meta.custom.push_back({key, ReportSource::stdout_line, ReportFormat::json, key, higher, "req/s"});
   }
   return meta;
 }
@@ -74,8 +74,8 @@ TEST_CASE("runner::read_reported reads the last JSON line of stdout") {
 
 TEST_CASE("runner::read_reported reads Bencher Metric Format and {output} files") {
   CellMeta meta;
-  meta.custom.push_back({"throughput", "file", "bmf", "http/get/throughput", true, "req/s"});
-  meta.custom.push_back({"latency", "file", "bmf", "http/get/latency", false, "ms"});
+  meta.custom.push_back({"throughput", ReportSource::file, ReportFormat::bmf, "http/get/throughput", true, "req/s"});
+  meta.custom.push_back({"latency", ReportSource::file, ReportFormat::bmf, "http/get/latency", false, "ms"});
   const std::string bmf = R"({"http/get": {"throughput": {"value": 3049.0, "lower_value": 2900, "upper_value": 3100},
                                            "latency": {"value": 12.5}}})";
   auto read = read_reported(meta, bmf);
@@ -123,7 +123,7 @@ TEST_CASE("runner::read_reported on the tail of a longer stdout") {
   }
   SUBCASE("so does a Bencher Metric Format document") {
     CellMeta bmf;
-    bmf.custom.push_back({"ops", "stdout", "bmf", "bench/ops", true, ""});
+    bmf.custom.push_back({"ops", ReportSource::stdout_line, ReportFormat::bmf, "bench/ops", true, ""});
     auto document = read_reported(bmf, "  }\n}\n", true);
     REQUIRE_FALSE(document);
     CHECK(document.error().starts_with("reported a document longer than the 4 MiB"));
@@ -213,7 +213,8 @@ process::FakeExecutor service(std::function<std::optional<std::string>(std::size
 
 CellSpec service_cell() {
   CellSpec spec{"svc", {{"svc", "base"}, {}, "", {}, ""}, {{"svc", "cand"}, {}, "", {}, ""}};
-  spec.meta.custom = {{"rps", "stdout", "json", "rps", true, "req/s"}, {"p99", "stdout", "json", "p99", false, "s"}};
+  spec.meta.custom = {{"rps", ReportSource::stdout_line, ReportFormat::json, "rps", true, "req/s"},
+                      {"p99", ReportSource::stdout_line, ReportFormat::json, "p99", false, "s"}};
   spec.meta.require = {*parse_requirement("errors == 0")};
   spec.meta.metrics = std::vector<std::string>{"wall", "rps", "p99"};
   spec.meta.gate = std::vector<std::string>{"rps", "p99"};

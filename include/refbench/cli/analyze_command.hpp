@@ -15,7 +15,7 @@ struct AnalyzeOptions {
   std::optional<double> threshold; // default: the analysed run's, else config::k_default_threshold
   std::optional<double> alpha;     // default: the analysed run's, else config::k_default_alpha
   std::string better = "lower";
-  std::string format = "markdown";
+  OutputFormat format = OutputFormat::markdown;
   std::optional<analysis::IntervalMethod> interval; // default: the analysed run's, else signed-rank
   config::FailOn fail_on = config::k_default_fail_on;
   std::optional<std::uint64_t> seed; // bootstrap seed (default: the run's, else 0)

@@ -32,8 +32,11 @@ void add_fail_on_option(CLI::App& command, config::FailOn& fail_on);
 // with `help`.
 void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMethod>& interval, const std::string& help);
 
+// What `analyze` and `report` print: `--format markdown|json|csv`.
+enum class OutputFormat { markdown, json, csv };
+
 // Adds `--format markdown|json|csv` to `command`, bound to `format`.
-void add_format_option(CLI::App& command, std::string& format);
+void add_format_option(CLI::App& command, OutputFormat& format);
 
 // CLI11 check of a --seed value: "" when `text` is a seed, else why not
 // (CLI11 alone reads "-1" and values past 2^64-1 as 2^64-1).

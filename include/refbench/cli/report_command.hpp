@@ -16,7 +16,7 @@ namespace refbench::cli {
 
 struct ReportOptions {
   std::vector<std::string> files;
-  std::string format = "markdown";
+  OutputFormat format = OutputFormat::markdown;
   config::FailOn fail_on = config::k_default_fail_on;
 };
 

@@ -62,9 +62,15 @@ struct CpuSplit {
 // Fewer usable CPUs than this run unpinned under "auto".
 inline constexpr std::size_t k_min_isolation_cpus = 4;
 
+// How CPUs were asked for: `--isolate auto`, `off` or an explicit list.
+enum class IsolationMode { automatic, off, list };
+
+// The word results.json records for `mode`: "auto", "off", "list".
+std::string_view isolation_mode_name(IsolationMode mode);
+
 // Where a run's processes go (README: What is measured).
 struct IsolationPlan {
-  std::string mode; // "auto", "off" or "list" (an explicit CPU list)
+  IsolationMode mode = IsolationMode::automatic;
   bool pinned = false;
   CpuList usable;    // sched_getaffinity at planning time
   CpuList refbench;  // refbench's own CPUs; empty: refbench is left where it is

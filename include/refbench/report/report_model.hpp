@@ -107,7 +107,7 @@ struct ReplicaInfo {
 
 struct ReportModel {
   std::string command; // "run", "compare", "analyze" or empty
-  std::string verdict; // "pass", "regression", "inconclusive" or "error"
+  analysis::RunVerdict verdict = analysis::RunVerdict::inconclusive;
   bool partial = false;
   std::optional<std::uint64_t> seed;
   std::string reproduce;

@@ -22,10 +22,23 @@ std::string_view arm_name(Arm arm);
 // successful invocation from the last line of its stdout or from its
 // {output} file, as a JSON object (`key` a top-level name) or in Bencher
 // Metric Format (`key` = "<benchmark>/<measure>", its `value`).
+// Where a command reports its custom metrics, and in which format
+// (README: Custom metrics): the last JSON line of stdout or the {output}
+// file; refbench's own JSON or Bencher Metric Format.
+enum class ReportSource { stdout_line, file };
+enum class ReportFormat { json, bmf };
+
+// The words of refbench.toml and the journal: "stdout", "file"; "json",
+// "bmf"; and back (nullopt for any other word).
+std::string_view report_source_name(ReportSource source);
+std::optional<ReportSource> parse_report_source(std::string_view word);
+std::string_view report_format_name(ReportFormat format);
+std::optional<ReportFormat> parse_report_format(std::string_view word);
+
 struct CustomMetric {
   std::string name;
-  std::string from = "stdout"; // "stdout" | "file"
-  std::string format = "json"; // "json" | "bmf"
+  ReportSource from = ReportSource::stdout_line;
+  ReportFormat format = ReportFormat::json;
   std::string key;
   bool higher_is_better = false;
   std::string unit; // shown after values, e.g. "req/s"; may be empty
@@ -112,6 +125,8 @@ bool usable(const Sample& sample);
 // aborted: another cell's command could not be started, so the run stopped.
 enum class StopReason { running, precision, max_rounds, budget, error, interrupted, aborted };
 std::string_view stop_reason_name(StopReason reason);
+// The inverse of stop_reason_name; nullopt for any other word.
+std::optional<StopReason> parse_stop_reason(std::string_view word);
 
 // The first failed invocation of a cell.
 struct CellFailure {
