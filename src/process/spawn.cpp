@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <system_error>
 #include <unistd.h>
+#include <utility>
 
 namespace refbench::process {
 namespace {
@@ -95,6 +96,142 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return pointers;
 }
 
+// The child's descriptors and directory: stdin /dev/null; stdout to
+// `invocation.stdout_fd`, to the pipe `out` (capture), to /dev/null or to a
+// new file; stderr to the pipe `err`, or where stdout goes.
+void add_file_actions(FileActions& actions, const Invocation& invocation, const Pipe& err, const Pipe& out) {
+  posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
+  if (invocation.stdout_fd >= 0) {
+    posix_spawn_file_actions_adddup2(actions.get(), invocation.stdout_fd, 1);
+  } else if (invocation.capture_stdout) {
+    posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), 1);
+  } else if (invocation.stdout_path.empty()) {
+    posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
+  } else { // a new file: whatever was there (a planted link) was removed, and is never written through
+    ::unlink(invocation.stdout_path.c_str());
+    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+  }
+  if (invocation.stderr_to_stdout) {
+    posix_spawn_file_actions_adddup2(actions.get(), 1, 2);
+  } else {
+    posix_spawn_file_actions_adddup2(actions.get(), err.write.get(), 2);
+  }
+  if (!invocation.cwd.empty()) {
+    posix_spawn_file_actions_addchdir_np(actions.get(), invocation.cwd.c_str());
+  }
+}
+
+// A started child: its process (and group) id, a pidfd that becomes readable
+// when it exits, and the read ends of its stderr and captured stdout.
+struct Child {
+  pid_t pid = -1;
+  Fd pidfd;
+  double start = 0; // CLOCK_MONOTONIC seconds just before the spawn
+  Pipe err;
+  Pipe out;
+  bool err_open = false; // its stderr pipe may still bring bytes
+  bool out_open = false; // its captured stdout pipe may still bring bytes
+};
+
+// How the wait for a child's leader ended.
+struct LeaderExit {
+  double end = 0;         // CLOCK_MONOTONIC seconds when it exited
+  bool term_sent = false; // its timeout expired (the group got SIGTERM, then SIGKILL)
+  bool cancelled = false; // `cancel_fd` became readable (the group got SIGKILL)
+};
+
+// Waits for `child`'s leader to exit while keeping the tail of its stderr in
+// `tail` and its captured stdout in `captured`; signals its group on a
+// timeout (SIGTERM, SIGKILL k_kill_grace later) or when `cancel_fd` is readable.
+LeaderExit wait_for_leader(Child& child, std::chrono::nanoseconds timeout, int cancel_fd, OutputBuffer& tail,
+                           OutputBuffer& captured) {
+  LeaderExit result;
+  const bool has_timeout = timeout.count() > 0;
+  double deadline = child.start + std::chrono::duration<double>(timeout).count();
+  for (;;) {
+    std::array<pollfd, 4> fds{{{child.pidfd.get(), POLLIN, 0},
+                               {child.err_open ? child.err.read.get() : -1, POLLIN, 0},
+                               {result.cancelled ? -1 : cancel_fd, POLLIN, 0},
+                               {child.out_open ? child.out.read.get() : -1, POLLIN, 0}}};
+    int wait_ms = -1;
+    if (has_timeout) {
+      double left = deadline - monotonic_seconds();
+      wait_ms = left <= 0 ? 0 : static_cast<int>(std::min(left * 1000.0, 3.6e6)) + 1;
+    }
+    int ready = ::poll(fds.data(), fds.size(), wait_ms);
+    if (ready < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      throw_errno("poll");
+    }
+    if (fds[0].revents != 0) {
+      result.end = monotonic_seconds(); // the leader has exited
+      return result;
+    }
+    if (fds[1].revents != 0) {
+      child.err_open = drain(child.err.read.get(), tail);
+    }
+    if (fds[3].revents != 0) {
+      child.out_open = drain(child.out.read.get(), captured);
+    }
+    if (fds[2].revents != 0) {
+      result.cancelled = true;
+      ::kill(-child.pid, SIGKILL);
+    }
+    if (has_timeout && monotonic_seconds() >= deadline) { // also when output keeps poll busy
+      if (!result.term_sent) {
+        result.term_sent = true;
+        ::kill(-child.pid, SIGTERM);
+        deadline = monotonic_seconds() + std::chrono::duration<double>(k_kill_grace).count();
+      } else {
+        ::kill(-child.pid, SIGKILL);
+        deadline = monotonic_seconds() + 3600.0;
+      }
+    }
+  }
+}
+
+// Kills what the exited leader of `child` left in its group, reaps the
+// leader and returns its wait status and rusage.
+std::pair<int, rusage> reap(const Child& child) {
+  int status = 0;
+  rusage usage{};
+  // Members the leader left behind must not disturb the next invocation.
+  // Killed before the leader is reaped: its zombie keeps the group id ours.
+  ::kill(-child.pid, SIGKILL);
+  while (::wait4(child.pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) {
+      throw_errno("wait4");
+    }
+  }
+  return {status, usage};
+}
+
+// Sets how the child ended from how the wait for its `leader` ended and its wait `status`.
+void set_termination(Outcome& outcome, const LeaderExit& leader, int status) {
+  if (leader.cancelled) {
+    outcome.termination = Termination::cancelled;
+  } else if (leader.term_sent) {
+    outcome.termination = Termination::timed_out;
+  } else if (WIFSIGNALED(status)) {
+    outcome.termination = Termination::signaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.termination = Termination::exited;
+    outcome.exit_code = WEXITSTATUS(status);
+  }
+}
+
+// The outcome of an invocation that could not be started, with `error_number` as why.
+Outcome spawn_failure(int error_number) {
+  Outcome outcome;
+  outcome.termination = Termination::spawn_failed;
+  outcome.spawn_errno = error_number;
+  return outcome;
+}
+
 } // namespace
 
 std::optional<std::string_view> env_value(const std::vector<std::string>& env, std::string_view name) {
@@ -135,159 +272,64 @@ std::optional<std::string> find_executable(std::string_view name, std::string_vi
 }
 
 Outcome run_process(const Invocation& invocation, int cancel_fd) {
-  Outcome outcome;
   if (invocation.argv.empty()) {
-    outcome.termination = Termination::spawn_failed;
-    outcome.spawn_errno = EINVAL;
-    return outcome;
+    return spawn_failure(EINVAL);
   }
   auto path = env_value(invocation.env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   auto program = find_executable(invocation.argv[0], path);
   if (!program) {
-    outcome.termination = Termination::spawn_failed;
-    outcome.spawn_errno = ENOENT;
-    return outcome;
+    return spawn_failure(ENOENT);
   }
 
-  Pipe err = make_pipe();
-  Pipe out;
-  const bool capture = invocation.capture_stdout && invocation.stdout_fd < 0;
-  if (capture) {
-    out = make_pipe();
+  Child child;
+  child.err = make_pipe();
+  child.err_open = !invocation.stderr_to_stdout;
+  child.out_open = invocation.capture_stdout && invocation.stdout_fd < 0;
+  if (child.out_open) {
+    child.out = make_pipe();
   }
-
   FileActions actions;
-  posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
-  if (invocation.stdout_fd >= 0) {
-    posix_spawn_file_actions_adddup2(actions.get(), invocation.stdout_fd, 1);
-  } else if (invocation.capture_stdout) {
-    posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), 1);
-  } else if (invocation.stdout_path.empty()) {
-    posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
-  } else { // a new file: whatever was there (a planted link) was removed, and is never written through
-    ::unlink(invocation.stdout_path.c_str());
-    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
-  }
-  if (invocation.stderr_to_stdout) {
-    posix_spawn_file_actions_adddup2(actions.get(), 1, 2);
-  } else {
-    posix_spawn_file_actions_adddup2(actions.get(), err.write.get(), 2);
-  }
-  if (!invocation.cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(actions.get(), invocation.cwd.c_str());
-  }
+  add_file_actions(actions, invocation, child.err, child.out);
   SpawnAttributes attributes;
   auto argv = c_strings(invocation.argv);
   auto envp = c_strings(invocation.env);
 
-  pid_t pid = -1;
-  const double start = monotonic_seconds();
-  int rc = ::posix_spawn(&pid, program->c_str(), actions.get(), attributes.get(), argv.data(), envp.data());
+  child.start = monotonic_seconds();
+  int rc = ::posix_spawn(&child.pid, program->c_str(), actions.get(), attributes.get(), argv.data(), envp.data());
   if (rc != 0) {
-    outcome.termination = Termination::spawn_failed;
-    outcome.spawn_errno = rc;
-    return outcome;
+    return spawn_failure(rc);
   }
-  err.write.reset();
-  out.write.reset();
-  Fd pidfd(open_pidfd(pid));
-  if (!pidfd.valid()) {
+  child.err.write.reset();
+  child.out.write.reset();
+  child.pidfd = Fd(open_pidfd(child.pid));
+  if (!child.pidfd.valid()) {
     int saved = errno;
-    ::kill(-pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
+    ::kill(-child.pid, SIGKILL);
+    ::waitpid(child.pid, nullptr, 0);
     errno = saved;
     throw_errno("pidfd_open (Linux 5.3 or newer is required)");
   }
 
   OutputBuffer tail(k_stderr_tail_bytes, true);
   OutputBuffer captured(k_stdout_capture_bytes, false);
-  const bool has_timeout = invocation.timeout.count() > 0;
-  double deadline = start + std::chrono::duration<double>(invocation.timeout).count();
-  bool term_sent = false;
-  bool cancelled = false;
-  double end = start;
-  bool err_open = !invocation.stderr_to_stdout;
-  bool out_open = capture;
-  for (;;) {
-    std::array<pollfd, 4> fds{{{pidfd.get(), POLLIN, 0},
-                               {err_open ? err.read.get() : -1, POLLIN, 0},
-                               {cancelled ? -1 : cancel_fd, POLLIN, 0},
-                               {out_open ? out.read.get() : -1, POLLIN, 0}}};
-    int wait_ms = -1;
-    if (has_timeout) {
-      double left = deadline - monotonic_seconds();
-      wait_ms = left <= 0 ? 0 : static_cast<int>(std::min(left * 1000.0, 3.6e6)) + 1;
-    }
-    int ready = ::poll(fds.data(), fds.size(), wait_ms);
-    if (ready < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      throw_errno("poll");
-    }
-    if (fds[0].revents != 0) {
-      end = monotonic_seconds(); // the leader has exited
-      break;
-    }
-    if (fds[1].revents != 0) {
-      err_open = drain(err.read.get(), tail);
-    }
-    if (fds[3].revents != 0) {
-      out_open = drain(out.read.get(), captured);
-    }
-    if (fds[2].revents != 0) {
-      cancelled = true;
-      ::kill(-pid, SIGKILL);
-    }
-    if (has_timeout && monotonic_seconds() >= deadline) { // also when output keeps poll busy
-      if (!term_sent) {
-        term_sent = true;
-        ::kill(-pid, SIGTERM);
-        deadline = monotonic_seconds() + std::chrono::duration<double>(k_kill_grace).count();
-      } else {
-        ::kill(-pid, SIGKILL);
-        deadline = monotonic_seconds() + 3600.0;
-      }
-    }
+  const LeaderExit leader = wait_for_leader(child, invocation.timeout, cancel_fd, tail, captured);
+  const auto [status, usage] = reap(child);
+  if (child.err_open) {
+    drain(child.err.read.get(), tail);
+  }
+  if (child.out_open) {
+    drain(child.out.read.get(), captured);
   }
 
-  int status = 0;
-  rusage usage{};
-  // Members the leader left behind must not disturb the next invocation.
-  // Killed before the leader is reaped: its zombie keeps the group id ours.
-  ::kill(-pid, SIGKILL);
-  while (::wait4(pid, &status, 0, &usage) < 0) {
-    if (errno != EINTR) {
-      throw_errno("wait4");
-    }
-  }
-
-  if (err_open) {
-    drain(err.read.get(), tail);
-  }
-  if (out_open) {
-    drain(out.read.get(), captured);
-  }
-
-  outcome.wall_seconds = end - start;
+  Outcome outcome;
+  outcome.wall_seconds = leader.end - child.start;
   outcome.user_seconds = seconds_of(usage.ru_utime);
   outcome.sys_seconds = seconds_of(usage.ru_stime);
   outcome.peak_rss_bytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
   outcome.stderr_tail = tail.take();
   outcome.stdout_bytes = captured.total();
   outcome.stdout_text = captured.take();
-  if (cancelled) {
-    outcome.termination = Termination::cancelled;
-  } else if (term_sent) {
-    outcome.termination = Termination::timed_out;
-  } else if (WIFSIGNALED(status)) {
-    outcome.termination = Termination::signaled;
-    outcome.signal = WTERMSIG(status);
-  } else {
-    outcome.termination = Termination::exited;
-    outcome.exit_code = WEXITSTATUS(status);
-  }
+  set_termination(outcome, leader, status);
   return outcome;
 }
 

@@ -29,7 +29,8 @@ struct MetricSamples {
   bool paired = true;
   std::vector<double> baseline;
   std::vector<double> candidate;
-  // Per reading: whether it sits at the measurement floor (§4.4); empty = never.
+  // Per reading: whether it sits at the measurement floor (docs/design.md,
+  // Censoring at the measurement floor); empty = never.
   std::vector<bool> baseline_at_floor;
   std::vector<bool> candidate_at_floor;
   std::optional<double> threshold; // overrides Settings::threshold
@@ -85,7 +86,7 @@ struct MetricResult {
   stats::Verdict verdict = stats::Verdict::inconclusive;
   bool censored = false;
   double min_detectable_ratio = 0; // exp of the interval's half-width (log units)
-  double half_width = 0;           // precision of §4.5, log units
+  double half_width = 0;           // log units; docs/design.md, Precision stopping
   bool interval_reaches_confidence = true;
   std::optional<double> noise_floor;
   std::optional<std::string> error;

@@ -47,7 +47,7 @@ struct Outcome {
   std::string stderr_tail; // at most the last k_stderr_tail_bytes
   // With capture_stdout: the first k_stdout_capture_bytes from run_process,
   // the last k_stdout_tail_bytes from the Launcher (which keeps it out of the
-  // launcher process: see ARCHITECTURE.md).
+  // launcher process: docs/design.md, Processes).
   std::string stdout_text;
   std::uint64_t stdout_bytes = 0; // with capture_stdout: all the command wrote to stdout
 };
