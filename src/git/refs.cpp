@@ -3,6 +3,7 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <array>
@@ -123,8 +124,8 @@ std::optional<ReleaseVersion> parse_release(std::string_view tag) {
 
 // Compares two digit strings as numbers of any length: <0, 0, >0.
 int compare_numbers(std::string_view a, std::string_view b) {
-  a.remove_prefix(std::min(a.find_first_not_of('0'), a.size()));
-  b.remove_prefix(std::min(b.find_first_not_of('0'), b.size()));
+  a = util::trim_left(a, "0");
+  b = util::trim_left(b, "0");
   if (a.size() != b.size()) {
     return a.size() < b.size() ? -1 : 1;
   }
