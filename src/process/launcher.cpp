@@ -5,6 +5,7 @@
 #include <refbench/process/reaper.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/process/wire.hpp>
+#include <refbench/util/clock.hpp>
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
@@ -44,10 +45,10 @@ namespace {
 // microseconds of a reply; a launcher that went to sleep in between woke up
 // on a cold CPU and measured ~10 % more wall for tiny commands.
 void await_request(int socket_fd) {
-  constexpr auto k_request_spin = std::chrono::microseconds(300);
-  const auto deadline = std::chrono::steady_clock::now() + k_request_spin;
+  constexpr double k_request_spin_seconds = 300e-6;
+  const double deadline = util::monotonic_seconds() + k_request_spin_seconds;
   pollfd fd{socket_fd, POLLIN, 0};
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (util::monotonic_seconds() < deadline) {
     if (::poll(&fd, 1, 0) > 0) {
       return;
     }

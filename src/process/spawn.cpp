@@ -1,11 +1,11 @@
 #include <refbench/process/output_buffer.hpp>
 #include <refbench/process/spawn.hpp>
+#include <refbench/util/clock.hpp>
 #include <refbench/util/fd.hpp>
 
 #include <array>
 #include <cerrno>
 #include <csignal>
-#include <ctime>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -25,12 +25,6 @@ using util::Fd;
 
 // glibc 2.36's <sys/pidfd.h> lacks C linkage for C++, so call the kernel directly.
 int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
-
-double monotonic_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
@@ -182,7 +176,7 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   auto envp = c_strings(invocation.env);
 
   pid_t pid = -1;
-  const double start = monotonic_seconds();
+  const double start = util::monotonic_seconds();
   int rc = ::posix_spawn(&pid, program->c_str(), actions.get(), attributes.get(), argv.data(), envp.data());
   if (rc != 0) {
     outcome.termination = Termination::spawn_failed;
@@ -216,7 +210,7 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
                                {out_open ? out.read.get() : -1, POLLIN, 0}}};
     int wait_ms = -1;
     if (has_timeout) {
-      double left = deadline - monotonic_seconds();
+      double left = deadline - util::monotonic_seconds();
       wait_ms = left <= 0 ? 0 : static_cast<int>(std::min(left * 1000.0, 3.6e6)) + 1;
     }
     int ready = ::poll(fds.data(), fds.size(), wait_ms);
@@ -227,7 +221,7 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
       throw_errno("poll");
     }
     if (fds[0].revents != 0) {
-      end = monotonic_seconds(); // the leader has exited
+      end = util::monotonic_seconds(); // the leader has exited
       break;
     }
     if (fds[1].revents != 0) {
@@ -240,14 +234,14 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
       cancelled = true;
       ::kill(-pid, SIGKILL);
     }
-    if (has_timeout && monotonic_seconds() >= deadline) { // also when output keeps poll busy
+    if (has_timeout && util::monotonic_seconds() >= deadline) { // also when output keeps poll busy
       if (!term_sent) {
         term_sent = true;
         ::kill(-pid, SIGTERM);
-        deadline = monotonic_seconds() + std::chrono::duration<double>(k_kill_grace).count();
+        deadline = util::monotonic_seconds() + std::chrono::duration<double>(k_kill_grace).count();
       } else {
         ::kill(-pid, SIGKILL);
-        deadline = monotonic_seconds() + 3600.0;
+        deadline = util::monotonic_seconds() + 3600.0;
       }
     }
   }
