@@ -18,10 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <poll.h>
 #include <spawn.h>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
@@ -146,7 +144,7 @@ int launcher_main(int socket_fd) {
     ::close(fd);
   }
   const double resolution = spawn_resolution();
-  if (!wire::write_frame(socket_fd, fmt::format("{} {:.9f}", own_peak_rss_bytes(), resolution))) {
+  if (!wire::write_frame(socket_fd, wire::encode(wire::Startup{own_peak_rss_bytes(), resolution}))) {
     return 1;
   }
   std::string body;
@@ -221,13 +219,14 @@ std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
   theirs.reset();
 
   std::string hello;
-  if (!wire::read_frame(ours.get(), hello)) {
+  const auto startup = wire::read_frame(ours.get(), hello) ? wire::decode_startup(hello) : std::nullopt;
+  if (!startup) {
+    ours.reset(); // a launcher still waiting for requests reads EOF and exits
     ::waitpid(pid, nullptr, 0);
     launcher_died();
   }
-  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", 0, 0};
-  std::istringstream fields(hello);
-  fields >> probe.floor_bytes >> probe.spawn_resolution_seconds;
+  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", startup->peak_rss_bytes,
+                 startup->spawn_resolution_seconds};
   return std::unique_ptr<Launcher>(new Launcher(std::move(ours), pid, std::move(probe)));
 }
 

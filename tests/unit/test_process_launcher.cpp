@@ -22,6 +22,8 @@ TEST_CASE("process::Launcher") {
   constexpr std::int64_t k_floor_limit = 64ll << 20;
 #endif
   CHECK(probe.floor_bytes < k_floor_limit);
+  CHECK(probe.spawn_resolution_seconds > 0); // from the launcher's start-up message
+  CHECK(probe.spawn_resolution_seconds < 0.1);
 
   SUBCASE("runs invocations and reports their outcome") {
     auto ok = launcher->run({{"/bin/sh", "-c", "echo hi >&2; exit 3"}, {}, "", {}, ""});

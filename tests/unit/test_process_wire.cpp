@@ -42,3 +42,23 @@ TEST_CASE("process::wire round-trips") {
   CHECK_FALSE(wire::decode_outcome(body.substr(0, body.size() - 1)).has_value());
   CHECK_FALSE(wire::decode_outcome(body + "x").has_value());
 }
+
+TEST_CASE("process::wire start-up message") {
+  const wire::Startup startup{7'340'032, 0.000012345678901};
+  const std::string body = wire::encode(startup);
+  CHECK(body.size() == 16); // two 8-byte fields, no text
+
+  SUBCASE("round-trips exactly") {
+    auto back = wire::decode_startup(body);
+    REQUIRE(back.has_value());
+    CHECK(back->peak_rss_bytes == 7'340'032);
+    CHECK(back->spawn_resolution_seconds == startup.spawn_resolution_seconds); // no decimal rounding
+  }
+  SUBCASE("rejects a short or garbled frame") {
+    CHECK_FALSE(wire::decode_startup("").has_value());
+    CHECK_FALSE(wire::decode_startup(body.substr(0, 8)).has_value());
+    CHECK_FALSE(wire::decode_startup(body.substr(0, body.size() - 1)).has_value());
+    CHECK_FALSE(wire::decode_startup(body + "x").has_value());
+    CHECK_FALSE(wire::decode_startup("7340032 0.000012346").has_value()); // the old text form
+  }
+}
