@@ -187,6 +187,9 @@ struct Branch {
   std::string sha;
 };
 
+// The default branch of `repo`: what origin/HEAD points to, else the first
+// of main, master, origin/main, origin/master that exists. Throws
+// RefusedError when there is none.
 Branch find_default_branch(const std::string& repo) {
   if (auto head = remote_head(repo)) {
     if (auto sha = commit_of(repo, *head)) {
@@ -315,8 +318,6 @@ std::string directory_name(std::string_view ref, std::string_view sha) {
   return name + suffix;
 }
 
-bool is_release_tag(std::string_view tag) { return parse_release(tag).has_value(); }
-
 std::optional<std::string> latest_release(const std::vector<std::string>& tags) {
   std::optional<std::string> best;
   ReleaseVersion best_version;
@@ -329,8 +330,6 @@ std::optional<std::string> latest_release(const std::vector<std::string>& tags) 
   }
   return best;
 }
-
-std::string default_branch(const std::string& repo) { return find_default_branch(repo).name; }
 
 ResolvedRef resolve(const std::string& repo, const std::string& ref,
                     const std::optional<std::string>& merge_base_with) {
