@@ -5,9 +5,22 @@
 # GSSAPI, LDAP, … archives that Debian does not ship). The Dockerfile and
 # the release workflow call this script; it is the one recipe.
 #   scripts/build-static.sh [CMAKE_ARGS...]
-# Environment: BUILD_DIR (default build-static/), DIST (default dist/).
+# Environment: BUILD_DIR (default build-static/), DIST (default dist/),
+# REFBENCH_CACHE (default /var/cache/refbench).
 # Prints the binary's path, size and `file` line; the stripped binary is
 # $DIST/refbench.
+#
+# The libcurl build is cached outside the clone, in
+# $REFBENCH_CACHE/curl-<Debian source version>-<key>/, where <key> is the
+# first 16 hex digits of the SHA-256 of its configure flags, the C compiler's
+# version line, CFLAGS, libssl-dev's version and the machine architecture:
+# a new curl upload to Debian, a changed flag or compiler builds afresh, and
+# anything else reuses it (the directory a CI cache would save and restore).
+# The version comes from apt's index (`apt-get source --print-uris`), so a
+# cache hit downloads nothing. A miss builds in a temporary directory beside
+# it and renames the result into place, so an interrupted or concurrent
+# build never leaves a half-built libcurl there. Remove the directory to
+# force a rebuild.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build-static}"
@@ -24,42 +37,73 @@ if ! dpkg-query -W -f='${Status}' dpkg-dev 2>/dev/null | grep -q "install ok ins
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends dpkg-dev >/dev/null
 fi
 
-# --- libcurl from Debian's source package, once per build directory
-curl_dir="$build/curl"
-prefix="$curl_dir/prefix"
-if [ ! -s "$prefix/lib/libcurl.a" ]; then
-  if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    echo "build-static: enabling Debian's source packages (deb-src)"
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
-        $sudo tee /etc/apt/sources.list.d/refbench-deb-src.sources >/dev/null
-    else
-      sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | $sudo tee /etc/apt/sources.list.d/refbench-deb-src.list >/dev/null
-    fi
-    $sudo apt-get update -qq
+# --- libcurl from Debian's source package, cached outside the clone (see above)
+if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  echo "build-static: enabling Debian's source packages (deb-src)"
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+      $sudo tee /etc/apt/sources.list.d/refbench-deb-src.sources >/dev/null
+  else
+    sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | $sudo tee /etc/apt/sources.list.d/refbench-deb-src.list >/dev/null
   fi
-  rm -rf "$curl_dir"
-  mkdir -p "$curl_dir"
-  (cd "$curl_dir" && apt-get source -qq --download-only curl 2>/dev/null)
-  dsc="$(ls "$curl_dir"/curl_*.dsc)"
+  $sudo apt-get update -qq
+fi
+# the .dsc that `apt-get source` would fetch, e.g. curl_7.88.1-10+deb12u12.dsc
+# (its second field; the first is the URL-encoded URI)
+dsc_name="$(apt-get source --print-uris -qq curl 2>/dev/null | awk '$2 ~ /^curl_.*\.dsc$/ { print $2; exit }')"
+if [ -z "$dsc_name" ]; then
+  echo "build-static: apt knows no curl source package; run apt-get update" >&2
+  exit 1
+fi
+curl_version="${dsc_name#curl_}"
+curl_version="${curl_version%.dsc}"
+curl_flags=(--disable-shared --enable-static --with-openssl
+  --without-libpsl --without-libidn2 --without-nghttp2 --without-brotli --without-zstd --without-zlib
+  --without-librtmp --without-libssh2 --without-gssapi --without-ca-bundle --without-ca-path
+  --disable-ldap --disable-ldaps --disable-rtsp --disable-dict --disable-telnet --disable-tftp
+  --disable-pop3 --disable-imap --disable-smb --disable-smtp --disable-gopher --disable-mqtt
+  --disable-ftp --disable-file --disable-manual --disable-ntlm --disable-alt-svc --disable-cookies)
+curl_key="$(
+  printf '%s\n' "${curl_flags[@]}"
+  "${CC:-cc}" --version | head -1
+  echo "CFLAGS=${CFLAGS:-}"
+  dpkg-query -W -f='libssl-dev ${Version}\n' libssl-dev
+  uname -m
+)"
+cache="${REFBENCH_CACHE:-/var/cache/refbench}"
+prefix="$cache/curl-$curl_version-$(printf '%s' "$curl_key" | sha256sum | cut -c1-16)"
+if [ -s "$prefix/lib/libcurl.a" ]; then
+  echo "build-static: libcurl $curl_version (HTTPS only) from the cache, $prefix"
+else
+  if ! mkdir -p "$cache" 2>/dev/null; then
+    $sudo mkdir -p "$cache"
+    $sudo chown "$(id -u):$(id -g)" "$cache"
+  fi
+  work="$(mktemp -d "$cache/.build-curl.XXXXXX")"
+  trap 'rm -rf "$work"' EXIT
+  (cd "$work" && apt-get source -qq --download-only curl 2>/dev/null)
   # apt checked the files against the archive's signed Sources index; the
   # uploader's own signature on the .dsc cannot be checked without their key
-  dpkg-source -q -x "$dsc" "$curl_dir/src" >"$curl_dir/unpack.log" 2>&1 ||
-    { cat "$curl_dir/unpack.log" >&2; exit 1; }
-  echo "build-static: configuring libcurl $(basename "$dsc" .dsc | cut -d_ -f2) (HTTPS only)"
+  dpkg-source -q -x "$work/$dsc_name" "$work/src" >"$work/unpack.log" 2>&1 ||
+    { cat "$work/unpack.log" >&2; exit 1; }
+  echo "build-static: configuring libcurl $curl_version (HTTPS only) for $prefix"
   (
-    cd "$curl_dir/src"
-    ./configure -q --prefix="$prefix" --disable-shared --enable-static --with-openssl \
-      --without-libpsl --without-libidn2 --without-nghttp2 --without-brotli --without-zstd --without-zlib \
-      --without-librtmp --without-libssh2 --without-gssapi --without-ca-bundle --without-ca-path \
-      --disable-ldap --disable-ldaps --disable-rtsp --disable-dict --disable-telnet --disable-tftp \
-      --disable-pop3 --disable-imap --disable-smb --disable-smtp --disable-gopher --disable-mqtt \
-      --disable-ftp --disable-file --disable-manual --disable-ntlm --disable-alt-svc --disable-cookies \
-      >/dev/null
+    cd "$work/src"
+    ./configure -q --prefix="$prefix" "${curl_flags[@]}" >/dev/null
     make -s -C lib -j"$(nproc)" >/dev/null 2>&1
-    make -s -C lib install >/dev/null
-    make -s -C include install >/dev/null
+    # staged, then renamed into place in one step (libtool's note that a
+    # staged library needs `libtool --finish` does not apply to a static one)
+    { make -s -C lib install DESTDIR="$work/stage" && make -s -C include install DESTDIR="$work/stage"; } \
+      >/dev/null 2>"$work/install.log" || { cat "$work/install.log" >&2; exit 1; }
+    printf '%s\n' "$curl_key" >"$work/stage$prefix/key"
   )
+  # the rename fails when a concurrent build put its libcurl there first: that one is used
+  if ! mv -T "$work/stage$prefix" "$prefix" 2>/dev/null && [ ! -s "$prefix/lib/libcurl.a" ]; then
+    echo "build-static: cannot move the libcurl build into $prefix" >&2
+    exit 1
+  fi
+  rm -rf "$work"
+  trap - EXIT
 fi
 
 # --- refbench itself (-O2: GCC 12 at -O3 warns falsely in libstdc++'s string code)

@@ -17,12 +17,6 @@ namespace {
   throw UsageError(where + ": " + problem, hint);
 }
 
-std::string trim(const std::string& text) {
-  auto begin = text.find_first_not_of(" \t\r");
-  auto end = text.find_last_not_of(" \t\r");
-  return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
-}
-
 // A positive finite number, or a UsageError naming the column and the text.
 double positive_number(const std::string& text, const std::string& where, const std::string& column) {
   double value = 0;
@@ -78,13 +72,13 @@ bool split_csv_line(const std::string& line, std::vector<std::string>& fields) {
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
-      fields.push_back(trim(field));
+      fields.emplace_back(util::trim(field));
       field.clear();
     } else {
       field += c;
     }
   }
-  fields.push_back(trim(field));
+  fields.emplace_back(util::trim(field));
   return !quoted;
 }
 
@@ -102,7 +96,7 @@ std::vector<CellSamples> parse_pairs_csv(const std::string& input, const std::st
     start = end + 1;
     ++line_number;
     const std::string where = fmt::format("{}:{}", source, line_number);
-    if (trim(line).empty()) {
+    if (util::trim(line).empty()) {
       continue;
     }
     if (!split_csv_line(line, fields)) {

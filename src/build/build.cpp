@@ -51,7 +51,7 @@ std::string log_tail(const std::string& path, std::size_t lines) {
   std::size_t start = static_cast<std::size_t>(st.st_size);
   std::string text;
   auto line_breaks = [&text] {
-    const auto body = std::string_view(text).substr(0, text.find_last_not_of('\n') + 1);
+    const auto body = util::trim_right(text, "\n");
     return static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n'));
   };
   while (start > 0 && text.size() < k_build_log_tail_bytes && line_breaks() < lines) {

@@ -15,9 +15,24 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 
 namespace refbench::cli {
+namespace {
+
+// The first word of `left_over`, the arguments no subcommand or option took,
+// that is not a flag: what the user meant as the command.
+std::optional<std::string> unknown_command(const std::vector<std::string>& left_over) {
+  for (const auto& argument : left_over) {
+    if (!argument.starts_with('-')) {
+      return argument;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && argv[1] == process::k_launcher_argument) {
@@ -59,6 +74,9 @@ int main(int argc, char** argv) {
       std::cout << "refbench " << k_version << "\n";
       return 0;
     } catch (const CLI::ParseError& error) {
+      if (auto word = app.get_subcommands().empty() ? unknown_command(app.remaining()) : std::nullopt) {
+        throw UsageError(fmt::format("unknown command '{}'", *word), "run refbench --help for the commands");
+      }
       std::string where =
           app.get_subcommands().empty() ? "refbench" : "refbench " + app.get_subcommands()[0]->get_name();
       throw UsageError(error.what(), "see `" + where + " --help`");

@@ -3,6 +3,7 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <array>
@@ -123,8 +124,8 @@ std::optional<ReleaseVersion> parse_release(std::string_view tag) {
 
 // Compares two digit strings as numbers of any length: <0, 0, >0.
 int compare_numbers(std::string_view a, std::string_view b) {
-  a.remove_prefix(std::min(a.find_first_not_of('0'), a.size()));
-  b.remove_prefix(std::min(b.find_first_not_of('0'), b.size()));
+  a = util::trim_left(a, "0");
+  b = util::trim_left(b, "0");
   if (a.size() != b.size()) {
     return a.size() < b.size() ? -1 : 1;
   }
@@ -186,6 +187,9 @@ struct Branch {
   std::string sha;
 };
 
+// The default branch of `repo`: what origin/HEAD points to, else the first
+// of main, master, origin/main, origin/master that exists. Throws
+// RefusedError when there is none.
 Branch find_default_branch(const std::string& repo) {
   if (auto head = remote_head(repo)) {
     if (auto sha = commit_of(repo, *head)) {
@@ -314,8 +318,6 @@ std::string directory_name(std::string_view ref, std::string_view sha) {
   return name + suffix;
 }
 
-bool is_release_tag(std::string_view tag) { return parse_release(tag).has_value(); }
-
 std::optional<std::string> latest_release(const std::vector<std::string>& tags) {
   std::optional<std::string> best;
   ReleaseVersion best_version;
@@ -328,8 +330,6 @@ std::optional<std::string> latest_release(const std::vector<std::string>& tags) 
   }
   return best;
 }
-
-std::string default_branch(const std::string& repo) { return find_default_branch(repo).name; }
 
 ResolvedRef resolve(const std::string& repo, const std::string& ref,
                     const std::optional<std::string>& merge_base_with) {

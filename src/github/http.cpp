@@ -1,5 +1,6 @@
 #include <refbench/github/curl_library.hpp>
 #include <refbench/github/http.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <array>
@@ -27,16 +28,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-std::string trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return std::string(text);
-}
-
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
   return size * count;
@@ -50,7 +41,7 @@ std::size_t write_header(char* data, std::size_t size, std::size_t count, void* 
   if (line.starts_with("HTTP/")) {
     headers.clear();
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
-    headers[lower(std::string(line.substr(0, colon)))] = trim(line.substr(colon + 1));
+    headers[lower(std::string(line.substr(0, colon)))] = std::string(util::trim(line.substr(colon + 1)));
   }
   return size * count;
 }

@@ -5,6 +5,7 @@
 #include <refbench/process/reaper.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/process/wire.hpp>
+#include <refbench/util/clock.hpp>
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
@@ -17,10 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <poll.h>
 #include <spawn.h>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
@@ -44,10 +43,10 @@ namespace {
 // microseconds of a reply; a launcher that went to sleep in between woke up
 // on a cold CPU and measured ~10 % more wall for tiny commands.
 void await_request(int socket_fd) {
-  constexpr auto k_request_spin = std::chrono::microseconds(300);
-  const auto deadline = std::chrono::steady_clock::now() + k_request_spin;
+  constexpr double k_request_spin_seconds = 300e-6;
+  const double deadline = util::monotonic_seconds() + k_request_spin_seconds;
   pollfd fd{socket_fd, POLLIN, 0};
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (util::monotonic_seconds() < deadline) {
     if (::poll(&fd, 1, 0) > 0) {
       return;
     }
@@ -145,7 +144,7 @@ int launcher_main(int socket_fd) {
     ::close(fd);
   }
   const double resolution = spawn_resolution();
-  if (!wire::write_frame(socket_fd, fmt::format("{} {:.9f}", own_peak_rss_bytes(), resolution))) {
+  if (!wire::write_frame(socket_fd, wire::encode(wire::Startup{own_peak_rss_bytes(), resolution}))) {
     return 1;
   }
   std::string body;
@@ -220,13 +219,14 @@ std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
   theirs.reset();
 
   std::string hello;
-  if (!wire::read_frame(ours.get(), hello)) {
+  const auto startup = wire::read_frame(ours.get(), hello) ? wire::decode_startup(hello) : std::nullopt;
+  if (!startup) {
+    ours.reset(); // a launcher still waiting for requests reads EOF and exits
     ::waitpid(pid, nullptr, 0);
     launcher_died();
   }
-  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", 0, 0};
-  std::istringstream fields(hello);
-  fields >> probe.floor_bytes >> probe.spawn_resolution_seconds;
+  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", startup->peak_rss_bytes,
+                 startup->spawn_resolution_seconds};
   return std::unique_ptr<Launcher>(new Launcher(std::move(ours), pid, std::move(probe)));
 }
 

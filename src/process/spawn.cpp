@@ -1,5 +1,6 @@
 #include <refbench/process/output_buffer.hpp>
 #include <refbench/process/spawn.hpp>
+#include <refbench/util/clock.hpp>
 #include <refbench/util/fd.hpp>
 
 #include <array>
@@ -26,12 +27,6 @@ using util::Fd;
 
 // glibc 2.36's <sys/pidfd.h> lacks C linkage for C++, so call the kernel directly.
 int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
-
-double monotonic_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
@@ -156,7 +151,7 @@ LeaderExit wait_for_leader(Child& child, std::chrono::nanoseconds timeout, int c
                                {child.out_open ? child.out.read.get() : -1, POLLIN, 0}}};
     int wait_ms = -1;
     if (has_timeout) {
-      double left = deadline - monotonic_seconds();
+      double left = deadline - util::monotonic_seconds();
       wait_ms = left <= 0 ? 0 : static_cast<int>(std::min(left * 1000.0, 3.6e6)) + 1;
     }
     int ready = ::poll(fds.data(), fds.size(), wait_ms);
@@ -167,7 +162,7 @@ LeaderExit wait_for_leader(Child& child, std::chrono::nanoseconds timeout, int c
       throw_errno("poll");
     }
     if (fds[0].revents != 0) {
-      result.end = monotonic_seconds(); // the leader has exited
+      result.end = util::monotonic_seconds(); // the leader has exited
       return result;
     }
     if (fds[1].revents != 0) {
@@ -180,14 +175,14 @@ LeaderExit wait_for_leader(Child& child, std::chrono::nanoseconds timeout, int c
       result.cancelled = true;
       ::kill(-child.pid, SIGKILL);
     }
-    if (has_timeout && monotonic_seconds() >= deadline) { // also when output keeps poll busy
+    if (has_timeout && util::monotonic_seconds() >= deadline) { // also when output keeps poll busy
       if (!result.term_sent) {
         result.term_sent = true;
         ::kill(-child.pid, SIGTERM);
-        deadline = monotonic_seconds() + std::chrono::duration<double>(k_kill_grace).count();
+        deadline = util::monotonic_seconds() + std::chrono::duration<double>(k_kill_grace).count();
       } else {
         ::kill(-child.pid, SIGKILL);
-        deadline = monotonic_seconds() + 3600.0;
+        deadline = util::monotonic_seconds() + 3600.0;
       }
     }
   }
@@ -294,7 +289,7 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   auto argv = c_strings(invocation.argv);
   auto envp = c_strings(invocation.env);
 
-  child.start = monotonic_seconds();
+  child.start = util::monotonic_seconds();
   int rc = ::posix_spawn(&child.pid, program->c_str(), actions.get(), attributes.get(), argv.data(), envp.data());
   if (rc != 0) {
     return spawn_failure(rc);

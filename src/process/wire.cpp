@@ -80,6 +80,21 @@ private:
 
 } // namespace
 
+std::string encode(const Startup& startup) {
+  Writer w;
+  w.i64(startup.peak_rss_bytes);
+  w.f64(startup.spawn_resolution_seconds);
+  return w.take();
+}
+
+std::optional<Startup> decode_startup(std::string_view body) {
+  Reader r(body);
+  Startup startup;
+  startup.peak_rss_bytes = r.i64();
+  startup.spawn_resolution_seconds = r.f64();
+  return r.done() ? std::optional(startup) : std::nullopt;
+}
+
 std::string encode(const Invocation& invocation) {
   Writer w;
   w.strs(invocation.argv);

@@ -2,6 +2,7 @@
 #include <refbench/report/markdown_details.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -244,7 +245,7 @@ std::string failure_text(const CellInfo& cell, const DetailsPlan& plan) {
   if (!plan.stderr) {
     return text + "\n";
   }
-  if (tail.find_first_not_of(" \n\t") == std::string::npos) {
+  if (util::trim(tail).empty()) {
     return text + "; no stderr output\n";
   }
   if (plan.short_stderr) {

@@ -1,8 +1,8 @@
 #include <refbench/runner/pairs.hpp>
+#include <refbench/util/clock.hpp>
 
 #include <algorithm>
 #include <array>
-#include <ctime>
 #include <map>
 
 namespace refbench::runner {
@@ -69,22 +69,13 @@ bool at_floor(const process::Outcome& outcome, Metric metric, const process::Rss
     return outcome.peak_rss_bytes <=
            std::max(outcome.rss_floor_bytes, floors.floor_bytes) + process::k_rss_censor_margin;
   case Metric::wall:
-    return outcome.wall_seconds < 10 * std::max(timer_resolution_seconds(), floors.spawn_resolution_seconds);
+    return outcome.wall_seconds < 10 * std::max(util::monotonic_resolution_seconds(), floors.spawn_resolution_seconds);
   case Metric::cpu:
   case Metric::user:
   case Metric::sys:
     return metric_value(outcome, metric) <= 0; // below the rusage resolution
   }
   return false;
-}
-
-double timer_resolution_seconds() {
-  static const double resolution = [] {
-    timespec ts{};
-    clock_getres(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  }();
-  return resolution;
 }
 
 namespace {

@@ -13,18 +13,10 @@ namespace {
 
 constexpr std::size_t k_found_chars = 60; // of a found value quoted in a message
 
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 std::string_view last_line(std::string_view text) {
-  text = trim(text);
+  text = util::trim(text);
   const auto newline = text.find_last_of('\n');
-  return newline == std::string_view::npos ? text : trim(text.substr(newline + 1));
+  return newline == std::string_view::npos ? text : util::trim(text.substr(newline + 1));
 }
 
 // `text` shortened for a message, as a JSON string would show it.
@@ -57,7 +49,7 @@ std::string cut_problem(std::string_view what) {
 // `text` is only the end of the command's stdout.
 std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std::string_view text, bool cut) {
   const bool from_stdout = !reads_output_file(meta);
-  const auto body = text.substr(0, text.find_last_not_of(" \t\r\n") + 1);
+  const auto body = util::trim_right(text);
   if (from_stdout && cut && body.find('\n') == std::string_view::npos) { // its start is not in `text`
     return std::unexpected(cut_problem("a last line"));
   }
@@ -71,7 +63,7 @@ std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std
   if (parsed.is_object()) {
     return parsed;
   }
-  const auto shown = trim(from_stdout ? last_line(text) : text);
+  const auto shown = util::trim(from_stdout ? last_line(text) : text);
   if (shown.empty()) {
     return std::unexpected(fmt::format("reported nothing: {} is empty", report_source(meta)));
   }
@@ -214,9 +206,9 @@ std::expected<Requirement, std::string> parse_requirement(std::string_view text)
       continue;
     }
     Requirement requirement;
-    requirement.key = std::string(trim(text.substr(0, at)));
+    requirement.key = std::string(util::trim(text.substr(0, at)));
     requirement.op = std::string(op);
-    const auto number = trim(text.substr(at + op.size()));
+    const auto number = util::trim(text.substr(at + op.size()));
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), requirement.value);
     if (requirement.key.empty() || number.empty() || error != std::errc() || end != number.data() + number.size() ||
         !std::isfinite(requirement.value)) {

@@ -3,7 +3,6 @@
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <refbench/runner/reported.hpp>
@@ -316,12 +315,6 @@ void substitute_placeholders(process::Invocation& invocation, int round, const s
   for (auto& entry : invocation.env) {
     fill(entry, false);
   }
-}
-
-double monotonic_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,

@@ -30,18 +30,6 @@ double signed_rank_variance(std::size_t n, const std::vector<std::size_t>& tie_s
 
 } // namespace
 
-std::vector<double> walsh_averages(std::span<const double> d) {
-  std::vector<double> averages;
-  averages.reserve(d.size() * (d.size() + 1) / 2);
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    for (std::size_t j = i; j < d.size(); ++j) {
-      averages.push_back((d[i] + d[j]) / 2.0);
-    }
-  }
-  std::sort(averages.begin(), averages.end());
-  return averages;
-}
-
 double hodges_lehmann(std::span<const double> d) { return estimate_pseudo_median(d, 0.95).estimate; }
 
 std::vector<double> signed_rank_pmf(int n) {

@@ -35,6 +35,20 @@ std::string_view without_bom(std::string_view text) {
   return text.starts_with(k_bom) ? text.substr(k_bom.size()) : text;
 }
 
+std::string_view trim(std::string_view text, std::string_view chars) {
+  return trim_right(trim_left(text, chars), chars);
+}
+
+std::string_view trim_left(std::string_view text, std::string_view chars) {
+  text.remove_prefix(std::min(text.find_first_not_of(chars), text.size()));
+  return text;
+}
+
+std::string_view trim_right(std::string_view text, std::string_view chars) {
+  const auto last = text.find_last_not_of(chars);
+  return text.substr(0, last == std::string_view::npos ? 0 : last + 1);
+}
+
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
@@ -91,8 +105,7 @@ std::string without_workflow_commands(std::string_view text) {
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = std::min(text.find('\n', start), text.size() - 1) + 1;
     const std::string_view line = text.substr(start, end - start);
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first != std::string_view::npos && line.substr(first).starts_with("::")) {
+    if (trim_left(line, " \t").starts_with("::")) {
       out += '\\';
     }
     out += line;

@@ -11,7 +11,20 @@ using namespace refbench::stats;
 
 namespace {
 const double k_log_threshold = std::log(1.15);
+
+// All Walsh averages (d_i + d_j) / 2 for i ≤ j, sorted ascending: by brute
+// force, independently of the selection the estimators use.
+std::vector<double> walsh_averages(const std::vector<double>& d) {
+  std::vector<double> averages;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    for (std::size_t j = i; j < d.size(); ++j) {
+      averages.push_back((d[i] + d[j]) / 2);
+    }
+  }
+  std::sort(averages.begin(), averages.end());
+  return averages;
 }
+} // namespace
 
 TEST_CASE("stats::hodges_lehmann") {
   SUBCASE("closed form: {1,2,3} has Walsh averages 1,1.5,2,2,2.5,3") {
@@ -61,14 +74,7 @@ TEST_CASE("stats::signed_rank_critical_value matches the published table") {
 
 TEST_CASE("stats::signed_rank_interval uses the right order statistics") {
   std::vector<double> d{0.12, -0.03, 0.07, 0.31, 0.05, 0.22, -0.11, 0.16, 0.09, 0.02};
-  // brute-force Walsh averages, independently of walsh_averages()
-  std::vector<double> averages;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    for (std::size_t j = i; j < d.size(); ++j) {
-      averages.push_back((d[i] + d[j]) / 2);
-    }
-  }
-  std::sort(averages.begin(), averages.end());
+  const auto averages = walsh_averages(d);
   REQUIRE(averages.size() == 55);
   // n = 10, critical value 8 → the 9th smallest and the 9th largest
   auto interval = signed_rank_interval(d, 0.95);

@@ -4,6 +4,32 @@
 
 using namespace refbench::util;
 
+TEST_CASE("util::trim") {
+  SUBCASE("both ends, blanks and line breaks by default") {
+    CHECK(trim("  a b\t\r\n") == "a b");
+    CHECK(trim("\n\tx") == "x");
+    CHECK(trim("plain") == "plain");
+    CHECK(trim(" \t\r\n ").empty());
+    CHECK(trim("").empty());
+  }
+  SUBCASE("one end") {
+    CHECK(trim_left("  a b  ") == "a b  ");
+    CHECK(trim_right("  a b  ") == "  a b");
+    CHECK(trim_left("   ").empty());
+    CHECK(trim_right("   ").empty());
+  }
+  SUBCASE("the characters given") {
+    CHECK(trim_left("000120", "0") == "120");
+    CHECK(trim_left("000", "0").empty());
+    CHECK(trim_right("log\n\n", "\n") == "log");
+    CHECK(trim(" \vx\f ", " ") == "\vx\f");
+  }
+  SUBCASE("a view into the same text") {
+    const std::string_view text = "  middle  ";
+    CHECK(trim(text).data() == text.data() + 2);
+  }
+}
+
 TEST_CASE("util::printable") {
   CHECK(printable("plain name-1KiB") == "plain name-1KiB");
   CHECK(printable("x\x1b[31mred\x07") == "x\\x1b[31mred\\x07");

@@ -47,22 +47,17 @@ std::string run_git(const std::string& repo, const std::vector<std::string>& arg
 // Never empty, never starts with '.' or '-', never contains "..", ≤ 100 bytes.
 std::string directory_name(std::string_view ref, std::string_view sha);
 
-// True when `tag` is a release tag: ^v?[0-9]+\.[0-9]+\.[0-9]+$.
-bool is_release_tag(std::string_view tag);
-
-// The newest release tag of `tags` in numeric version order, pre-releases
-// excluded; of equal versions, "v1.2.0" wins over "1.2.0". nullopt: none.
+// The newest release tag (^v?[0-9]+\.[0-9]+\.[0-9]+$) of `tags` in numeric
+// version order, pre-releases excluded; of equal versions, "v1.2.0" wins over
+// "1.2.0". nullopt: none.
 std::optional<std::string> latest_release(const std::vector<std::string>& tags);
 
-// The default branch of `repo`: what origin/HEAD points to (e.g.
-// "origin/main"), else the first of main, master, origin/main, origin/master
-// that exists. Throws RefusedError when there is none.
-std::string default_branch(const std::string& repo);
-
 // Resolves `ref` in `repo` to a commit. Keywords: latest-release,
-// default-branch, merge-base (of `merge_base_with`, the candidate's commit,
-// and the default branch). Throws RefusedError with a hint for an empty ref,
-// one starting with '-', or one that does not resolve to a commit.
+// default-branch (what origin/HEAD points to, e.g. "origin/main", else the
+// first of main, master, origin/main, origin/master that exists), merge-base
+// (of `merge_base_with`, the candidate's commit, and the default branch).
+// Throws RefusedError with a hint for an empty ref, one starting with '-',
+// one that does not resolve to a commit, or a keyword with nothing to name.
 ResolvedRef resolve(const std::string& repo, const std::string& ref,
                     const std::optional<std::string>& merge_base_with = std::nullopt);
 

@@ -105,9 +105,6 @@ public:
   // resolved as RFC 3986 says; throws ApiError as url_of does.
   std::string link_target(const std::string& page, const std::string& link) const;
 
-  // The base URL the client was given (normalised).
-  const std::string& base_url() const { return m_settings.base_url; }
-
 private:
   ApiSettings m_settings;
   Url m_origin; // the parsed base URL: where the token may go

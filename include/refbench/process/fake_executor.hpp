@@ -20,17 +20,14 @@ public:
 
   // Every invocation received, in order.
   const std::vector<Invocation>& calls() const { return m_calls; }
-  // Simulated seconds elapsed: the sum of the walls returned so far plus
-  // `overhead_seconds` per call.
+  // Simulated seconds elapsed: the sum of the walls returned so far.
   double now() const { return m_now; }
-  void set_overhead(double overhead_seconds) { m_overhead = overhead_seconds; }
 
 private:
   Script m_script;
   RssProbe m_probe;
   std::vector<Invocation> m_calls;
   double m_now = 0;
-  double m_overhead = 0;
 };
 
 } // namespace refbench::process

@@ -37,7 +37,7 @@ struct Outcome {
   int exit_code = 0;
   int signal = 0;
   int spawn_errno = 0;
-  double wall_seconds = 0; // CLOCK_MONOTONIC, spawn..reap
+  double wall_seconds = 0; // util::monotonic_seconds, spawn..reap
   double user_seconds = 0; // wait4 rusage (covers waited-for descendants)
   double sys_seconds = 0;
   std::int64_t peak_rss_bytes = 0; // wait4 ru_maxrss, as spawned by the launcher

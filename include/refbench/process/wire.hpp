@@ -1,6 +1,7 @@
 #pragma once
 // The framing between refbench and its launcher process: length-prefixed
-// frames over a stream socket carrying invocations and outcomes.
+// frames over a stream socket carrying the launcher's start-up facts, then
+// invocations and outcomes.
 
 #include <refbench/process/invocation.hpp>
 #include <refbench/util/fd.hpp>
@@ -16,10 +17,18 @@ inline constexpr char k_run = 'R';    // a frame with an Invocation follows; wit
                                       // capture_stdout, the byte carries the stdout pipe
 inline constexpr char k_cancel = 'C'; // kill the invocation in flight
 
-// Serialises `invocation` / `outcome` into a frame body and back; decoding
-// returns nullopt on a malformed body.
+// What the launcher measured of itself at start-up, its first frame.
+struct Startup {
+  std::int64_t peak_rss_bytes = 0;     // its VmHWM once ready to serve: the RSS floor
+  double spawn_resolution_seconds = 0; // RssProbe::spawn_resolution_seconds
+};
+
+// Serialises `startup` / `invocation` / `outcome` into a frame body and
+// back; decoding returns nullopt on a malformed body.
+std::string encode(const Startup& startup);
 std::string encode(const Invocation& invocation);
 std::string encode(const Outcome& outcome);
+std::optional<Startup> decode_startup(std::string_view body);
 std::optional<Invocation> decode_invocation(std::string_view body);
 std::optional<Outcome> decode_outcome(std::string_view body);
 

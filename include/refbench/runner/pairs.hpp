@@ -40,9 +40,6 @@ bool at_floor(const process::Outcome& outcome, Metric metric, const process::Rss
 
 // The complete pairs of `cell` in `record` for `metric`, in round order;
 // warm-up samples and rounds with a failed or missing arm are left out.
-// CLOCK_MONOTONIC's resolution in seconds.
-double timer_resolution_seconds();
-
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric);
 
 // The complete pairs of `cell` for the custom metric named `custom_metric`

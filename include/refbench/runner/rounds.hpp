@@ -7,6 +7,7 @@
 #include <refbench/runner/journal.hpp>
 #include <refbench/runner/placement.hpp>
 #include <refbench/runner/record.hpp>
+#include <refbench/util/clock.hpp>
 
 #include <functional>
 #include <vector>
@@ -22,9 +23,11 @@ using RoundObserver = std::function<void(int round, std::size_t active_cells, do
 // invocations, so it must be quick.
 using InvocationObserver = std::function<void(const CellRecord& cell, Arm arm, int round)>;
 
-// Seconds since some fixed point; the real one is CLOCK_MONOTONIC.
+// Seconds since some fixed point; tests pass a fake one.
 using Clock = std::function<double()>;
-double monotonic_now();
+
+// The real Clock: util::monotonic_seconds.
+inline double monotonic_now() { return util::monotonic_seconds(); }
 
 // Whether `cell` of the run so far is measured precisely enough to stop
 // (README: Statistics); asked after each round once the cell has min_rounds rounds.

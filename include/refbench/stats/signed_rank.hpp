@@ -19,9 +19,6 @@ struct Interval {
   double half_width() const { return (hi - lo) / 2.0; }
 };
 
-// All Walsh averages (d_i + d_j) / 2 for i ≤ j, sorted ascending.
-std::vector<double> walsh_averages(std::span<const double> d);
-
 // The Hodges–Lehmann pseudo-median of `d`: the median of its Walsh
 // averages. NaN for an empty span.
 double hodges_lehmann(std::span<const double> d);

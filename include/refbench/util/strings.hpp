@@ -11,6 +11,19 @@ namespace refbench::util {
 // input calls it first.
 std::string_view without_bom(std::string_view text);
 
+// The characters `trim` and its halves remove by default: blanks and line
+// breaks.
+inline constexpr std::string_view k_blank_chars = " \t\r\n";
+
+// `text` without the leading and trailing characters that are in `chars`.
+std::string_view trim(std::string_view text, std::string_view chars = k_blank_chars);
+
+// `text` without the leading characters that are in `chars`.
+std::string_view trim_left(std::string_view text, std::string_view chars = k_blank_chars);
+
+// `text` without the trailing characters that are in `chars`.
+std::string_view trim_right(std::string_view text, std::string_view chars = k_blank_chars);
+
 // `text` with every occurrence of `from` replaced by `to` (`from` non-empty).
 std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
