@@ -65,9 +65,11 @@ TEST_CASE("process::Launcher: 60 MB of captured stdout leave the RSS floor where
   // creep, but by far less than the 60 MB that once landed in it
   constexpr std::int64_t k_floor_slack = 8ll << 20;
 #else
-  // a page or so (the environment of each request differs): within the
-  // margin inside which rss readings are censored anyway
-  constexpr std::int64_t k_floor_slack = k_rss_censor_margin;
+  // a few pages (the environment of each request differs; on a loaded
+  // machine 68 KiB was seen once in about fifteen runs): far below the 60 MB
+  // that once landed in it, and about the margin inside which rss readings
+  // are censored anyway
+  constexpr std::int64_t k_floor_slack = 2 * k_rss_censor_margin;
 #endif
   CHECK(printed.rss_floor_bytes - before.rss_floor_bytes <= k_floor_slack);
 
