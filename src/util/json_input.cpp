@@ -95,7 +95,10 @@ std::expected<std::uint64_t, std::string> unsigned_member(const json& object, st
   if (value == nullptr) {
     return fallback ? std::expected<std::uint64_t, std::string>(*fallback) : std::unexpected(missing(key));
   }
-  if (!value->is_number_unsigned()) {
+  // parsed text holds a non-negative integer as unsigned; a built document may hold it signed
+  const bool non_negative =
+      value->is_number_unsigned() || (value->is_number_integer() && value->get<std::int64_t>() >= 0);
+  if (!non_negative) {
     return std::unexpected(
         fmt::format("{} must be an integer from 0 to {}, got {}", key, UINT64_MAX, json_excerpt(*value)));
   }
