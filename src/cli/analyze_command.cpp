@@ -4,7 +4,6 @@
 #include <refbench/cli/outputs.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
@@ -20,48 +19,23 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <unordered_set>
 
 namespace refbench::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<runner::Metric> metric_names(const nlohmann::json& settings, const char* key,
-                                         std::vector<runner::Metric> fallback) {
-  if (!settings.contains(key)) {
-    return fallback;
-  }
-  std::vector<runner::Metric> metrics;
-  for (const auto& name : settings[key]) { // strings: the reader checked them
-    if (auto parsed = runner::parse_metric_list(name.get<std::string>())) {
-      metrics.insert(metrics.end(), parsed->begin(), parsed->end());
-    }
-  }
-  return metrics;
-}
-
+// One input file: its cells and, for a refbench run, its document.
 struct Loaded {
   std::vector<analysis::CellSamples> cells;
-  std::size_t min_rounds = 2;
-  std::optional<std::uint64_t> seed;
-  bool partial = false;
-  nlohmann::json settings;   // a refbench run's recorded settings ({} otherwise)
-  nlohmann::json cells_json; // a refbench run's cells with samples (null otherwise)
-  nlohmann::json arms;
-  nlohmann::json environment;
+  std::optional<report::RunDocument> run; // a refbench journal or results.json
 };
 
-Loaded from_run(const runner::ReadRun& run) {
-  Loaded loaded;
-  loaded.partial = run.partial;
-  loaded.seed = run.record.seed;
-  loaded.settings = run.settings;
-  loaded.min_rounds = static_cast<std::size_t>(run.settings.value("min_rounds", 10));
-  loaded.cells = analysis::cell_samples(run.record, metric_names(run.settings, "metrics", {runner::Metric::wall}),
-                                        metric_names(run.settings, "gate", {runner::Metric::wall}));
-  loaded.cells_json = report::cells_json(run.record);
-  loaded.arms = run.arms;
-  loaded.environment = run.environment;
+Loaded from_run(report::RunDocument run) {
+  const auto& settings = run.header.settings;
+  Loaded loaded{analysis::cell_samples(run.record, settings.metrics, settings.gate), std::nullopt};
+  loaded.run = std::move(run);
   return loaded;
 }
 
@@ -71,7 +45,7 @@ Loaded load(const std::string& path, analysis::Direction direction) {
   const std::string text = read_input_file(path);
   const std::string stem = fs::path(path).stem().string();
   if (runner::looks_like_journal(path, text)) {
-    return from_run(runner::read_journal(text, path));
+    return from_run(report::read_document(path, text));
   }
   Loaded loaded;
   const std::string_view body = util::without_bom(text);
@@ -86,23 +60,44 @@ Loaded load(const std::string& path, analysis::Direction direction) {
       loaded.cells = analysis::parse_hyperfine_json(text, path, stem, direction);
       return loaded;
     }
-    return from_run(runner::read_results(*document, path));
+    return from_run(report::document_from_json(*document, path));
   }
   loaded.cells = analysis::parse_pairs_csv(text, path, stem, direction);
   return loaded;
 }
 
 // The flag `key`'s value, checked by the setting's rule; else the analysed
-// run's `recorded` value (checked when it was read); else `fallback`.
-double flag_value(std::string_view key, const std::optional<double>& flag, const nlohmann::json& recorded,
-                  double fallback) {
+// run's `recorded` value (checked when it was read).
+double flag_value(std::string_view key, const std::optional<double>& flag, double recorded) {
   if (!flag) {
-    return recorded.value(std::string(key), fallback);
+    return recorded;
   }
   if (auto problem = config::number_problem(key, *flag)) {
     throw UsageError(config::problem_message(key, config::flag_of(key), *problem));
   }
   return *flag;
+}
+
+// The header of the analysis of `files`: the flags over what the first
+// refbench run among them recorded over the defaults; its arms and machine.
+report::RunHeader analysis_header(const AnalyzeOptions& o, const report::RunDocument* first_run, std::size_t min_rounds,
+                                  std::optional<std::uint64_t> seed) {
+  report::RunHeader header;
+  header.command = "analyze";
+  const report::RecordedSettings recorded = first_run ? first_run->header.settings : report::RecordedSettings{};
+  auto& s = header.settings;
+  s.threshold = flag_value("threshold", o.threshold, recorded.threshold);
+  s.alpha = flag_value("alpha", o.alpha, recorded.alpha);
+  s.interval = o.interval.value_or(recorded.interval);
+  s.min_rounds = static_cast<int>(min_rounds);
+  s.better = o.better == "higher" ? analysis::Direction::higher_is_better : analysis::Direction::lower_is_better;
+  header.seed = seed.value_or(0);
+  if (first_run) {
+    header.baseline = first_run->header.baseline;
+    header.candidate = first_run->header.candidate;
+    header.environment = first_run->header.environment;
+  }
+  return header;
 }
 
 } // namespace
@@ -132,28 +127,25 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
   const auto direction =
       o.better == "higher" ? analysis::Direction::higher_is_better : analysis::Direction::lower_is_better;
   std::vector<analysis::CellSamples> cells;
+  std::unordered_set<std::string> names;
   std::size_t min_rounds = 2;
   std::optional<std::uint64_t> seed = o.seed;
   bool partial = false;
-  nlohmann::json recorded = nlohmann::json::object(); // the first refbench run's settings
-  nlohmann::json run_cells = nlohmann::json::array();
-  nlohmann::json arms;
-  nlohmann::json environment;
+  std::optional<report::RunDocument> first_run;
+  runner::RunRecord runs; // the cells and samples of every refbench run given
   for (std::size_t group = 0; group < o.files.size(); ++group) {
     auto loaded = load(o.files[group], direction);
-    min_rounds = std::max(min_rounds, loaded.min_rounds);
-    seed = seed ? seed : loaded.seed;
-    partial = partial || loaded.partial;
-    if (!loaded.settings.is_null() && recorded.empty()) {
-      recorded = loaded.settings;
-      arms = loaded.arms;
-      environment = loaded.environment;
-    }
-    if (loaded.cells_json.is_array()) {
-      run_cells.insert(run_cells.end(), loaded.cells_json.begin(), loaded.cells_json.end());
+    if (loaded.run) {
+      min_rounds = std::max(min_rounds, static_cast<std::size_t>(loaded.run->header.settings.min_rounds));
+      seed = seed ? seed : loaded.run->header.seed;
+      partial = partial || loaded.run->partial;
+      runner::append_record(runs, loaded.run->record);
+      if (!first_run) {
+        first_run = std::move(loaded.run);
+      }
     }
     for (auto& cell : loaded.cells) {
-      if (std::any_of(cells.begin(), cells.end(), [&](const auto& c) { return c.name == cell.name; })) {
+      if (!names.insert(cell.name).second) {
         throw UsageError(fmt::format("cell '{}' appears in more than one input", cell.name),
                          "give each file's cells distinct names (CSV: a `cell` column)");
       }
@@ -161,54 +153,20 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
       cells.push_back(std::move(cell));
     }
   }
-  // a flag wins; else what the (first) refbench run recorded; else the default
-  const double threshold = flag_value("threshold", o.threshold, recorded, config::k_default_threshold);
-  const double alpha = flag_value("alpha", o.alpha, recorded, config::k_default_alpha);
-  const auto interval =
-      o.interval
-          ? *o.interval
-          : analysis::parse_interval(recorded.value("interval", "")).value_or(analysis::IntervalMethod::signed_rank);
-  analysis::Settings settings;
-  settings.threshold = threshold;
-  settings.alpha = alpha;
+  const auto header = analysis_header(o, first_run ? &*first_run : nullptr, min_rounds, seed);
+  auto settings = report::analysis_settings(header);
   settings.confidence = config::k_confidence;
-  settings.min_rounds = min_rounds;
-  settings.interval = interval;
-  settings.seed = seed.value_or(0);
-  auto results = analysis::analyze(cells, settings);
-  const auto verdict = analysis::overall_verdict(results);
-
-  nlohmann::json analysis_json = nlohmann::json::array();
-  for (const auto& r : results) {
-    analysis_json.push_back(report::to_json(r));
+  report::RunDocument document;
+  document.header = header;
+  document.results = analysis::analyze(cells, settings);
+  document.verdict = analysis::overall_verdict(document.results);
+  document.partial = partial;
+  document.inputs = o.files;
+  if (first_run) {
+    document.record = std::move(runs);
   }
-  nlohmann::json document{{"schema_version", 1},
-                          {"tool", {{"name", "refbench"}, {"version", k_version}}},
-                          {"command", "analyze"},
-                          {"inputs", o.files},
-                          {"seed", settings.seed},
-                          {"verdict", analysis::run_verdict_name(verdict)},
-                          {"partial", partial},
-                          {"settings",
-                           {{"threshold", threshold},
-                            {"alpha", alpha},
-                            {"min_rounds", min_rounds},
-                            {"interval", analysis::interval_name(interval)},
-                            {"better", o.better}}},
-                          {"analysis", std::move(analysis_json)}};
-  if (!arms.is_null()) {
-    document["arms"] = arms;
-    document["environment"] = environment;
-    document["cells"] = run_cells;
-  }
-  if (o.format == OutputFormat::json) {
-    std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else if (o.format == OutputFormat::csv) {
-    std::cout << printable_csv(report::render_csv(results));
-  } else {
-    print_markdown(document, common);
-  }
-  return exit_code_for(verdict, o.fail_on);
+  print_document(document, o.format, common);
+  return exit_code_for(document.verdict, o.fail_on);
 }
 
 } // namespace refbench::cli

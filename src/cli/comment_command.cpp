@@ -4,8 +4,9 @@
 #include <refbench/github/comment.hpp>
 #include <refbench/github/http.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
+#include <refbench/report/results_json.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/json_input.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -24,11 +25,11 @@ const char* environment(const char* name) { return std::getenv(name); }
 std::string report_body(const std::string& path) {
   std::string text = read_input_file(path);
   if (path.ends_with(".json")) {
-    auto document = nlohmann::json::parse(text, nullptr, false);
-    if (document.is_discarded() || !document.is_object()) {
+    auto document = util::parse_json(text);
+    if (!document || !document->is_object()) {
       throw UsageError(path + " is not a results.json", "pass report.md or results.json of a refbench run");
     }
-    return report::render_markdown(report::read_model(document));
+    return report::render_markdown(report::document_from_json(*document, path));
   }
   return text;
 }

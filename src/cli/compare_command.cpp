@@ -10,8 +10,8 @@
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
+#include <refbench/report/run_document.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/rounds.hpp>
@@ -251,18 +251,13 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   process::hide_from_commands();
   auto ballast = test_ballast();
   apply_isolation(isolation, *launcher, common.quiet);
-  plan.context = report::RunContext{"compare",
-                                    reproduce_line(o, settings),
-                                    o.baseline,
-                                    o.candidate,
-                                    plan.rounds,
-                                    metrics,
-                                    gated,
-                                    settings.threshold.value,
-                                    settings.alpha.value,
-                                    settings.precision.value,
-                                    std::string(analysis::interval_name(settings.interval.value)),
-                                    report::environment_json(&isolation)};
+  plan.header.command = "compare";
+  plan.header.reproduce = reproduce_line(o, settings);
+  plan.header.baseline = report::ArmInfo{.command = o.baseline};
+  plan.header.candidate = report::ArmInfo{.command = o.candidate};
+  plan.header.settings.metrics = metrics;
+  plan.header.settings.gate = gated;
+  plan.header.environment = report::environment_info(&isolation);
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { place_programs(replicas, placement); };

@@ -8,6 +8,7 @@
 #include <refbench/util/files.hpp>
 #include <refbench/util/rng.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -71,25 +72,29 @@ github::EventPlan github_event_plan(const EventOptions& options) {
   return plan;
 }
 
-void publish_to_github(const fs::path& out, const nlohmann::json& document, const github::EventPlan& plan) {
+void publish_to_github(const fs::path& out, const report::RunDocument& document, const github::EventPlan& plan) {
   const std::string report_path = (out / "report.md").string();
   const std::string report = read_input_file(report_path);
   if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary) {
     github::append_to_file(summary, github::summary_text(report, file_size_or_zero(summary)));
   }
   if (const char* output = std::getenv("GITHUB_OUTPUT"); output && *output) {
-    std::size_t regressions = 0;
-    for (const auto& entry : document.value("analysis", nlohmann::json::array())) {
-      regressions += entry.value("verdict", std::string()) == "REGRESSION" ? 1 : 0;
-    }
+    const auto regressions = std::count_if(document.results.begin(), document.results.end(),
+                                           [](const auto& r) { return r.verdict == stats::Verdict::regression; });
     const std::string delimiter = fmt::format("refbench_{:016x}", util::random_seed());
-    github::append_to_file(output,
-                           github::output_entry("verdict", document.value("verdict", std::string("error")), delimiter) +
-                               github::output_entry("regressions", std::to_string(regressions), delimiter) +
-                               github::output_entry("report", report_path, delimiter) +
-                               github::output_entry("results", (out / "results.json").string(), delimiter));
+    github::append_to_file(
+        output, github::output_entry("verdict", std::string(analysis::run_verdict_name(document.verdict)), delimiter) +
+                    github::output_entry("regressions", std::to_string(regressions), delimiter) +
+                    github::output_entry("report", report_path, delimiter) +
+                    github::output_entry("results", (out / "results.json").string(), delimiter));
   }
-  for (const auto& line : github::regression_annotations(document)) {
+  std::vector<github::Regression> regressions;
+  for (const auto& r : document.results) {
+    if (r.verdict == stats::Verdict::regression) {
+      regressions.push_back({r.cell, r.metric, r.ratio, r.ci_low, r.ci_high, r.threshold});
+    }
+  }
+  for (const auto& line : github::regression_annotations(std::move(regressions))) {
     std::cout << line << "\n";
   }
   if (plan.pr) {

@@ -4,7 +4,7 @@
 #include <refbench/cli/terminal.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
+#include <refbench/report/results_json.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/preflight.hpp>
@@ -23,7 +23,10 @@ namespace {
 // stopping on the gated metrics; the journal is synced before it returns.
 runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
                           const Sinks& sinks) {
-  journal.append(report::journal_header(plan.context, plan.cells, executor.rss_probe(), plan.rounds.seed));
+  auto header = plan.header;
+  header.seed = plan.rounds.seed;
+  header.rss = executor.rss_probe();
+  journal.append(report::journal_header(header, plan.cells));
   const auto analysis_settings = plan.settings.analysis();
   runner::RoundHooks hooks;
   hooks.clock = sinks.clock;
@@ -33,7 +36,7 @@ runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& execut
                     plan.rounds, sinks.clock);
   progress.attach(hooks);
   hooks.place = sinks.place;
-  const auto& gated = plan.context.gated;
+  const auto& gated = plan.header.settings.gate;
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, gated),
                                     plan.settings.precision.value, analysis_settings);
@@ -48,22 +51,34 @@ runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& execut
 }
 
 // The verdict table, the summary, the warnings and the closing line.
-void print_results(const MeasurementPlan& plan, const runner::RunRecord& record,
-                   const std::vector<analysis::MetricResult>& results, const nlohmann::json& document,
-                   const Sinks& sinks) {
+void print_results(const MeasurementPlan& plan, const report::RunDocument& document, const Sinks& sinks) {
   *sinks.out << util::without_workflow_commands(
-      report::render_verdict_table(results, stdout_table_colour(sinks.common.color)));
+      report::render_verdict_table(document.results, stdout_table_colour(sinks.common.color)));
   if (sinks.common.quiet) {
     return;
   }
-  *sinks.out << util::without_workflow_commands(report::render_run_summary(report::read_model(document))) << "\n";
-  for (const auto& warning : document.value("warnings", nlohmann::json::array())) {
-    *sinks.err << "refbench: warning: " << util::printable(warning.value("message", std::string())) << "\n";
-  }
+  *sinks.out << util::without_workflow_commands(report::render_run_summary(document)) << "\n";
+  print_warnings(document, *sinks.err);
   *sinks.out << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", plan.rounds.seed,
-                            report::format_seconds(record.elapsed_seconds),
-                            report::format_bytes(static_cast<double>(record.rss.floor_bytes)),
+                            report::format_seconds(document.record.elapsed_seconds),
+                            report::format_bytes(static_cast<double>(document.record.rss.floor_bytes)),
                             (plan.out / "report.md").string());
+}
+
+// What `plan` records of its settings in results.json.
+report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
+  auto recorded = plan.header.settings;
+  const auto& s = plan.settings;
+  recorded.budget_seconds = plan.rounds.budget_seconds;
+  recorded.max_rounds = plan.rounds.max_rounds;
+  recorded.min_rounds = plan.rounds.min_rounds;
+  recorded.warmup = plan.rounds.warmup;
+  recorded.replicas = plan.rounds.replicas;
+  recorded.threshold = s.threshold.value;
+  recorded.alpha = s.alpha.value;
+  recorded.precision = s.precision.value;
+  recorded.interval = s.interval.value;
+  return recorded;
 }
 
 // The exit code of `record` and its `results`, after the partial results
@@ -96,21 +111,23 @@ int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
 
 int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
                        const Sinks& sinks) {
-  const auto record = measure(plan, executor, journal, sinks);
-  const auto results = analysis::analyze(analysis::cell_samples(record, plan.context.metrics, plan.context.gated),
-                                         plan.settings.analysis());
-  auto document = report::results_json(record, plan.context, results);
-  for (const auto& [key, value] : plan.extra.items()) {
-    document[key] = value;
-  }
-  document["harness_peak_rss_bytes"] = process::own_peak_rss_bytes();
-  document["total_seconds"] = sinks.clock() - sinks.started;
+  auto planned = plan;
+  planned.header.settings = recorded_settings(plan);
+  auto record = measure(planned, executor, journal, sinks);
+  auto results =
+      analysis::analyze(analysis::cell_samples(record, planned.header.settings.metrics, planned.header.settings.gate),
+                        plan.settings.analysis());
+  auto document = report::make_document(planned.header, std::move(record), std::move(results));
+  document.config = plan.config;
+  document.payloads = plan.payloads;
+  document.harness_peak_rss_bytes = process::own_peak_rss_bytes();
+  document.total_seconds = sinks.clock() - sinks.started;
   write_outputs(plan.out, document);
   if (sinks.publish) {
     sinks.publish(document);
   }
-  print_results(plan, record, results, document, sinks);
-  return conclude(plan, record, results, sinks);
+  print_results(plan, document, sinks);
+  return conclude(plan, document.record, document.results, sinks);
 }
 
 void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, bool quiet) {

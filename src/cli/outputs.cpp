@@ -3,7 +3,7 @@
 #include <refbench/process/invocation.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
+#include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/preflight.hpp>
 #include <refbench/util/error.hpp>
@@ -26,12 +26,18 @@ std::string read_input_file(const std::string& path) {
   return *text;
 }
 
-void write_outputs(const std::filesystem::path& out, const nlohmann::json& document) {
-  const auto model = report::read_model(document);
-  const std::vector<std::pair<std::string, std::string>> files{
-      {"results.json", document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"},
-      {"report.md", report::render_markdown(model)},
-      {"report.csv", report::render_csv(model.results)}};
+namespace {
+
+std::string results_text(const report::RunDocument& document) {
+  return report::to_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+} // namespace
+
+void write_outputs(const std::filesystem::path& out, const report::RunDocument& document) {
+  const std::vector<std::pair<std::string, std::string>> files{{"results.json", results_text(document)},
+                                                               {"report.md", report::render_markdown(document)},
+                                                               {"report.csv", report::render_csv(document.results)}};
   for (const auto& [name, text] : files) {
     if (!util::write_file_atomically(out / name, text)) {
       const int saved = errno;
@@ -43,20 +49,29 @@ void write_outputs(const std::filesystem::path& out, const nlohmann::json& docum
   }
 }
 
-void print_markdown(const nlohmann::json& document, const CommonOptions& common) {
-  const auto model = report::read_model(document);
+void print_markdown(const report::RunDocument& document, const CommonOptions& common) {
   std::cout << util::without_workflow_commands(
-      common.quiet ? report::render_verdict_table(model.results, stdout_table_colour(common.color))
-                   : report::render_markdown(model));
+      common.quiet ? report::render_verdict_table(document.results, stdout_table_colour(common.color))
+                   : report::render_markdown(document));
+}
+
+void print_document(const report::RunDocument& document, OutputFormat format, const CommonOptions& common) {
+  if (format == OutputFormat::json) {
+    std::cout << results_text(document);
+  } else if (format == OutputFormat::csv) {
+    std::cout << printable_csv(report::render_csv(document.results));
+  } else {
+    print_markdown(document, common);
+  }
 }
 
 std::string printable_csv(const std::string& csv) {
   return util::without_workflow_commands(util::printable(csv, "\r\n"));
 }
 
-void print_warnings(const nlohmann::json& document) {
-  for (const auto& warning : document.value("warnings", nlohmann::json::array())) {
-    std::cerr << "refbench: warning: " << util::printable(warning.value("message", std::string())) << "\n";
+void print_warnings(const report::RunDocument& document, std::ostream& err) {
+  for (const auto& warning : document.warnings) {
+    err << "refbench: warning: " << util::printable(warning.message) << "\n";
   }
 }
 
@@ -91,10 +106,6 @@ int exit_code_for(analysis::RunVerdict verdict, config::FailOn fail_on) {
     return static_cast<int>(ExitCode::regression);
   }
   return static_cast<int>(ExitCode::ok);
-}
-
-int exit_code_for(std::string_view verdict, config::FailOn fail_on) {
-  return exit_code_for(analysis::parse_run_verdict(verdict).value_or(analysis::RunVerdict::inconclusive), fail_on);
 }
 
 } // namespace refbench::cli

@@ -17,8 +17,8 @@
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/reaper.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
+#include <refbench/report/run_document.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/payloads.hpp>
@@ -96,15 +96,17 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
 }
 
 // The results.json `arms` of a run: refs as typed, SHAs, worktrees, build times.
-nlohmann::json arms_json(const Arms& arms, const git::ResolvedRef& baseline, const git::ResolvedRef& candidate,
-                         const std::string& baseline_ref, const std::string& candidate_ref,
-                         const build::BuildTimes& build_times) {
+// The arms as results.json records them: the ref as typed, what it named,
+// its commit, worktree and build time.
+std::pair<report::ArmInfo, report::ArmInfo> arm_infos(const Arms& arms, const git::ResolvedRef& baseline,
+                                                      const git::ResolvedRef& candidate,
+                                                      const std::string& baseline_ref, const std::string& candidate_ref,
+                                                      const build::BuildTimes& build_times) {
   auto arm = [&](const git::ResolvedRef& ref, const std::string& typed, runner::Arm which, double seconds) {
-    return nlohmann::json{
-        {"ref", typed}, {"name", ref.name}, {"sha", ref.sha}, {"dir", arms.tree(which)}, {"build_seconds", seconds}};
+    return report::ArmInfo{typed, ref.name, ref.sha, arms.tree(which), "", seconds};
   };
-  return {{"baseline", arm(baseline, baseline_ref, runner::Arm::baseline, build_times.seconds[0])},
-          {"candidate", arm(candidate, candidate_ref, runner::Arm::candidate, build_times.seconds[1])}};
+  return {arm(baseline, baseline_ref, runner::Arm::baseline, build_times.seconds[0]),
+          arm(candidate, candidate_ref, runner::Arm::candidate, build_times.seconds[1])};
 }
 
 // The refs the flags leave open, taken from the GitHub event (--github;
@@ -362,25 +364,17 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                                                env, in.settings.timeout.value,
                                                config::cpu_group_lists(in.config.cells, isolation)),
                             in, plan.rounds);
-  plan.context =
-      report::RunContext{"run",
-                         reproduce_line(o, in.config_path, in.settings, baseline, candidate) +
-                             (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : ""),
-                         *o.baseline,
-                         *o.candidate,
-                         plan.rounds,
-                         {runner::Metric::wall, runner::Metric::cpu, runner::Metric::rss},
-                         {runner::Metric::wall},
-                         in.settings.threshold.value,
-                         in.settings.alpha.value,
-                         in.settings.precision.value,
-                         std::string(analysis::interval_name(in.settings.interval.value)),
-                         report::environment_json(&isolation),
-                         arms_json(arms, baseline, candidate, *o.baseline, *o.candidate, build_times)};
+  plan.header.command = "run";
+  plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidate) +
+                          (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");
+  plan.header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu, runner::Metric::rss};
+  plan.header.settings.gate = {runner::Metric::wall};
+  plan.header.environment = report::environment_info(&isolation);
+  std::tie(plan.header.baseline, plan.header.candidate) =
+      arm_infos(arms, baseline, candidate, *o.baseline, *o.candidate, build_times);
   if (in.shard) {
-    plan.context.shard =
-        runner::to_json(shard_identity(*in.shard, baseline.sha, candidate.sha, plan.rounds.seed, seed_derived,
-                                       in.config_text, measurement_settings(in.settings, in.config.run)));
+    plan.header.shard = shard_identity(*in.shard, baseline.sha, candidate.sha, plan.rounds.seed, seed_derived,
+                                       in.config_text, measurement_settings(in.settings, in.config.run));
     if (!common.quiet) {
       const auto& cells = plan.cells;
       std::cerr << fmt::format("refbench: shard {}/{}: {} cells, seed {}{}\n", in.shard->index, in.shard->count,
@@ -388,12 +382,13 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                                seed_derived ? " (derived from the refs and the config)" : "");
     }
   }
-  plan.extra = {{"payloads", payloads_json}, {"config", in.config_path}};
+  plan.payloads = payloads_json;
+  plan.config = in.config_path;
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
   if (event) {
-    sinks.publish = [&](const nlohmann::json& document) { publish_to_github(out, document, *event); };
+    sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
   }
   sinks.started = started;
   return measure_and_report(plan, *launcher, journal, sinks);

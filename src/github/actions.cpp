@@ -40,11 +40,6 @@ std::string escape(std::string_view text, bool property) {
   return out;
 }
 
-double number_or_nan(const nlohmann::json& entry, const char* key) {
-  auto it = entry.find(key);
-  return it != entry.end() && it->is_number() ? it->get<double>() : std::nan("");
-}
-
 } // namespace
 
 std::string one_line(std::string_view text) { return util::printable(text, ""); }
@@ -53,33 +48,23 @@ std::string escape_data(std::string_view text) { return escape(text, false); }
 
 std::string escape_property(std::string_view text) { return escape(text, true); }
 
-std::vector<std::string> regression_annotations(const nlohmann::json& document, std::size_t limit) {
-  std::vector<const nlohmann::json*> regressions;
-  if (document.contains("analysis") && document["analysis"].is_array()) {
-    for (const auto& entry : document["analysis"]) {
-      if (entry.is_object() && entry.value("verdict", std::string()) == "REGRESSION") {
-        regressions.push_back(&entry);
-      }
-    }
-  }
-  auto badness = [](const nlohmann::json* entry) {
-    double ratio = number_or_nan(*entry, "ratio");
-    return std::isfinite(ratio) && ratio > 0 ? std::abs(std::log(ratio)) : 0.0;
+std::vector<std::string> regression_annotations(std::vector<Regression> regressions, std::size_t limit) {
+  auto badness = [](const Regression& r) {
+    return std::isfinite(r.ratio) && r.ratio > 0 ? std::abs(std::log(r.ratio)) : 0.0;
   };
-  std::ranges::stable_sort(regressions, [&](auto* a, auto* b) { return badness(a) > badness(b); });
+  std::ranges::stable_sort(regressions, [&](const auto& a, const auto& b) { return badness(a) > badness(b); });
   if (regressions.size() > limit) {
     regressions.resize(limit);
   }
   std::vector<std::string> lines;
-  for (const auto* entry : regressions) {
+  for (const auto& r : regressions) {
     // one line each, whatever a config put in them
-    const std::string cell = one_line(entry->value("cell", std::string("?")));
-    const std::string metric = one_line(entry->value("metric", std::string("?")));
+    const std::string cell = one_line(r.cell);
+    const std::string metric = one_line(r.metric);
     std::string message =
-        fmt::format("{} {}: candidate/baseline {:.3f}x [{:.3f}, {:.3f}]", cell, metric, number_or_nan(*entry, "ratio"),
-                    number_or_nan(*entry, "ci_low"), number_or_nan(*entry, "ci_high"));
-    if (const double threshold = number_or_nan(*entry, "threshold"); std::isfinite(threshold)) {
-      message += fmt::format(", beyond the {:.2f}x threshold", threshold);
+        fmt::format("{} {}: candidate/baseline {:.3f}x [{:.3f}, {:.3f}]", cell, metric, r.ratio, r.ci_low, r.ci_high);
+    if (std::isfinite(r.threshold)) {
+      message += fmt::format(", beyond the {:.2f}x threshold", r.threshold);
     }
     lines.push_back(
         fmt::format("::error title={}::{}", escape_property("refbench: " + cell + " " + metric), escape_data(message)));

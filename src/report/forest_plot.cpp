@@ -1,5 +1,5 @@
 #include <refbench/report/forest_plot.hpp>
-#include <refbench/report/report_model.hpp>
+#include <refbench/report/run_document.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>

@@ -35,15 +35,15 @@ std::string counted(std::size_t n, std::string_view one, std::string_view many) 
 // ---- headline -------------------------------------------------------------
 
 // The names of the cells that failed: ERROR results and cells with a failure.
-std::vector<std::string> failed_cells(const ReportModel& m) {
+std::vector<std::string> failed_cells(const RunDocument& m) {
   std::vector<std::string> names;
   auto add = [&](const std::string& name) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       names.push_back(name);
     }
   };
-  for (const auto& cell : m.cells) {
-    if (cell.failure || runner::parse_stop_reason(cell.stop_reason) == runner::StopReason::error) {
+  for (const auto& cell : m.record.cells) {
+    if (cell.failure || cell.stop == runner::StopReason::error) {
       add(cell.name);
     }
   }
@@ -55,7 +55,7 @@ std::vector<std::string> failed_cells(const ReportModel& m) {
   return names;
 }
 
-std::string verdict_words(const ReportModel& m) {
+std::string verdict_words(const RunDocument& m) {
   auto count = [&](stats::Verdict verdict) {
     return static_cast<std::size_t>(std::count_if(m.results.begin(), m.results.end(), [&](const MetricResult& r) {
       return r.gated && !r.control && r.verdict == verdict;
@@ -77,7 +77,7 @@ std::string verdict_words(const ReportModel& m) {
 
 // ---- summary line -----------------------------------------------------------
 
-std::string floor_text(const ReportModel& m) {
+std::string floor_text(const RunDocument& m) {
   const auto& results = m.results;
   if (std::none_of(results.begin(), results.end(), [](const MetricResult& r) { return r.control; })) {
     return "noise floor unknown (no A/A control)";
@@ -96,12 +96,12 @@ std::string floor_text(const ReportModel& m) {
   const double floor = *floored->noise_floor;
   return fmt::format("noise floor ±{:.1f} %{}{}", (floor - 1.0) * 100.0,
                      floored->metric == "wall" ? "" : " (" + floored->metric + ")",
-                     floor >= m.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
+                     floor >= m.header.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
 }
 
-std::string rounds_text(const ReportModel& m) {
+std::string rounds_text(const RunDocument& m) {
   std::vector<int> rounds;
-  for (const auto& cell : m.cells) {
+  for (const auto& cell : m.record.cells) {
     if (!cell.control) {
       rounds.push_back(cell.rounds);
     }
@@ -111,7 +111,7 @@ std::string rounds_text(const ReportModel& m) {
   }
   auto [low, high] = std::minmax_element(rounds.begin(), rounds.end());
   std::string text = *low == *high ? fmt::format("{} rounds", *low) : fmt::format("rounds {}–{}", *low, *high);
-  return m.settings.max_rounds ? text + fmt::format(" of max {}", *m.settings.max_rounds) : text;
+  return m.header.settings.max_rounds ? text + fmt::format(" of max {}", *m.header.settings.max_rounds) : text;
 }
 
 // ---- table trimming -------------------------------------------------------------
@@ -192,14 +192,16 @@ std::string fenced_block(std::string_view text, std::string_view info) {
 }
 
 std::string render_arm(const ArmInfo& arm) {
-  if (arm.ref.empty() && arm.sha.empty()) {
+  // what a keyword named (the tag of latest-release) says more than the keyword
+  const std::string& ref = arm.name.empty() ? arm.ref : arm.name;
+  if (ref.empty() && arm.sha.empty()) {
     return code_span(arm.command);
   }
   const std::string sha = arm.sha.substr(0, 7);
-  if (arm.ref.empty() || (!sha.empty() && arm.ref.starts_with(sha))) {
-    return code_span(arm.ref.empty() ? sha : arm.ref);
+  if (ref.empty() || (!sha.empty() && ref.starts_with(sha))) {
+    return code_span(ref.empty() ? sha : ref);
   }
-  return code_span(arm.ref) + (sha.empty() ? "" : " (" + escape_cell(sha) + ")");
+  return code_span(ref) + (sha.empty() ? "" : " (" + escape_cell(sha) + ")");
 }
 
 std::string prose_naming(std::string_view text, std::string_view name) {
@@ -218,10 +220,10 @@ std::string prose_naming(std::string_view text, std::string_view name) {
   return out + escape_cell(text.substr(at));
 }
 
-std::string render_headline(const ReportModel& m) {
+std::string render_headline(const RunDocument& m) {
   std::string line = "### refbench: " + verdict_words(m);
-  if (m.baseline && m.candidate) {
-    line += " · baseline " + render_arm(*m.baseline) + " vs candidate " + render_arm(*m.candidate);
+  if (m.header.baseline && m.header.candidate) {
+    line += " · baseline " + render_arm(*m.header.baseline) + " vs candidate " + render_arm(*m.header.candidate);
   }
   return m.partial ? line + " · ⏸ partial (interrupted)" : line;
 }
@@ -257,12 +259,14 @@ std::string shards_text(const ShardsInfo& shards) {
 
 } // namespace
 
-std::string render_run_summary(const ReportModel& m) {
-  std::vector<std::string> parts{floor_text(m), fmt::format("threshold {:.2f}x", m.settings.threshold), rounds_text(m)};
+std::string render_run_summary(const RunDocument& m) {
+  std::vector<std::string> parts{floor_text(m), fmt::format("threshold {:.2f}x", m.header.settings.threshold),
+                                 rounds_text(m)};
   if (m.elapsed_seconds) {
-    parts.push_back(m.settings.budget_seconds ? fmt::format("budget used {} of {}", format_duration(*m.elapsed_seconds),
-                                                            format_duration(*m.settings.budget_seconds))
-                                              : "measured for " + format_duration(*m.elapsed_seconds));
+    parts.push_back(m.header.settings.budget_seconds
+                        ? fmt::format("budget used {} of {}", format_duration(*m.elapsed_seconds),
+                                      format_duration(*m.header.settings.budget_seconds))
+                        : "measured for " + format_duration(*m.elapsed_seconds));
   }
   if (m.total_seconds) {
     parts.push_back("wall time " + format_duration(*m.total_seconds));
@@ -273,8 +277,8 @@ std::string render_run_summary(const ReportModel& m) {
   if (m.partial) {
     parts.push_back("partial: interrupted, the results cover the rounds completed");
   }
-  if (m.shards) {
-    parts.push_back(shards_text(*m.shards));
+  if (const auto shards = shards_of(m)) {
+    parts.push_back(shards_text(*shards));
   }
   std::string line;
   for (const auto& part : parts) {
@@ -283,11 +287,11 @@ std::string render_run_summary(const ReportModel& m) {
   return line;
 }
 
-std::string render_markdown(const ReportModel& m, std::size_t limit) {
+std::string render_markdown(const RunDocument& m, std::size_t limit) {
   const std::string top = "<!-- refbench -->\n" + render_headline(m) + "\n\n";
   const std::string summary = "\n" + render_run_summary(m) + "\n";
   const std::string head = top + render_verdict_table(m.results) + summary;
-  const std::string plot_text = render_forest_plot(m.results, m.settings.threshold, k_plot_width);
+  const std::string plot_text = render_forest_plot(m.results, m.header.settings.threshold, k_plot_width);
   const std::string plot = plot_text.empty() ? "" : "\n" + fenced_block(plot_text, "text");
 
   // the details trimmed step by step, with the plot and then without it

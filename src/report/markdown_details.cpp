@@ -58,9 +58,9 @@ std::string isolation_lines(const IsolationInfo& iso) {
   return line;
 }
 
-std::string environment_body(const ReportModel& m) {
+std::string environment_body(const RunDocument& m) {
   std::string body;
-  if (const auto& env = m.environment) {
+  if (const auto& env = m.header.environment) {
     body += cpu_line(*env);
     body += "- CPU frequency governor: " + escape_cell(env->governor.empty() ? "unknown" : env->governor) + "\n";
     if (!env->kernel.empty()) {
@@ -71,19 +71,22 @@ std::string environment_body(const ReportModel& m) {
       body += isolation_lines(*env->isolation);
     }
   }
-  if (const auto& rss = m.rss) {
+  if (const auto& rss = m.header.rss) {
     body += "- peak RSS: measured by " + escape_cell(rss->method.empty() ? "an unknown method" : rss->method);
-    body += rss->floor_bytes ? ", floor " + format_bytes(*rss->floor_bytes) + " (every reading includes it)\n" : "\n";
-    if (rss->spawn_resolution_seconds) {
-      body += "- spawn resolution: " + format_seconds(*rss->spawn_resolution_seconds) + "\n";
+    body += rss->floor_bytes > 0
+                ? ", floor " + format_bytes(static_cast<double>(rss->floor_bytes)) + " (every reading includes it)\n"
+                : "\n";
+    if (rss->spawn_resolution_seconds > 0) {
+      body += "- spawn resolution: " + format_seconds(rss->spawn_resolution_seconds) + "\n";
     }
   }
   return body;
 }
 
-std::string build_body(const ReportModel& m) {
+std::string build_body(const RunDocument& m) {
   std::string body;
-  for (const auto& [name, arm] : {std::pair{"baseline", m.baseline}, std::pair{"candidate", m.candidate}}) {
+  for (const auto& [name, arm] :
+       {std::pair{"baseline", m.header.baseline}, std::pair{"candidate", m.header.candidate}}) {
     if (arm && arm->build_seconds) {
       body += fmt::format("- {} {}: {}\n", name, render_arm(*arm), format_duration(*arm->build_seconds));
     }
@@ -111,7 +114,7 @@ std::string stop_words(std::string_view reason) {
 }
 
 // "wall 1.042x · cpu 1.050x": the minimum detectable ratio of each gated metric of `cell`.
-std::string detectable(const ReportModel& m, const std::string& cell) {
+std::string detectable(const RunDocument& m, const std::string& cell) {
   std::string out;
   for (const auto& r : m.results) {
     if (r.cell == cell && gated_row(r, m.results)) {
@@ -121,12 +124,23 @@ std::string detectable(const ReportModel& m, const std::string& cell) {
   return out.empty() ? "—" : out;
 }
 
-std::string cells_body(const ReportModel& m) {
-  std::vector<CellInfo> cells = m.cells;
+// One row of the cell table: a measured cell, or a cell of outside data
+// (no rounds, no stop reason).
+struct CellRow {
+  std::string name;
+  int rounds = 0;
+  std::optional<runner::StopReason> stop;
+};
+
+std::string cells_body(const RunDocument& m) {
+  std::vector<CellRow> cells;
+  for (const auto& cell : m.record.cells) {
+    cells.push_back({cell.name, cell.rounds, cell.stop});
+  }
   if (cells.empty()) { // analyze of outside data: the cells of the analysis
     for (const auto& r : m.results) {
-      if (std::none_of(cells.begin(), cells.end(), [&](const CellInfo& c) { return c.name == r.cell; })) {
-        cells.push_back({r.cell, r.control, "", 0, std::nullopt});
+      if (std::none_of(cells.begin(), cells.end(), [&](const CellRow& c) { return c.name == r.cell; })) {
+        cells.push_back({r.cell, 0, std::nullopt});
       }
     }
   }
@@ -135,15 +149,15 @@ std::string cells_body(const ReportModel& m) {
   }
   std::string body = "| cell | rounds | stopped | minimum detectable ratio |\n|---|---|---|---|\n";
   for (const auto& cell : cells) {
-    body += fmt::format("| {} | {} | {} | {} |\n", escape_cell(cell.name),
-                        cell.stop_reason.empty() ? "—" : std::to_string(cell.rounds), stop_words(cell.stop_reason),
-                        detectable(m, cell.name));
+    body +=
+        fmt::format("| {} | {} | {} | {} |\n", escape_cell(cell.name), cell.stop ? std::to_string(cell.rounds) : "—",
+                    cell.stop ? stop_words(runner::stop_reason_name(*cell.stop)) : "—", detectable(m, cell.name));
   }
   return body;
 }
 
 // Per cell and arm, the wall median of each replica: one row per arm.
-std::string replicas_body(const ReportModel& m) {
+std::string replicas_body(const RunDocument& m) {
   if (m.replicas.empty()) {
     return "";
   }
@@ -163,7 +177,7 @@ std::string replicas_body(const ReportModel& m) {
   return body;
 }
 
-std::string warnings_body(const ReportModel& m) {
+std::string warnings_body(const RunDocument& m) {
   std::string body;
   for (const auto& warning : m.warnings) {
     if (!warning.message.empty()) {
@@ -174,21 +188,23 @@ std::string warnings_body(const ReportModel& m) {
 }
 
 // Why readings of `r` sit at the measurement floor (README: Statistics).
-std::string censored_reason(const ReportModel& m, const MetricResult& r) {
+std::string censored_reason(const RunDocument& m, const MetricResult& r) {
   if (r.metric == "rss") {
     return "RSS at the launcher floor" +
-           (m.rss && m.rss->floor_bytes ? " (" + format_bytes(*m.rss->floor_bytes) + ")" : std::string());
+           (m.header.rss && m.header.rss->floor_bytes > 0
+                ? " (" + format_bytes(static_cast<double>(m.header.rss->floor_bytes)) + ")"
+                : std::string());
   }
   if (r.unit == analysis::Unit::seconds) {
-    const bool known = m.rss && m.rss->spawn_resolution_seconds;
+    const bool known = m.header.rss && m.header.rss->spawn_resolution_seconds > 0;
     return "times below 10× the spawn resolution" +
-           (known ? " (" + format_seconds(*m.rss->spawn_resolution_seconds) + ")" : std::string()) +
+           (known ? " (" + format_seconds(m.header.rss->spawn_resolution_seconds) + ")" : std::string()) +
            " or capped by the timeout";
   }
   return "readings at the measurement floor";
 }
 
-std::string censored_body(const ReportModel& m) {
+std::string censored_body(const RunDocument& m) {
   std::string body;
   for (const auto& r : m.results) {
     if (r.verdict == stats::Verdict::censored) {
@@ -235,9 +251,9 @@ std::string_view last_lines(std::string_view text, std::size_t lines, std::size_
   return text;
 }
 
-std::string failure_text(const CellInfo& cell, const DetailsPlan& plan) {
+std::string failure_text(const runner::CellRecord& cell, const DetailsPlan& plan) {
   const auto& f = *cell.failure;
-  const std::string who = cell.control ? "the baseline (A/A control)" : "the " + (f.arm.empty() ? "command" : f.arm);
+  const std::string who = "the " + runner::arm_label(cell, f.arm);
   const std::string when = f.round == 0 ? "in the warm-up" : fmt::format("in round {}", f.round);
   std::string text = fmt::format("{}: {} failed {}: {}", code_span(cell.name), escape_cell(who), when,
                                  escape_cell(f.description.empty() ? "no description" : f.description));
@@ -255,10 +271,10 @@ std::string failure_text(const CellInfo& cell, const DetailsPlan& plan) {
   return text + "; its stderr ends with:\n\n" + fenced_block(tail, "text");
 }
 
-std::string failures_body(const ReportModel& m, const DetailsPlan& plan) {
+std::string failures_body(const RunDocument& m, const DetailsPlan& plan) {
   std::vector<std::string> parts;
   std::vector<std::string> described;
-  for (const auto& cell : m.cells) {
+  for (const auto& cell : m.record.cells) {
     if (cell.failure) {
       parts.push_back(failure_text(cell, plan));
       described.push_back(cell.name);
@@ -278,12 +294,11 @@ std::string failures_body(const ReportModel& m, const DetailsPlan& plan) {
   return body;
 }
 
-std::string reproduce_section(const ReportModel& m) {
-  if (m.reproduce.empty()) {
-    return m.seed ? fmt::format("**Seed** {}\n", *m.seed) : "";
+std::string reproduce_section(const RunDocument& m) {
+  if (m.header.reproduce.empty()) {
+    return fmt::format("**Seed** {}\n", m.header.seed);
   }
-  return fmt::format("**Reproduce**{}\n\n", m.seed ? fmt::format(" (seed {})", *m.seed) : "") +
-         fenced_block(m.reproduce, "sh");
+  return fmt::format("**Reproduce** (seed {})\n\n", m.header.seed) + fenced_block(m.header.reproduce, "sh");
 }
 
 } // namespace
@@ -318,7 +333,7 @@ std::string trim_note(const std::vector<std::string>& items, std::size_t limit) 
   return fmt::format("_Left out to stay under {} bytes: {}. results.json has everything._\n", limit, list);
 }
 
-std::string render_details(const ReportModel& m, const DetailsPlan& plan, std::size_t limit) {
+std::string render_details(const RunDocument& m, const DetailsPlan& plan, std::size_t limit) {
   std::vector<std::string> sections;
   if (auto items = left_out(plan); !items.empty()) {
     sections.push_back(trim_note(items, limit));
@@ -340,9 +355,10 @@ std::string render_details(const ReportModel& m, const DetailsPlan& plan, std::s
   return out + "</details>\n";
 }
 
-bool trim_details(DetailsPlan& plan, const ReportModel& m) {
-  const bool stderr = std::any_of(m.cells.begin(), m.cells.end(),
-                                  [](const CellInfo& c) { return c.failure && !c.failure->stderr_tail.empty(); });
+bool trim_details(DetailsPlan& plan, const RunDocument& m) {
+  const bool stderr = std::any_of(m.record.cells.begin(), m.record.cells.end(), [](const runner::CellRecord& c) {
+    return c.failure && !c.failure->stderr_tail.empty();
+  });
   if (!plan.short_stderr && plan.stderr && stderr) {
     plan.short_stderr = true;
     return true;

@@ -1,5 +1,7 @@
 #include <refbench/runner/record.hpp>
 
+#include <algorithm>
+
 namespace refbench::runner {
 
 std::string_view arm_name(Arm arm) { return arm == Arm::baseline ? "baseline" : "candidate"; }
@@ -70,6 +72,16 @@ std::string_view stop_reason_name(StopReason reason) {
     return "aborted";
   }
   return "unknown";
+}
+
+void append_record(RunRecord& into, const RunRecord& run) {
+  const std::size_t offset = into.cells.size();
+  into.cells.insert(into.cells.end(), run.cells.begin(), run.cells.end());
+  for (auto sample : run.samples) {
+    sample.cell += offset;
+    into.samples.push_back(std::move(sample));
+  }
+  into.elapsed_seconds = std::max(into.elapsed_seconds, run.elapsed_seconds);
 }
 
 } // namespace refbench::runner

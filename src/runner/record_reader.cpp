@@ -2,7 +2,7 @@
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 
-#include <refbench/util/json_input.hpp>
+#include <refbench/util/json_fields.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <climits>
@@ -29,87 +29,12 @@ process::Termination termination_from(const std::string& status) {
   return process::Termination::spawn_failed;
 }
 
-constexpr const char* k_hint = "pass a results.json or journal.jsonl written by refbench";
 // Bounds far above any real run, so a corrupt count is refused before it
 // sizes a loop or a table.
 constexpr std::int64_t k_max_count = 100000000;
 constexpr std::int64_t k_max_replicas = 1000;
-constexpr double k_max_seconds = 1e9;
-// The most shards a merge may list (as `run --shard K/N` accepts).
-constexpr std::int64_t k_max_shards = 100000;
 
-// Reads the members of one object of `where` ("FILE" or "FILE:LINE"),
-// naming `path` (e.g. "cells[2].samples[0]") in every error.
-class Fields {
-public:
-  Fields(const nlohmann::json& object, std::string where, std::string path)
-      : m_object(object), m_where(std::move(where)), m_path(std::move(path)) {
-    if (!object.is_object()) {
-      fail(fmt::format("{} must be an object, got {}", m_path.empty() ? "the document" : m_path,
-                       util::json_excerpt(object)));
-    }
-  }
-
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw UsageError(fmt::format("{}: {}", m_where, problem), k_hint);
-  }
-
-  // `key` as it is named in messages and sub-paths.
-  std::string name(std::string_view key) const {
-    return m_path.empty() ? std::string(key) : fmt::format("{}.{}", m_path, key);
-  }
-
-  template <class T> T take(std::expected<T, std::string> value) const {
-    if (!value) {
-      fail(m_path.empty() ? value.error() : m_path + "." + value.error());
-    }
-    return *std::move(value);
-  }
-
-  std::string string(std::string_view key, std::optional<std::string> fallback = std::nullopt) const {
-    return take(util::string_member(m_object, key, std::move(fallback)));
-  }
-  bool boolean(std::string_view key, bool fallback) const { return take(util::bool_member(m_object, key, fallback)); }
-  std::int64_t integer(std::string_view key, std::int64_t low, std::int64_t high,
-                       std::optional<std::int64_t> fallback = std::nullopt) const {
-    return take(util::integer_member(m_object, key, low, high, fallback));
-  }
-  int count(std::string_view key, std::optional<int> fallback = std::nullopt) const {
-    return static_cast<int>(integer(key, 0, INT_MAX, fallback));
-  }
-  double seconds(std::string_view key, std::optional<double> fallback = std::nullopt) const {
-    return take(util::number_member(m_object, key, 0.0, k_max_seconds, fallback));
-  }
-  std::uint64_t seed() const { return take(util::unsigned_member(m_object, "seed")); }
-
-  // The member `key`, which must be of `kind` ("object" or "array"); an
-  // empty one of that kind when it is missing and `required` is false.
-  nlohmann::json part(std::string_view key, bool is_array, bool required) const {
-    auto it = m_object.find(key);
-    if (it == m_object.end() || it->is_null()) {
-      if (required) {
-        fail(fmt::format("{} is missing", name(key)));
-      }
-      return is_array ? nlohmann::json::array() : nlohmann::json::object();
-    }
-    if (is_array ? !it->is_array() : !it->is_object()) {
-      fail(fmt::format("{} must be an {}, got {}", name(key), is_array ? "array" : "object", util::json_excerpt(*it)));
-    }
-    return *it;
-  }
-
-  const nlohmann::json& object() const { return m_object; }
-
-  // The fields of `object`, a part of this one named `path`.
-  Fields inner(const nlohmann::json& object, std::string path) const {
-    return Fields(object, m_where, std::move(path));
-  }
-
-private:
-  const nlohmann::json& m_object;
-  std::string m_where;
-  std::string m_path;
-};
+using Fields = util::JsonFields;
 
 Arm arm_of(const Fields& f) {
   const std::string arm = f.string("arm");
@@ -138,28 +63,6 @@ std::map<std::string, double> number_table(const Fields& f, std::string_view key
     table[name] = entries.take(util::number_member(part, name, low, high));
   }
   return table;
-}
-
-// The settings a run recorded, checked where analysis and the report read them.
-nlohmann::json settings_from(const Fields& document) {
-  auto settings = document.part("settings", false, true);
-  const Fields f = document.inner(settings, document.name("settings"));
-  f.integer("min_rounds", 1, k_max_count, 10);
-  f.integer("max_rounds", 0, k_max_count, 0);
-  f.integer("warmup", 0, k_max_count, 0);
-  f.integer("replicas", 1, k_max_replicas, 1);
-  f.seconds("budget_seconds", 0.0);
-  // checked when present; the readers of the analysis settings fill in what is missing
-  for (const auto& [key, low, high] :
-       {std::tuple{"threshold", 1.0, 1e9}, {"alpha", 0.0, 1.0}, {"precision", 0.0, 1e9}}) {
-    if (settings.contains(key)) {
-      f.take(util::number_member(settings, key, low, high));
-    }
-  }
-  f.string("interval", "signed-rank");
-  check_strings(f, "metrics");
-  check_strings(f, "gate");
-  return settings;
 }
 
 // A cell's "meta" (what the config said about it), checked before it is read.
@@ -218,65 +121,26 @@ std::optional<CellFailure> failure_from(const Fields& cell) {
   return CellFailure{arm_of(f), f.count("round"), f.string("description"), f.string("stderr_tail", ""), false};
 }
 
-// The rss probe of a header or results.json: method, floor and resolution.
-process::RssProbe rss_from(const Fields& document) {
-  const auto rss = document.part("rss", false, true);
-  const Fields f = document.inner(rss, document.name("rss"));
-  return {f.string("method"), f.integer("floor_bytes", 0, INT64_MAX), f.seconds("spawn_resolution_seconds", 0.0)};
-}
-
-// The header facts both kinds of file share: seed, rss, settings and the
-// labels the report shows.
-void header_from(const Fields& f, ReadRun& run) {
-  run.record.seed = f.seed();
-  run.record.rss = rss_from(f);
-  run.settings = settings_from(f);
-  for (const char* key : {"command", "reproduce"}) {
-    f.string(key, "");
-  }
-  run.environment = f.part("environment", false, false);
-}
-
-// A merge's list of shards: index and count in range, so the report can
-// count the missing ones.
-void check_shards(const Fields& document) {
-  const auto shards = document.part("shards", true, false);
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    const Fields f = document.inner(shards[i], fmt::format("shards[{}]", i));
-    f.integer("index", 1, k_max_shards, 1);
-    f.integer("count", 1, k_max_shards, 1);
-  }
-}
-
 } // namespace
 
-ReadRun read_results(const nlohmann::json& document, const std::string& source) {
-  const Fields f(document, source, "");
-  ReadRun run;
-  header_from(f, run);
-  run.record.elapsed_seconds = f.seconds("elapsed_seconds", 0.0);
-  run.arms = f.part("arms", false, false);
-  run.partial = f.boolean("partial", false);
-  check_shards(f);
-  run.header = document;
-  const auto cells = f.part("cells", true, true);
+void read_cells(const util::JsonFields& document, RunRecord& record) {
+  const auto cells = document.part("cells", true, true);
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    const Fields cell(cells[c], source, fmt::format("cells[{}]", c));
-    const std::size_t index = run.record.cells.size();
-    run.record.cells.push_back({cell.string("name"), cell.boolean("control", false),
-                                parse_stop_reason(cell.string("stop_reason", "")).value_or(StopReason::running),
-                                cell.count("rounds", 0), failure_from(cell), meta_from(cell)});
+    const Fields cell = document.inner(cells[c], fmt::format("cells[{}]", c));
+    const std::size_t index = record.cells.size();
+    record.cells.push_back({cell.string("name"), cell.boolean("control", false),
+                            parse_stop_reason(cell.string("stop_reason", "")).value_or(StopReason::running),
+                            cell.count("rounds", 0), failure_from(cell), meta_from(cell)});
     const auto samples = cell.part("samples", true, true);
     for (std::size_t i = 0; i < samples.size(); ++i) {
-      run.record.samples.push_back(
-          sample_from(Fields(samples[i], source, fmt::format("{}[{}]", cell.name("samples"), i)), index));
+      record.samples.push_back(
+          sample_from(cell.inner(samples[i], fmt::format("{}[{}]", cell.name("samples"), i)), index));
     }
   }
-  return run;
 }
 
-ReadRun read_journal(const std::string& text, const std::string& source) {
-  ReadRun run;
+ReadJournal read_journal(const std::string& text, const std::string& source) {
+  ReadJournal run;
   run.partial = true;
   std::map<std::string, std::size_t> cell_index;
   auto cell_of = [&](const std::string& name) {
@@ -305,20 +169,16 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
       if (torn) {
         break;
       }
-      throw UsageError(fmt::format("{}: not a refbench journal line: {}", where, parsed.error()), k_hint);
+      throw UsageError(fmt::format("{}: not a refbench journal line: {}", where, parsed.error()), k_run_file_hint);
     }
-    const Fields j(*parsed, where, "");
+    const Fields j(*parsed, where, "", k_run_file_hint);
     const std::string type = j.string("type");
     if (!have_header && type != "header") {
-      throw UsageError(where + ": not a refbench journal (no header line before it)", k_hint);
+      throw UsageError(where + ": not a refbench journal (no header line before it)", k_run_file_hint);
     }
     if (type == "header") {
       have_header = true;
       run.header = *parsed;
-      header_from(j, run);
-      const auto baseline = j.string("baseline", "");
-      const auto candidate = j.string("candidate", "");
-      run.arms = {{"baseline", {{"command", baseline}}}, {"candidate", {{"command", candidate}}}};
       const auto cells = j.part("cells", true, false);
       for (std::size_t c = 0; c < cells.size(); ++c) {
         const Fields cell = j.inner(cells[c], fmt::format("cells[{}]", c));
@@ -350,7 +210,7 @@ ReadRun read_journal(const std::string& text, const std::string& source) {
     }
   }
   if (!have_header) {
-    throw UsageError(source + ": not a refbench journal (no header line)", k_hint);
+    throw UsageError(source + ": not a refbench journal (no header line)", k_run_file_hint);
   }
   // a journal without a stop line for every cell is a run that was killed
   run.partial =
@@ -363,17 +223,6 @@ bool looks_like_journal(const std::string& path, const std::string& text) {
   const std::string_view body = util::without_bom(text);
   const auto first = body.find_first_not_of(" \t\r\n");
   return path.ends_with(".jsonl") || (first != std::string::npos && body[first] == '{' && body.find("\"type\"") < 64);
-}
-
-ReadRun read_run(const std::string& path, const std::string& text) {
-  if (looks_like_journal(path, text)) {
-    return read_journal(text, path);
-  }
-  auto document = util::parse_json(text);
-  if (!document) {
-    throw UsageError(fmt::format("{}: {}", path, document.error()), k_hint);
-  }
-  return read_results(*document, path);
 }
 
 } // namespace refbench::runner

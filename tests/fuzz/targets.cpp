@@ -6,7 +6,6 @@
 #include <refbench/github/comment.hpp>
 #include <refbench/github/event.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
@@ -27,13 +26,11 @@ void analyze(const std::vector<analysis::CellSamples>& cells) {
 
 // What `analyze` and `report` do with a run read back: its context, the
 // analysis of its samples and, for a results.json, the Markdown report.
-void reanalyze(const runner::ReadRun& run, bool results_file) {
-  const auto context = report::context_from_json(run.header);
-  auto cells = analysis::cell_samples(run.record, context.metrics, context.gated);
-  analysis::analyze(cells, report::analysis_settings(context));
-  if (results_file) {
-    report::render_markdown(report::read_model(run.header));
-  }
+void reanalyze(const report::RunDocument& run) {
+  auto cells = analysis::cell_samples(run.record, run.header.settings.metrics, run.header.settings.gate);
+  analysis::analyze(cells, report::analysis_settings(run.header));
+  report::render_markdown(run);
+  report::to_json(run).dump();
 }
 
 void read_config(std::string_view input) { config::parse_config(std::string(input), "refbench.toml"); }
@@ -47,11 +44,9 @@ void read_hyperfine(std::string_view input) {
                                          analysis::Direction::lower_is_better));
 }
 
-void read_results(std::string_view input) { reanalyze(runner::read_run("results.json", std::string(input)), true); }
+void read_results(std::string_view input) { reanalyze(report::read_document("results.json", std::string(input))); }
 
-void read_journal(std::string_view input) {
-  reanalyze(runner::read_journal(std::string(input), "journal.jsonl"), false);
-}
+void read_journal(std::string_view input) { reanalyze(report::read_document("journal.jsonl", std::string(input))); }
 
 void read_comment(std::string_view input) { github::parse_comment_artifact(std::string(input), "comment.json"); }
 

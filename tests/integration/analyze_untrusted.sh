@@ -39,7 +39,7 @@ run_refbench analyze "$D/overflow.json"
 expect_usage_error "$D/overflow.json: invalid JSON" "number overflow parsing '1e400'"
 
 results() { # $1: settings, $2: the sample's round
-  printf '{"seed": 7, "rss": {"method": "launcher", "floor_bytes": 0}, "settings": %s, "cells": [{"name": "w", "samples": [{"arm": "baseline", "round": %s, "order": 0, "status": "exited", "wall": 0.5, "user": 0.1, "sys": 0, "rss": 10}]}]}\n' "$1" "$2"
+  printf '{"schema_version": 1, "seed": 7, "rss": {"method": "launcher", "floor_bytes": 0}, "settings": %s, "cells": [{"name": "w", "samples": [{"arm": "baseline", "round": %s, "order": 0, "status": "exited", "wall": 0.5, "user": 0.1, "sys": 0, "rss": 10}]}]}\n' "$1" "$2"
 }
 results '{"min_rounds": "ten"}' 1 >"$D/type.json"
 run_refbench analyze "$D/type.json"
@@ -52,6 +52,13 @@ expect_usage_error "$D/negative.json: cells[0].samples[0].round must be an integ
 results '{"threshold": 1e300, "alpha": 2}' 1 >"$D/range.json"
 run_refbench analyze "$D/range.json"
 expect_usage_error "$D/range.json: settings.threshold must be a number from 1 to"
+# a results.json of a newer refbench, or JSON that is no refbench document
+results '{}' 1 | sed 's/"schema_version": 1/"schema_version": 2/' >"$D/newer.json"
+run_refbench report "$D/newer.json"
+expect_usage_error "$D/newer.json: schema_version 2 is newer than this refbench reads (1)" "update refbench"
+results '{}' 1 | sed 's/"schema_version": 1, //' >"$D/foreign.json"
+run_refbench analyze "$D/foreign.json"
+expect_usage_error "$D/foreign.json: schema_version is missing"
 
 # --- --seed: CLI11 alone reads both as 2^64-1
 for seed in -1 18446744073709551616; do

@@ -184,24 +184,26 @@ TEST_CASE("runner::read_journal and read_results give the record back") {
     }
   }
   // a journal as compare writes it, then a torn last line
-  report::RunContext context;
-  context.metrics = {runner::Metric::wall};
-  context.gated = {runner::Metric::wall};
+  report::RunHeader header;
+  header.command = "compare";
+  header.rss = record.rss;
+  header.seed = record.seed;
   std::vector<runner::CellSpec> specs{{"work", {}, {}, false}, {"work-control", {}, {}, true}};
-  std::string text = report::journal_header(context, specs, record.rss, record.seed).dump() + "\n";
+  std::string text = report::journal_header(header, specs).dump() + "\n";
   for (const auto& sample : record.samples) {
     text += runner::to_json(sample, record.cells).dump() + "\n";
   }
   text += "{\"type\":\"sample\",\"cell\":\"wo";
-  auto journal = runner::read_journal(text, "journal.jsonl");
+  auto journal = report::read_document("journal.jsonl", text);
   CHECK(journal.partial); // no stop lines
+  CHECK(journal.from_journal);
   REQUIRE(journal.record.cells.size() == 2);
   CHECK(journal.record.cells[1].control);
   CHECK(journal.record.samples.size() == record.samples.size());
   CHECK(journal.record.rss.spawn_resolution_seconds == 0.0001);
 
-  auto document = report::results_json(record, context, {});
-  auto results = runner::read_results(document, "results.json");
+  auto document = report::to_json(report::make_document(header, record, {}));
+  auto results = report::document_from_json(document, "results.json");
   CHECK_FALSE(results.partial);
   CHECK(results.record.cells[1].control);
   CHECK(results.record.samples.size() == record.samples.size());
@@ -216,7 +218,7 @@ TEST_CASE("runner::read_journal and read_results give the record back") {
   }
 
   SUBCASE("a bad line that is not the last is an error naming the line") {
-    std::string broken = report::journal_header(context, specs, record.rss, record.seed).dump() + "\nnot json\n{}\n";
+    std::string broken = report::journal_header(header, specs).dump() + "\nnot json\n{}\n";
     CHECK_THROWS_WITH_AS(runner::read_journal(broken, "j.jsonl"), doctest::Contains("j.jsonl:2"), refbench::UsageError);
   }
 }

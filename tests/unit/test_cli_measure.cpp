@@ -44,11 +44,7 @@ cli::MeasurementPlan plan_of(const config::MeasurementFlags& flags, const std::s
                             out,
                             "check the command"};
   plan.rounds.auto_control = settings.control.value;
-  plan.context.command = "compare";
-  plan.context.settings = plan.rounds;
-  plan.context.metrics = {runner::Metric::wall};
-  plan.context.gated = {runner::Metric::wall};
-  plan.context.threshold = settings.threshold.value;
+  plan.header.command = "compare";
   return plan;
 }
 

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <refbench/github/actions.hpp>
+
+#include <cmath>
 #include <refbench/util/error.hpp>
 
 #include <fmt/format.h>
@@ -65,6 +67,23 @@ TEST_CASE("github::escape_data and escape_property") {
   CHECK(escape_data("é ✅") == "é ✅");
 }
 
+// The regressions among the results.json `analysis` entries of `document`,
+// as the run hands them to the annotations.
+std::vector<Regression> regressions_of(const nlohmann::json& document) {
+  std::vector<Regression> regressions;
+  for (const auto& e : document.value("analysis", nlohmann::json::array())) {
+    if (e.value("verdict", "") == "REGRESSION") {
+      regressions.push_back({e["cell"], e["metric"], e["ratio"], e["ci_low"], e["ci_high"],
+                             e.contains("threshold") ? e["threshold"].get<double>() : std::nan("")});
+    }
+  }
+  return regressions;
+}
+
+std::vector<std::string> annotations_of(const nlohmann::json& document, std::size_t limit = k_annotation_limit) {
+  return github::regression_annotations(regressions_of(document), limit);
+}
+
 TEST_CASE("github::regression_annotations") {
   nlohmann::json document{{"schema", 1}, {"verdict", "REGRESSION"}, {"analysis", nlohmann::json::array()}};
   auto& analysis = document["analysis"];
@@ -80,7 +99,7 @@ TEST_CASE("github::regression_annotations") {
   analysis.push_back(entry("crashed", "wall", 9.0, 8.0, 10.0, "ERROR"));
   REQUIRE(analysis.size() == 16);
 
-  const auto lines = regression_annotations(document);
+  const auto lines = annotations_of(document);
   REQUIRE(lines.size() == 10);
   SUBCASE("worst first, by |log ratio|, both directions") {
     CHECK(lines[0] == "::error title=refbench%3A throughput ops_per_s::throughput ops_per_s: candidate/baseline "
@@ -109,23 +128,22 @@ TEST_CASE("github::regression_annotations") {
     }
   }
   SUBCASE("a smaller limit") {
-    const auto two = regression_annotations(document, 2);
+    const auto two = annotations_of(document, 2);
     REQUIRE(two.size() == 2);
     CHECK(two[0] == lines[0]);
     CHECK(two[1] == lines[1]);
-    CHECK(regression_annotations(document, 0).empty());
+    CHECK(annotations_of(document, 0).empty());
   }
   SUBCASE("no threshold: no threshold clause") {
     nlohmann::json one{{"analysis", {entry("cell", "wall", 1.25, 1.2, 1.3, "REGRESSION")}}};
     one["analysis"][0].erase("threshold");
-    CHECK(regression_annotations(one) ==
+    CHECK(annotations_of(one) ==
           std::vector<std::string>{
               "::error title=refbench%3A cell wall::cell wall: candidate/baseline 1.250x [1.200, 1.300]"});
   }
   SUBCASE("nothing to annotate") {
-    CHECK(regression_annotations(nlohmann::json::object()).empty());
-    CHECK(regression_annotations(nlohmann::json{{"analysis", "oops"}}).empty());
-    CHECK(regression_annotations(nlohmann::json{{"analysis", {entry("a", "wall", 1.0, 0.9, 1.1, "PASS")}}}).empty());
+    CHECK(annotations_of(nlohmann::json::object()).empty());
+    CHECK(annotations_of(nlohmann::json{{"analysis", {entry("a", "wall", 1.0, 0.9, 1.1, "PASS")}}}).empty());
   }
 }
 
@@ -143,7 +161,7 @@ TEST_CASE("github: names and messages carry no control characters and start no w
   const std::string cell = "x\n::error::pwned\x1b[31m\x07";
   SUBCASE("annotations") {
     nlohmann::json document{{"analysis", {entry(cell, "wall\r\n::warning::m", 1.5, 1.4, 1.6, "REGRESSION")}}};
-    const auto lines = regression_annotations(document);
+    const auto lines = annotations_of(document);
     REQUIRE(lines.size() == 1);
     CHECK(lines[0] ==
           "::error title=refbench%3A x\\n%3A%3Aerror%3A%3Apwned\\x1b[31m\\x07 wall\\r\\n%3A%3Awarning%3A%3Am"

@@ -1,12 +1,13 @@
 // report.md (README: Output files): snapshots of the exact Markdown for five documents
 // under tests/unit/snapshots/ (REFBENCH_UPDATE_SNAPSHOTS=1 rewrites them),
 // and the facts each one must show, checked on their own.
+#include "snapshot.hpp"
 #include "utf8_check.hpp"
 #include <doctest/doctest.h>
 
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
+#include <refbench/report/run_document.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <cmath>
@@ -22,6 +23,7 @@ using analysis::MetricResult;
 using nlohmann::json;
 using stats::Verdict;
 
+using refbench::test::check_snapshot;
 using refbench::test::valid_utf8;
 
 namespace {
@@ -220,33 +222,18 @@ json oversized_document() {
   return document;
 }
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Compares `text` byte for byte with snapshots/`name`, or rewrites it when
-// REFBENCH_UPDATE_SNAPSHOTS=1.
-void check_snapshot(const std::string& name, const std::string& text) {
-  const std::filesystem::path path = std::filesystem::path(REFBENCH_SNAPSHOT_DIR) / name;
-  if (const char* update = std::getenv("REFBENCH_UPDATE_SNAPSHOTS"); update != nullptr && std::string(update) == "1") {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-    return;
-  }
-  REQUIRE_MESSAGE(std::filesystem::exists(path), path.string() << " is missing: run with REFBENCH_UPDATE_SNAPSHOTS=1");
-  const std::string expected = read_text(path);
-  std::size_t at = 0;
-  while (at < text.size() && at < expected.size() && text[at] == expected[at]) {
-    ++at;
-  }
-  const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
-  CHECK_MESSAGE(text == expected, name << " differs from byte " << at << ", line: "
-                                       << text.substr(line_start == std::string::npos ? 0 : line_start + 1, 200));
+// `document` read as results.json (a schema_version added when it has none).
+report::RunDocument read(json document) {
+  document.emplace("schema_version", report::k_schema_version);
+  return report::document_from_json(document, "results.json");
 }
 
 std::string markdown(const json& document, std::size_t limit = report::k_markdown_limit) {
-  return report::render_markdown(report::read_model(document), limit);
+  return report::render_markdown(read(document), limit);
+}
+
+MetricResult from_json(const json& entry) {
+  return report::metric_result_from_json(util::JsonFields(entry, "results.json", "analysis[0]", ""));
 }
 
 // The line of `text` that starts with `prefix`, or "".
@@ -283,20 +270,20 @@ TEST_CASE("report::code_span and fenced_block survive backticks") {
   CHECK(report::fenced_block("a ```` b\n") == "`````\na ```` b\n`````\n");
 }
 
-TEST_CASE("report::read_model") {
+TEST_CASE("report::document_from_json: what other commands leave out") {
   SUBCASE("a CSV analysis: no arms, environment or cells") {
     MetricResult csv = result("bench", "value", 10, 1.3, 1.2, 1.4, Verdict::regression);
     csv.gated = true;
     json entry = report::to_json(csv);
     entry.erase("unit");
     json document{{"command", "analyze"}, {"analysis", {entry}}, {"settings", {{"threshold", 1.1}}}};
-    auto model = report::read_model(document);
-    CHECK(model.command == "analyze");
+    auto model = read(document);
+    CHECK(model.header.command == "analyze");
     CHECK(model.verdict == analysis::RunVerdict::regression); // derived from the analysis
-    CHECK_FALSE(model.baseline.has_value());
-    CHECK_FALSE(model.environment.has_value());
-    CHECK(model.cells.empty());
-    CHECK(model.settings.threshold == 1.1);
+    CHECK_FALSE(model.header.baseline.has_value());
+    CHECK_FALSE(model.header.environment.has_value());
+    CHECK(model.record.cells.empty());
+    CHECK(model.header.settings.threshold == 1.1);
     REQUIRE(model.results.size() == 1);
     CHECK(model.results[0].unit == analysis::Unit::plain);
     CHECK(model.results[0].verdict == Verdict::regression);
@@ -305,9 +292,9 @@ TEST_CASE("report::read_model") {
     CHECK(text.find("noise floor unknown (no A/A control)") != std::string::npos);
   }
   SUBCASE("an empty document") {
-    auto model = report::read_model(json::object());
+    auto model = read(json::object());
     CHECK(model.verdict == analysis::RunVerdict::inconclusive);
-    CHECK(model.settings.threshold == 1.15);
+    CHECK(model.header.settings.threshold == 1.15);
     CHECK(report::render_markdown(model).starts_with(
         "<!-- refbench -->\n### refbench: ⚠️ inconclusive: no results\n"));
   }
@@ -319,7 +306,7 @@ TEST_CASE("report::metric_result_from_json inverts to_json") {
   r.noise_floor = 1.04;
   r.error = "outputs differ";
   r.paired = false;
-  auto back = report::metric_result_from_json(report::to_json(r));
+  auto back = from_json(report::to_json(r));
   CHECK(back.cell == "c");
   CHECK(back.metric == "cpu");
   CHECK(back.unit == analysis::Unit::seconds); // by name: no "unit" key yet
@@ -338,13 +325,13 @@ TEST_CASE("report::metric_result_from_json inverts to_json") {
   empty.p.reset();
   auto j = report::to_json(empty);
   j["unit"] = "plain";
-  auto none = report::metric_result_from_json(j);
+  auto none = from_json(j);
   CHECK(std::isnan(none.ratio));
   CHECK(std::isnan(none.baseline_median));
   CHECK_FALSE(none.p.has_value());
   CHECK(none.unit == analysis::Unit::plain); // the key wins over the name
   CHECK(none.verdict == Verdict::censored);
-  CHECK(report::metric_result_from_json(json{{"metric", "rss"}}).unit == analysis::Unit::bytes);
+  CHECK(from_json(json{{"cell", "c"}, {"metric", "rss"}}).unit == analysis::Unit::bytes);
 }
 
 TEST_CASE("report::render_markdown (a) a clean pass") {

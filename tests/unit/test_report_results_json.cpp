@@ -1,11 +1,15 @@
+#include "snapshot.hpp"
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/report/csv.hpp>
+#include <refbench/report/markdown.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/journal.hpp>
 #include <refbench/runner/record_reader.hpp>
+#include <refbench/util/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace refbench;
@@ -36,38 +40,79 @@ runner::RunRecord family_record() {
   return record;
 }
 
+// The header of a `run` of v1.0.0 against main, as run_command records it.
+report::RunHeader run_header() {
+  report::RunHeader header;
+  header.command = "run";
+  header.tool_version = "0.0.0-golden";
+  header.reproduce = "refbench run --seed 11";
+  header.settings.metrics = {runner::Metric::wall};
+  header.settings.gate = {runner::Metric::wall};
+  header.settings.budget_seconds = 60;
+  header.settings.max_rounds = 12;
+  header.settings.warmup = 1;
+  header.settings.replicas = 1;
+  header.settings.precision = 0.02;
+  header.baseline = report::ArmInfo{"v1.0.0", "", "1a2b3c4d5e6f", "/w/a", "", 12.5};
+  header.candidate = report::ArmInfo{"main", "", "5d6e7f8a9b0c", "/w/b", "", 13.0};
+  header.environment = report::EnvironmentInfo{"Linux 6.1.0",
+                                               "x86_64",
+                                               "AMD EPYC 7763",
+                                               4,
+                                               2,
+                                               2,
+                                               "performance",
+                                               report::IsolationInfo{"auto", true, "0-3", "0", "1-3", {}, ""}};
+  header.environment->isolation->splits.push_back({"enc-1KiB", {{"service", "1"}, {"client", "2-3"}}, ""});
+  return header;
+}
+
 } // namespace
 
 TEST_CASE("runner::CellMeta travels through the journal and results.json") {
   auto record = family_record();
-  report::RunContext context;
-  context.metrics = {runner::Metric::wall, runner::Metric::cpu};
-  context.gated = {runner::Metric::wall};
+  auto header = run_header();
+  header.seed = record.seed;
+  header.rss = record.rss;
+  header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu};
   std::vector<runner::CellSpec> specs(2);
   for (std::size_t i = 0; i < 2; ++i) {
     specs[i].name = record.cells[i].name;
     specs[i].meta = record.cells[i].meta;
   }
-  std::string text = report::journal_header(context, specs, record.rss, record.seed).dump() + "\n";
+  std::string text = report::journal_header(header, specs).dump() + "\n";
   for (const auto& sample : record.samples) {
     text += runner::to_json(sample, record.cells).dump() + "\n";
   }
-  auto check = [&](const runner::RunRecord& read) {
-    REQUIRE(read.cells.size() == 2);
-    CHECK(read.cells[1].meta.family == "enc");
-    CHECK(read.cells[1].meta.payload_bytes == (32u << 20));
-    CHECK(read.cells[1].meta.metrics == std::vector<std::string>{"wall", "rss"});
-    CHECK(read.cells[1].meta.threshold.at("wall") == 1.2);
+  auto check = [&](const report::RunDocument& read) {
+    REQUIRE(read.record.cells.size() == 2);
+    const auto& cells = read.record.cells;
+    CHECK(cells[1].meta.family == "enc");
+    CHECK(cells[1].meta.payload_bytes == (32u << 20));
+    CHECK(cells[1].meta.metrics == std::vector<std::string>{"wall", "rss"});
+    CHECK(cells[1].meta.threshold.at("wall") == 1.2);
     // the cells' own metrics win over the run's (wall, cpu)
-    auto samples = analysis::cell_samples(read, context.metrics, context.gated);
+    auto samples = analysis::cell_samples(read.record, read.header.settings.metrics, read.header.settings.gate);
     REQUIRE(samples[1].metrics.size() == 2);
     CHECK(samples[1].metrics[1].metric == "rss");
     CHECK_FALSE(samples[1].metrics[1].gated);
     CHECK(samples[1].metrics[0].threshold == 1.2);
     REQUIRE(samples[0].metrics.size() == 1);
+    CHECK(samples[0].metrics[0].metric == "wall");
+    // the header read back as written
+    CHECK(read.header.command == "run");
+    CHECK(read.header.reproduce == "refbench run --seed 11");
+    CHECK(read.header.baseline->ref == "v1.0.0");
+    CHECK(read.header.candidate->sha == "5d6e7f8a9b0c");
+    CHECK(read.header.settings.max_rounds == 12);
+    CHECK(read.header.settings.budget_seconds == 60);
+    CHECK(read.header.settings.metrics == header.settings.metrics);
+    CHECK(read.header.seed == 11);
+    CHECK(read.record.seed == 11);
+    CHECK(read.record.rss.floor_bytes == 4 << 20);
   };
-  check(runner::read_journal(text, "journal.jsonl").record);
-  check(runner::read_results(report::results_json(record, context, {}), "results.json").record);
+  check(report::read_document("journal.jsonl", text));
+  check(report::document_from_json(report::to_json(report::make_document(header, record, {})), "results.json"));
   SUBCASE("no meta: the run's metrics") {
     runner::CellMeta none;
     CHECK(runner::to_json(none).empty());
@@ -75,21 +120,12 @@ TEST_CASE("runner::CellMeta travels through the journal and results.json") {
   }
 }
 
-TEST_CASE("report::results_json") {
+TEST_CASE("report::make_document") {
   auto record = family_record();
-  report::RunContext context;
-  context.command = "run";
-  context.baseline_label = "v1.0.0";
-  context.candidate_label = "main";
-  context.metrics = {runner::Metric::wall};
-  context.gated = {runner::Metric::wall};
-  context.threshold = 1.15;
-  context.settings.max_rounds = 12;
-  context.settings.budget_seconds = 60;
-  context.reproduce = "refbench run --seed 11";
-  auto results =
-      analysis::analyze(analysis::cell_samples(record, context.metrics, context.gated), {1.15, 0.05, 0.95, 10});
-  auto document = report::results_json(record, context, results);
+  auto header = run_header();
+  auto results = analysis::analyze(analysis::cell_samples(record, header.settings.metrics, header.settings.gate),
+                                   {1.15, 0.05, 0.95, 10});
+  auto document = report::to_json(report::make_document(header, record, results));
 
   SUBCASE("every analysis entry names its unit") {
     for (const auto& entry : document.at("analysis")) {
@@ -108,35 +144,77 @@ TEST_CASE("report::results_json") {
     for (auto& sample : record.samples) {
       sample.outcome.rss_floor_bytes = (3 << 20) + (sample.round % 2) * 4096; // drift within the margin: no warning
     }
-    CHECK(report::results_json(record, context, results).at("warnings").size() == 1);
+    CHECK(report::make_document(header, record, results).warnings.size() == 1);
     for (std::size_t i = 13; i < record.samples.size(); ++i) {
       record.samples[i].outcome.rss_floor_bytes = 200 << 20;
     }
-    auto warnings = report::results_json(record, context, results).at("warnings");
+    auto warnings = report::make_document(header, record, results).warnings;
     REQUIRE(warnings.size() == 2);
-    CHECK(warnings[1].at("cell") == "enc-1KiB"); // sample 13: round 4, the first cell's candidate
-    CHECK(warnings[1].at("message") == "the launcher's RSS floor rose from 3.000 MiB to 200.0 MiB while running the "
-                                       "candidate command of enc-1KiB in round 4: rss readings from then on include "
-                                       "it");
+    CHECK(warnings[1].cell == "enc-1KiB"); // sample 13: round 4, the first cell's candidate
+    CHECK(warnings[1].message == "the launcher's RSS floor rose from 3.000 MiB to 200.0 MiB while running the "
+                                 "candidate command of enc-1KiB in round 4: rss readings from then on include "
+                                 "it");
   }
   SUBCASE("arms without refs are the commands") {
-    CHECK(document.at("arms").at("baseline").at("command") == "v1.0.0");
-    context.arms = {{"baseline", {{"ref", "v1.0.0"}, {"sha", "abc"}}}, {"candidate", {{"ref", "main"}}}};
-    CHECK(report::results_json(record, context, results).at("arms").at("baseline").at("sha") == "abc");
+    header.baseline = report::ArmInfo{.command = "./old"};
+    header.candidate = report::ArmInfo{.command = "./new"};
+    const auto arms = report::to_json(report::make_document(header, record, results)).at("arms");
+    CHECK(arms == nlohmann::json{{"baseline", {{"command", "./old"}}}, {"candidate", {{"command", "./new"}}}});
   }
-  SUBCASE("context_from_json reads back what was written") {
-    for (const auto& header : {document, report::journal_header(context, {}, record.rss, record.seed)}) {
-      auto read = report::context_from_json(header);
-      CHECK(read.command == "run");
-      CHECK(read.reproduce == "refbench run --seed 11");
-      CHECK(read.baseline_label == "v1.0.0");
-      CHECK(read.candidate_label == "main");
-      CHECK(read.settings.max_rounds == 12);
-      CHECK(read.settings.budget_seconds == 60);
-      CHECK(read.settings.seed == 11);
-      CHECK(read.threshold == 1.15);
-      CHECK(read.metrics == context.metrics);
-    }
+}
+
+// The golden results.json: a run document written byte for byte as the
+// snapshot says, and read back into the same bytes. A change of the format
+// shows here first; a change that breaks readers of older files needs a
+// new schema_version.
+TEST_CASE("results.json: golden document, written and read back") {
+  auto record = family_record();
+  record.elapsed_seconds = 31.5;
+  record.cells[0].failure = runner::CellFailure{runner::Arm::candidate, 3, "exited with code 2", "boom\n", false};
+  record.samples[5].values = {{"requests", 1200.0}};
+  auto header = run_header();
+  header.shard = runner::ShardIdentity{{2, 3}, "1a2b3c4d5e6f", "5d6e7f8a9b0c", 11, "c0ffee", true};
+  auto results = analysis::analyze(analysis::cell_samples(record, header.settings.metrics, header.settings.gate),
+                                   {1.15, 0.05, 0.95, 10});
+  auto document = report::make_document(header, record, results);
+  document.total_seconds = 40.25;
+  document.harness_peak_rss_bytes = 9 << 20;
+  document.config = "refbench.toml";
+  document.payloads = nlohmann::json::array({{{"label", "1KiB"}, {"bytes", 1024}}});
+  const std::string text = report::to_json(document).dump(2) + "\n";
+  test::check_snapshot("results.json", text);
+
+  const auto read = report::document_from_json(nlohmann::json::parse(text), "results.json");
+  CHECK(report::to_json(read).dump(2) + "\n" == text);
+  CHECK(read.verdict == document.verdict);
+  CHECK(read.record.samples.size() == record.samples.size());
+  // samples are written per cell, so read back grouped by cell rather than in round order
+  const auto with_values = std::count_if(read.record.samples.begin(), read.record.samples.end(), [](const auto& s) {
+    return s.values.size() == 1 && s.values.at("requests") == 1200.0;
+  });
+  CHECK(with_values == 1);
+  CHECK(read.record.cells[0].failure->arm == runner::Arm::candidate);
+  CHECK(read.header.shard->shard.index == 2);
+  CHECK(read.header.environment->isolation->benchmark_cpus == "1-3");
+  // what a run prints and what `refbench report results.json` prints later are the same bytes
+  CHECK(report::render_markdown(read) == report::render_markdown(document));
+  REQUIRE(read.results.size() == results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    CHECK(read.results[i].ratio == results[i].ratio);
+    CHECK(read.results[i].verdict == results[i].verdict);
+  }
+
+  SUBCASE("a newer schema_version is refused, naming the file") {
+    auto newer = nlohmann::json::parse(text);
+    newer["schema_version"] = report::k_schema_version + 1;
+    CHECK_THROWS_WITH_AS(report::document_from_json(newer, "r.json"),
+                         doctest::Contains("r.json: schema_version 2 is newer than this refbench reads (1)"),
+                         UsageError);
+  }
+  SUBCASE("members it does not know are ignored") {
+    auto more = nlohmann::json::parse(text);
+    more["future"] = {{"x", 1}};
+    CHECK(report::to_json(report::document_from_json(more, "r.json")).dump(2) + "\n" == text);
   }
 }
 

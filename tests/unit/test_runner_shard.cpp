@@ -4,7 +4,6 @@
 #include <refbench/cli/report_command.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/report/results_json.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/runner/shard.hpp>
 #include <refbench/util/error.hpp>
@@ -206,14 +205,23 @@ FakeExecutor::Script distributions(std::map<std::string, std::pair<double, doubl
   };
 }
 
-report::RunContext fake_context(const RoundSettings& settings, const nlohmann::json& shard) {
-  report::RunContext context;
-  context.command = "run";
-  context.settings = settings;
-  context.metrics = {Metric::wall, Metric::cpu};
-  context.gated = {Metric::wall};
-  context.shard = shard;
-  return context;
+report::RunHeader fake_header(const RoundSettings& settings, std::optional<ShardIdentity> shard) {
+  report::RunHeader header;
+  header.command = "run";
+  header.seed = settings.seed;
+  header.settings.budget_seconds = settings.budget_seconds;
+  header.settings.max_rounds = settings.max_rounds;
+  header.settings.min_rounds = settings.min_rounds;
+  header.settings.warmup = settings.warmup;
+  header.settings.metrics = {Metric::wall, Metric::cpu};
+  header.settings.gate = {Metric::wall};
+  header.shard = std::move(shard);
+  return header;
+}
+
+// `document` written to results.json and read back, as `report` sees it.
+report::RunDocument through_json(const report::RunDocument& document, const std::string& source) {
+  return report::document_from_json(nlohmann::json::parse(report::to_json(document).dump()), source);
 }
 
 RunRecord run_fake(std::vector<CellSpec> cells, const CellSpec& control_source, const RoundSettings& settings,
@@ -226,14 +234,12 @@ RunRecord run_fake(std::vector<CellSpec> cells, const CellSpec& control_source, 
   return run_rounds(cells, settings, fake, journal, hooks);
 }
 
-const nlohmann::json& entry_of(const nlohmann::json& document, const std::string& cell, const std::string& metric) {
-  for (const auto& entry : document.at("analysis")) {
-    if (entry.at("cell") == cell && entry.at("metric") == metric) {
-      return entry;
-    }
-  }
-  FAIL("no analysis entry for " << cell << " " << metric);
-  return document;
+const analysis::MetricResult& entry_of(const report::RunDocument& document, const std::string& cell,
+                                       const std::string& metric) {
+  const auto found = std::find_if(document.results.begin(), document.results.end(),
+                                  [&](const auto& entry) { return entry.cell == cell && entry.metric == metric; });
+  REQUIRE_MESSAGE(found != document.results.end(), "no analysis entry for " << cell << " " << metric);
+  return *found;
 }
 
 } // namespace
@@ -256,13 +262,13 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
 
   // one run over every cell, its control the cheapest cell
   const auto single = run_fake(cells, cells[0], settings, distributions(cells_truth));
-  const auto single_doc = report::results_json(
-      single, fake_context(settings, nullptr),
+  const auto single_doc = report::make_document(
+      fake_header(settings, std::nullopt), single,
       analysis::analyze(analysis::cell_samples(single, {Metric::wall, Metric::cpu}, {Metric::wall}),
                         analysis_settings));
 
   // two shards with the same seed, each with the control of its own cheapest cell
-  std::vector<ReadRun> runs;
+  std::vector<report::RunDocument> runs;
   std::vector<std::string> files;
   std::set<std::string> sharded_cells;
   for (std::size_t index = 1; index <= 2; ++index) {
@@ -276,8 +282,8 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
     const ShardIdentity id{{index, 2}, std::string(40, 'a'), std::string(40, 'b'), settings.seed, "cfg", true};
     const auto results = analysis::analyze(analysis::cell_samples(record, {Metric::wall, Metric::cpu}, {Metric::wall}),
                                            analysis_settings);
-    const auto document = report::results_json(record, fake_context(settings, to_json(id)), results);
-    runs.push_back(read_results(nlohmann::json::parse(document.dump()), "shard" + std::to_string(index)));
+    runs.push_back(through_json(report::make_document(fake_header(settings, id), record, results),
+                                "shard" + std::to_string(index)));
     files.push_back("shard-" + std::to_string(index) + "/results.json");
   }
   // costs in MiB: huge 25 → 1, big 17 → 2, mid-8MiB 9 → 2 (26), mid-1MiB 2 → 1 (27), mid-1KiB 1.001 → 2,
@@ -294,14 +300,22 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
   CHECK(sharded_cells.size() == cells.size());
 
   const auto merged = cli::analysed_document(runs, files);
-  REQUIRE(merged.at("shards").size() == 2);
-  CHECK(merged.at("shards")[1] == nlohmann::json{{"file", "shard-2/results.json"}, {"index", 2}, {"count", 2}});
-  CHECK(cli::missing_shards(merged).empty());
-  CHECK_FALSE(merged.contains("shard"));
-  CHECK(merged.at("verdict") == single_doc.at("verdict"));
+  REQUIRE(merged.merged.size() == 2);
+  CHECK(merged.merged[1].file == "shard-2/results.json");
+  REQUIRE(merged.merged[1].shard.has_value());
+  CHECK(merged.merged[1].shard->index == 2);
+  CHECK(merged.merged[1].shard->count == 2);
+  CHECK(report::missing_shards(merged).empty());
+  CHECK_FALSE(merged.header.shard.has_value());
+  CHECK(merged.verdict == single_doc.verdict);
   // two controls, one per shard, each the floor of its own group
-  CHECK(std::count_if(merged.at("cells").begin(), merged.at("cells").end(),
-                      [](const auto& c) { return c.value("control", false); }) == 2);
+  CHECK(std::count_if(merged.record.cells.begin(), merged.record.cells.end(),
+                      [](const auto& c) { return c.control; }) == 2);
+  // and the merged document survives its own format
+  const auto merged_again = through_json(merged, "merged");
+  CHECK(merged_again.merged.size() == 2);
+  CHECK(merged_again.verdict == merged.verdict);
+  CHECK(merged_again.results.size() == merged.results.size());
 
   std::map<std::string, int> verdicts;
   for (const auto& [name, truth] : cells_truth) {
@@ -310,17 +324,18 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
       CAPTURE(metric);
       const auto& one = entry_of(single_doc, name, metric);
       const auto& both = entry_of(merged, name, metric);
-      CHECK(both.at("verdict") == one.at("verdict"));
-      CHECK(both.at("n") == one.at("n"));
-      CHECK(both.at("ratio").get<double>() == doctest::Approx(one.at("ratio").get<double>()).epsilon(1e-12));
-      CHECK(both.at("ci_low").get<double>() == doctest::Approx(one.at("ci_low").get<double>()).epsilon(1e-12));
-      if (one.at("p_bh").is_number()) { // BH over the same family: all cells of both shards
-        CHECK(both.at("p_bh").get<double>() == doctest::Approx(one.at("p_bh").get<double>()).epsilon(1e-12));
+      CHECK(both.verdict == one.verdict);
+      CHECK(both.n == one.n);
+      CHECK(both.ratio == doctest::Approx(one.ratio).epsilon(1e-12));
+      CHECK(both.ci_low == doctest::Approx(one.ci_low).epsilon(1e-12));
+      if (one.p_bh) { // BH over the same family: all cells of both shards
+        REQUIRE(both.p_bh.has_value());
+        CHECK(*both.p_bh == doctest::Approx(*one.p_bh).epsilon(1e-12));
       } else {
-        CHECK(both.at("p_bh").is_null());
+        CHECK_FALSE(both.p_bh.has_value());
       }
       if (std::string(metric) == "wall") {
-        ++verdicts[one.at("verdict").get<std::string>()];
+        ++verdicts[std::string(stats::verdict_name(one.verdict))];
       }
     }
   }
@@ -330,14 +345,14 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
   // a shard's own p_bh is over its cells only; the merge's over all (so it differs somewhere)
   int own_family_differs = 0;
   for (const auto& run : runs) {
-    for (const auto& own : run.header.at("analysis")) {
-      const auto& both = entry_of(merged, own.at("cell"), own.at("metric"));
-      own_family_differs += own.at("p_bh").is_number() && own.at("p_bh") != both.at("p_bh") ? 1 : 0;
+    for (const auto& own : run.results) {
+      const auto& both = entry_of(merged, own.cell, own.metric);
+      own_family_differs += own.p_bh && own.p_bh != both.p_bh ? 1 : 0;
     }
   }
   CHECK(own_family_differs > 0);
-  CHECK(entry_of(merged, "big", "wall").at("verdict") == "REGRESSION");
-  CHECK(entry_of(merged, "mid-1KiB", "wall").at("verdict") == "IMPROVED");
+  CHECK(entry_of(merged, "big", "wall").verdict == stats::Verdict::regression);
+  CHECK(entry_of(merged, "mid-1KiB", "wall").verdict == stats::Verdict::improved);
 
   SUBCASE("the same shard twice is refused, naming both files") {
     try {
@@ -350,22 +365,33 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
   }
   SUBCASE("a shard of another seed is refused") {
     auto other = runs[1];
-    other.header["shard"]["seed"] = 8;
+    other.header.shard->seed = 8;
     CHECK_THROWS_WITH_AS(cli::analysed_document({runs[0], other}, files),
                          "cannot merge shard-2/results.json with shard-1/results.json: different seeds: 7 vs 8",
                          UsageError);
   }
   SUBCASE("a file that is not a shard is refused next to shards") {
     auto plain = runs[1];
-    plain.header.erase("shard");
+    plain.header.shard.reset();
     CHECK_THROWS_AS(cli::analysed_document({runs[0], plain}, files), UsageError);
   }
 }
 
 TEST_CASE("runner::shard merging a subset of the shards names the missing ones") {
-  nlohmann::json document{
-      {"shards", {{{"file", "a"}, {"index", 1}, {"count", 4}}, {{"file", "b"}, {"index", 3}, {"count", 4}}}}};
-  CHECK(cli::missing_shards(document) == std::vector<std::size_t>{2, 4});
-  CHECK(cli::missing_shards(nlohmann::json{{"shards", {{{"file", "a"}}}}}).empty());
-  CHECK(cli::missing_shards(nlohmann::json::object()).empty());
+  report::RunDocument document;
+  document.merged = {{"a", Shard{1, 4}}, {"b", Shard{3, 4}}};
+  CHECK(report::missing_shards(document) == std::vector<std::size_t>{2, 4});
+  document.merged = {{"a", std::nullopt}};
+  CHECK(report::missing_shards(document).empty());
+  CHECK(report::missing_shards(report::RunDocument{}).empty());
+  SUBCASE("one shard alone is no merge") {
+    report::RunDocument one;
+    one.header.shard = ShardIdentity{{2, 3}, "a", "b", 1, "cfg", false};
+    CHECK(report::missing_shards(one).empty());
+    const auto shards = report::shards_of(one);
+    REQUIRE(shards.has_value());
+    CHECK(shards->indices == std::vector<std::size_t>{2});
+    CHECK(shards->count == 3);
+    CHECK_FALSE(shards->merged);
+  }
 }

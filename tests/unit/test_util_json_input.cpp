@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/inputs.hpp>
-#include <refbench/report/report_model.hpp>
 #include <refbench/report/results_json.hpp>
+#include <refbench/report/run_document.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
@@ -32,14 +32,14 @@ template <class F> std::string usage_error_of(F read) {
 // `sample` are spliced in as JSON text.
 std::string results_text(const std::string& settings, const std::string& sample) {
   return R"({"seed": 7, "rss": {"method": "launcher", "floor_bytes": 100}, "settings": )" + settings +
-         R"(, "cells": [{"name": "work", "samples": [)" + sample + "]}]}";
+         R"(, "cells": [{"name": "work", "samples": [)" + sample + R"(]}], "schema_version": 1})";
 }
 
 const std::string k_sample =
     R"({"arm": "baseline", "round": 1, "order": 0, "status": "exited", "wall": 0.5, "user": 0.1, "sys": 0.0, "rss": 1000})";
 
 std::string read_run_error(const std::string& text) {
-  return usage_error_of([&] { runner::read_run("results.json", text); });
+  return usage_error_of([&] { report::read_document("results.json", text); });
 }
 
 } // namespace
@@ -117,7 +117,7 @@ TEST_CASE("analysis::parse_hyperfine_json: malformed input is a UsageError namin
   CHECK(cells.at(0).metrics.at(0).candidate.at(0) == 2);
 }
 
-TEST_CASE("runner::read_run: bad fields are UsageErrors naming the file and the field") {
+TEST_CASE("report::read_document: bad fields are UsageErrors naming the file and the field") {
   CHECK(read_run_error(results_text("{}", k_sample)) == "<no error>");
   CHECK(read_run_error(k_bom + results_text("{}", k_sample)) == "<no error>");
   CHECK(read_run_error(results_text(R"({"min_rounds": "ten"})", k_sample)) ==
@@ -142,28 +142,25 @@ TEST_CASE("runner::read_run: bad fields are UsageErrors naming the file and the 
   CHECK(read_run_error("[1]") == "results.json: the document must be an object, got [1]");
   CHECK(read_run_error(results_text("{}", k_sample).replace(1, 0, R"("shards": [{"index": 1, "count": -2}], )")) ==
         "results.json: shards[0].count must be an integer from 1 to 100000, got -2");
+  CHECK(read_run_error(results_text("{}", k_sample).replace(1, 0, R"("shard": {"index": "2", "count": 1e18}, )"))
+            .starts_with("results.json: malformed \"shard\" record"));
+  CHECK(read_run_error(R"({"seed": 1, "cells": []})") ==
+        "results.json: schema_version is missing: this is no results.json or journal written by refbench");
+  CHECK(read_run_error(results_text("{}", k_sample).replace(1, 0, R"("verdict": "green", )")) ==
+        "results.json: verdict: unknown run verdict \"green\"");
 }
 
-TEST_CASE("runner::read_journal: bad fields name file:line and the field") {
+TEST_CASE("report::read_document of a journal: bad fields name file:line and the field") {
   const std::string header =
-      R"({"type": "header", "seed": 1, "rss": {"method": "launcher", "floor_bytes": 0}, "settings": {}})";
-  auto read = [](const std::string& text) { return usage_error_of([&] { runner::read_journal(text, "j.jsonl"); }); };
+      R"({"type": "header", "schema_version": 1, "seed": 1, "rss": {"method": "launcher", "floor_bytes": 0}, "settings": {}})";
+  auto read = [](const std::string& text) { return usage_error_of([&] { report::read_document("j.jsonl", text); }); };
   CHECK(read(k_bom + header + "\n") == "<no error>");
   CHECK(read(header + "\n" + R"({"type": "sample", "cell": "a", "arm": "baseline", "round": 1, "order": -1})" + "\n") ==
         "j.jsonl:2: order must be an integer from 0 to 100000000, got -1");
   CHECK(read(header + "\n{\"type\": \"stop\", \"cell\": \"a\", \"reason\": 3}\n") ==
         "j.jsonl:2: reason must be a string, got 3");
+  CHECK(read(R"({"type": "header", "schema_version": 2, "seed": 1})"
+             "\n") == "j.jsonl:1: schema_version 2 is newer than this refbench reads (1): update refbench to read it");
   CHECK(read(header + "\n[1e400]\n{}\n").starts_with("j.jsonl:2: not a refbench journal line: invalid JSON"));
   CHECK(runner::looks_like_journal("run.log", k_bom + R"({"type": "header"})"));
-}
-
-TEST_CASE("report::read_model: shard counts that are not small integers read as unknown") {
-  auto model = report::read_model(nlohmann::json::parse(R"({"shard": {"index": "2", "count": 1e18}})"));
-  REQUIRE(model.shards);
-  CHECK(model.shards->count == 0);
-  CHECK(model.shards->indices == std::vector<std::size_t>{0});
-  model = report::read_model(nlohmann::json::parse(R"({"shards": [{"index": -1, "count": 3}]})"));
-  REQUIRE(model.shards);
-  CHECK(model.shards->indices == std::vector<std::size_t>{0});
-  CHECK(model.shards->count == 3);
 }

@@ -5,6 +5,7 @@
 // threshold, Benjamini–Hochberg over the gated metrics, the A/A noise floor,
 // censoring, the minimum detectable ratio and the verdict. Pure: no I/O.
 
+#include <refbench/runner/record.hpp>
 #include <refbench/stats/verdict.hpp>
 
 #include <cstdint>
@@ -56,7 +57,7 @@ struct Settings {
   double threshold = k_default_threshold;
   double alpha = k_default_alpha;
   double confidence = k_confidence;
-  std::size_t min_rounds = 10;
+  std::size_t min_rounds = runner::k_default_min_rounds;
   IntervalMethod interval = IntervalMethod::signed_rank;
   std::uint64_t seed = 0; // for the bootstrap
 };

@@ -4,6 +4,7 @@
 // annotations, comment.json for the fork-safe commenter).
 
 #include <refbench/github/event.hpp>
+#include <refbench/report/run_document.hpp>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -25,11 +26,12 @@ struct EventOptions {
 // comment refbench does not act on (pull_request_target unless allowed).
 github::EventPlan github_event_plan(const EventOptions& options);
 
-// Hands the run in `out` (its results.json `document`, report.md already
+// Hands the run in `out` (its `document`, report.md already
 // written) to the job: appends report.md to $GITHUB_STEP_SUMMARY (under
 // 1 MiB), writes verdict, regressions, report and results to
 // $GITHUB_OUTPUT, prints up to 10 `::error` annotations, and for a PR
 // writes `out`/comment.json. Variables that are not set are skipped.
-void publish_to_github(const std::filesystem::path& out, const nlohmann::json& document, const github::EventPlan& plan);
+void publish_to_github(const std::filesystem::path& out, const report::RunDocument& document,
+                       const github::EventPlan& plan);
 
 } // namespace refbench::cli

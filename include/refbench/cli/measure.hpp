@@ -28,11 +28,15 @@ struct MeasurementPlan {
   std::vector<runner::CellSpec> cells; // the A/A control included when it is a named cell's
   runner::RoundSettings rounds;        // settings.rounds() plus output_dir, replicas, auto_control
   config::MeasurementSettings settings;
-  report::RunContext context;
-  std::filesystem::path out;                       // results.json, report.md, report.csv go here
-  std::string could_not_start_hint;                // what to check when a command cannot be started (exit 3)
-  bool cell_in_refusal = true;                     // that message names the cell (`compare` has only the one)
-  nlohmann::json extra = nlohmann::json::object(); // more top-level keys of results.json
+  // How the run was asked for: command, reproduce line, arms, environment,
+  // shard, metrics and gate; measure_and_report records the rest of
+  // `settings` in it.
+  report::RunHeader header;
+  std::filesystem::path out;        // results.json, report.md, report.csv go here
+  std::string could_not_start_hint; // what to check when a command cannot be started (exit 3)
+  bool cell_in_refusal = true;      // that message names the cell (`compare` has only the one)
+  std::string config;               // run: the config file, recorded in results.json
+  nlohmann::json payloads;          // run: the payload files made, recorded in results.json
 };
 
 // Where the run's side effects go besides --out.
@@ -43,8 +47,8 @@ struct Sinks {
   int err_fd = -1;                    // for the progress mode (a terminal or not); -1: plain
   runner::PlacementHook place;        // moves the replicas' links before each round; empty: none
   std::function<void()> after_rounds; // cleanup once the rounds are over; empty: none
-  // Called with results.json once it is written (--github); empty: none.
-  std::function<void(const nlohmann::json&)> publish;
+  // Called with the run's document once its files are written (--github); empty: none.
+  std::function<void(const report::RunDocument&)> publish;
   runner::Clock clock = runner::monotonic_now;
   double started = 0; // when the command started, on `clock`
 };

@@ -5,9 +5,11 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/cli/options.hpp>
+#include <refbench/report/run_document.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <filesystem>
+#include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,19 +22,23 @@ std::string read_input_file(const std::string& path);
 // Writes `document` into `out` as results.json, report.md and report.csv,
 // each atomically; throws MeasurementError naming the file (and saying so
 // when the disk is full) when one cannot be written.
-void write_outputs(const std::filesystem::path& out, const nlohmann::json& document);
+void write_outputs(const std::filesystem::path& out, const report::RunDocument& document);
 
 // Prints the Markdown report of `document` to stdout; with -q only its
 // verdict table (coloured on a terminal, as `--color` says).
-void print_markdown(const nlohmann::json& document, const CommonOptions& common);
+void print_markdown(const report::RunDocument& document, const CommonOptions& common);
 
 // `csv` as it may be printed to a terminal or a CI log: control characters
 // of names shown as text, no line read as a workflow command.
 std::string printable_csv(const std::string& csv);
 
-// Prints the sensitivity warnings of `document` to stderr, one
-// "refbench: warning: …" line each.
-void print_warnings(const nlohmann::json& document);
+// Prints `document` to stdout as `format` asks: results.json, the CSV or
+// the Markdown report (print_markdown).
+void print_document(const report::RunDocument& document, OutputFormat format, const CommonOptions& common);
+
+// Prints the warnings of `document` to `err`, one "refbench: warning: …"
+// line each.
+void print_warnings(const report::RunDocument& document, std::ostream& err);
 
 // Prints one "refbench: error: cell …" line per failed cell of `record`,
 // followed by the last lines of its stderr.
@@ -42,9 +48,5 @@ void print_failures(const runner::RunRecord& record);
 // under `fail_on`: error → 4, regression → 1 (unless never), inconclusive →
 // 1 only with `inconclusive`, else 0.
 int exit_code_for(analysis::RunVerdict verdict, config::FailOn fail_on);
-
-// The same for a verdict word read from a results.json; an unknown word
-// counts as inconclusive.
-int exit_code_for(std::string_view verdict, config::FailOn fail_on);
 
 } // namespace refbench::cli

@@ -5,7 +5,7 @@
 
 #include <refbench/cli/options.hpp>
 
-#include <refbench/runner/record_reader.hpp>
+#include <refbench/report/run_document.hpp>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -20,16 +20,14 @@ struct ReportOptions {
   config::FailOn fail_on = config::k_default_fail_on;
 };
 
-// The results.json document of `runs` (read from `files`) analysed again
+// The document of `runs` (read from `files`) analysed again
 // with the first run's settings: one journal (a killed run) or several
 // shards, whose cells keep their own A/A control (one analysis group per
 // file) and share one Benjamini–Hochberg family. Shards of different
 // runs (README: run --shard: refs, config, seed, shard count), the same shard or cell
 // twice, or another threshold/alpha are a UsageError naming both files.
-nlohmann::json analysed_document(const std::vector<runner::ReadRun>& runs, const std::vector<std::string>& files);
-
-// The shard numbers (1-based) that a merged `document` lacks out of its N.
-std::vector<std::size_t> missing_shards(const nlohmann::json& document);
+report::RunDocument analysed_document(const std::vector<report::RunDocument>& runs,
+                                      const std::vector<std::string>& files);
 
 // Registers `report` and its flags on `app`, bound to `options`.
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options);

@@ -27,9 +27,9 @@ inline constexpr FailOn k_default_fail_on = FailOn::regression;
 inline constexpr double k_default_threshold = analysis::k_default_threshold;
 inline constexpr double k_default_alpha = analysis::k_default_alpha;
 inline constexpr double k_default_precision = 0.02;
-inline constexpr int k_default_max_rounds = 60;
-inline constexpr int k_default_min_rounds = 10;
-inline constexpr int k_default_warmup = 1;
+inline constexpr int k_default_max_rounds = runner::k_default_max_rounds;
+inline constexpr int k_default_min_rounds = runner::k_default_min_rounds;
+inline constexpr int k_default_warmup = runner::k_default_warmup;
 inline constexpr std::chrono::minutes k_default_timeout{10};
 inline constexpr double k_confidence = analysis::k_confidence;
 // The shortest measurement budget accepted: a round of whole-process

@@ -27,10 +27,21 @@ std::string escape_data(std::string_view text);
 // `text` escaped as a property value of a workflow command: also : and ,.
 std::string escape_property(std::string_view text);
 
-// One `::error title=…::…` line per REGRESSION in the `analysis` of the
-// results.json `document`, worst (largest |log ratio|) first, at most
-// `limit`; cell and metric names are made one_line first.
-std::vector<std::string> regression_annotations(const nlohmann::json& document, std::size_t limit = k_annotation_limit);
+// A regression to annotate: cell × metric with its ratio and interval, and
+// the threshold it passed (NaN: not known).
+struct Regression {
+  std::string cell;
+  std::string metric;
+  double ratio = 0;
+  double ci_low = 0;
+  double ci_high = 0;
+  double threshold = 0;
+};
+
+// One `::error title=…::…` line per regression, worst (largest |log ratio|)
+// first, at most `limit`; cell and metric names are made one_line first.
+std::vector<std::string> regression_annotations(std::vector<Regression> regressions,
+                                                std::size_t limit = k_annotation_limit);
 
 // `key`=`value` in $GITHUB_OUTPUT syntax, control characters but LF and TAB
 // shown as `\xNN`; multi-line values use the `key<<DELIMITER` form with

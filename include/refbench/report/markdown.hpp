@@ -3,7 +3,7 @@
 // marker, the headline, the verdict table, a summary line, the forest plot
 // and a <details> block, kept under a size limit so it fits a GitHub comment.
 
-#include <refbench/report/report_model.hpp>
+#include <refbench/report/run_document.hpp>
 
 #include <cstddef>
 #include <string>
@@ -32,15 +32,15 @@ std::string prose_naming(std::string_view text, std::string_view name);
 
 // The headline: verdict icon and words, the two arms, and whether the run
 // was interrupted; no trailing newline.
-std::string render_headline(const ReportModel& model);
+std::string render_headline(const RunDocument& model);
 
 // The line under the table: noise floor, threshold, rounds, budget used of
 // the budget, wall time and whether the run is partial; no trailing newline.
-std::string render_run_summary(const ReportModel& model);
+std::string render_run_summary(const RunDocument& model);
 
 // The whole report.md for `model` in at most `limit` bytes: details trimmed
 // first, then the plot left out, then table rows (PASS first), each noted
 // in italics; never cut inside a UTF-8 sequence.
-std::string render_markdown(const ReportModel& model, std::size_t limit = k_markdown_limit);
+std::string render_markdown(const RunDocument& model, std::size_t limit = k_markdown_limit);
 
 } // namespace refbench::report

@@ -4,7 +4,7 @@
 // warnings, censored metrics, failures with stderr tails, the command line
 // that reproduces the run — and what was left out to fit the size limit.
 
-#include <refbench/report/report_model.hpp>
+#include <refbench/report/run_document.hpp>
 
 #include <cstddef>
 #include <string>
@@ -37,12 +37,12 @@ std::string trim_note(const std::vector<std::string>& items, std::size_t limit);
 
 // The <details> block of `model` as `plan` shows it, opening with the note
 // of what is left out (if anything); ends in '\n'.
-std::string render_details(const ReportModel& model, const DetailsPlan& plan, std::size_t limit);
+std::string render_details(const RunDocument& model, const DetailsPlan& plan, std::size_t limit);
 
 // Takes the next step that removes something from `model`'s details:
 // stderr tails shortened, then the per-cell table, the stderr tails, the
 // warnings, the censored metrics, the environment, the failures; false when
 // nothing is left to remove.
-bool trim_details(DetailsPlan& plan, const ReportModel& model);
+bool trim_details(DetailsPlan& plan, const RunDocument& model);
 
 } // namespace refbench::report

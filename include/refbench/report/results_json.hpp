@@ -1,11 +1,12 @@
 #pragma once
-// results.json (README: Output files): everything about a run, every sample included.
+// results.json and the journal's header line (README: Output files): the
+// one writer and the one reader of each. Readers check every member they
+// use and name it in errors ("results.json: settings.alpha must be …"),
+// refuse a newer schema_version, and ignore members they do not know.
 
-#include <refbench/analysis/analysis.hpp>
-#include <refbench/analysis/sensitivity.hpp>
-#include <refbench/process/cpus.hpp>
-#include <refbench/runner/pairs.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/report/run_document.hpp>
+#include <refbench/runner/record_reader.hpp>
+#include <refbench/util/json_fields.hpp>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,62 +14,38 @@
 
 namespace refbench::report {
 
-// What the record does not know: how the run was asked for.
-struct RunContext {
-  std::string command;        // "compare" or "run"
-  std::string reproduce;      // the command line that reproduces the run, seed included
-  std::string baseline_label; // the baseline command or ref
-  std::string candidate_label;
-  runner::RoundSettings settings;
-  std::vector<runner::Metric> metrics; // shown metrics
-  std::vector<runner::Metric> gated;   // metrics that can fail the run
-  double threshold = analysis::k_default_threshold;
-  double alpha = 0.05;
-  double precision = 0.02;
-  std::string interval = "signed-rank"; // or "bootstrap"
-  nlohmann::json environment;           // machine facts
-  // {"baseline": {...}, "candidate": {...}}: {"ref", "sha", "dir",
-  // "build_seconds"} for run; null: {"command": label} for each arm
-  nlohmann::json arms;
-  // `runner::to_json(ShardIdentity)` of a `run --shard` (README: run --shard); null: not a shard
-  nlohmann::json shard;
-};
-
-// The context a journal header or a results.json document records (the
-// inverse of what journal_header / results_json write).
-RunContext context_from_json(const nlohmann::json& header);
-
-// The analysis settings `context` records: its threshold, alpha, min rounds,
-// interval and seed, with 95 % intervals.
-analysis::Settings analysis_settings(const RunContext& context);
-
-// One `analysis` entry of results.json (README: Output files); NaN becomes null.
+// One `analysis` entry of results.json; NaN becomes null.
 nlohmann::json to_json(const analysis::MetricResult& result);
 
-// The `cells` array of results.json: every cell with its stop reason,
-// failure and every sample.
-nlohmann::json cells_json(const runner::RunRecord& record);
+// The inverse of `to_json(MetricResult)`: null numbers become NaN (or
+// nullopt), a missing "unit" follows from the metric's name.
+analysis::MetricResult metric_result_from_json(const util::JsonFields& entry);
 
-// The results.json document for `record` and its analysis `results`,
-// with the sensitivity warnings of its payload families (README: Statistics).
-nlohmann::json results_json(const runner::RunRecord& record, const RunContext& context,
-                            const std::vector<analysis::MetricResult>& results);
+// The members of results.json that describe how the run was asked for
+// (schema_version, tool, command, seed, arms, settings, rss, environment,
+// reproduce, shard); also the journal header's.
+nlohmann::json to_json(const RunHeader& header);
 
-// The journal's first line for a run described by `context` with `cells`
-// (their names and which is the A/A control, so a killed run reads back).
-nlohmann::json journal_header(const RunContext& context, const std::vector<runner::CellSpec>& cells,
-                              const process::RssProbe& rss, std::uint64_t seed);
+// The inverse of `to_json(RunHeader)`, from a results.json or a journal header.
+RunHeader header_from_json(const util::JsonFields& document);
 
-// Machine facts recorded with every run: kernel, CPU model, CPUs, threads
-// per core, governor; and, when given, the run's CPU `isolation` under "isolation".
-nlohmann::json environment_json(const process::IsolationPlan* isolation = nullptr);
+// The journal's first line for a run asked for as `header` with `cells`
+// (their names, which is the A/A control, their meta), so a killed run reads back.
+nlohmann::json journal_header(const RunHeader& header, const std::vector<runner::CellSpec>& cells);
 
-// environment.isolation of results.json: {mode, pinned, usable_cpus,
-// refbench_cpus, benchmark_cpus, splits [{cell, groups {name: list},
-// unassigned}], warning (null when none)}; CPU lists as text like "2-15".
-nlohmann::json isolation_json(const process::IsolationPlan& plan);
+// results.json.
+nlohmann::json to_json(const RunDocument& document);
 
-// The `warnings` array of results.json.
-nlohmann::json warnings_json(const std::vector<analysis::SensitivityWarning>& warnings);
+// The inverse of `to_json(RunDocument)`; throws UsageError naming `source`
+// and the member when something is missing, mistyped or out of range.
+RunDocument document_from_json(const nlohmann::json& json, const std::string& source);
+
+// A killed or finished run's journal as a document without analysis:
+// the header's facts, the cells and samples, partial when a cell never stopped.
+RunDocument document_from_journal(const runner::ReadJournal& journal, const std::string& source);
+
+// The run in the text of `path`: a journal or a results.json; throws
+// UsageError naming `path` for anything else.
+RunDocument read_document(const std::string& path, const std::string& text);
 
 } // namespace refbench::report

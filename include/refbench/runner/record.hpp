@@ -94,11 +94,17 @@ inline constexpr std::string_view k_control_suffix = "-control";
 // baseline on both arms, no output check, outside any payload family.
 CellSpec control_of(const CellSpec& cell);
 
+// The round settings' defaults (README: Flags), written once: the flags'
+// help, refbench.toml and the readers of a run use these.
+inline constexpr int k_default_max_rounds = 60;
+inline constexpr int k_default_min_rounds = 10;
+inline constexpr int k_default_warmup = 1;
+
 struct RoundSettings {
   double budget_seconds = 120;
-  int max_rounds = 60;
-  int min_rounds = 10;
-  int warmup = 1;
+  int max_rounds = k_default_max_rounds;
+  int min_rounds = k_default_min_rounds;
+  int warmup = k_default_warmup;
   std::uint64_t seed = 0;
   std::string output_dir;    // where {output} files live (placeholders only)
   bool auto_control = false; // after warm-up, add an A/A control of the cheapest cell
@@ -158,5 +164,9 @@ struct RunRecord {
   double elapsed_seconds = 0; // warm-up + rounds
   int interrupted_by = 0;     // the signal that stopped the run, or 0
 };
+
+// Appends the cells and samples of `run` to `into` (its samples' cell
+// indices moved past `into`'s cells); the longer elapsed time stays.
+void append_record(RunRecord& into, const RunRecord& run);
 
 } // namespace refbench::runner

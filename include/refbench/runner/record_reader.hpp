@@ -1,39 +1,38 @@
 #pragma once
-// Reading a run back: a results.json document or a journal.jsonl (of a
-// finished or a killed run) into the RunRecord it was written from.
+// Reading samples back: the journal.jsonl of a finished or a killed run, and
+// the `cells` of a results.json, into the RunRecord they were written from.
+// The rest of a results.json (how the run was asked for, its analysis) is
+// read by report::document_from_json.
 
 #include <refbench/runner/record.hpp>
+#include <refbench/util/json_fields.hpp>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace refbench::runner {
 
-// A run read back, with the header facts analysis needs.
-struct ReadRun {
-  RunRecord record;
-  nlohmann::json settings;    // the "settings" object as written
-  nlohmann::json arms;        // what the arms ran ({} when unknown)
-  nlohmann::json environment; // the machine it ran on ({} when unknown)
-  nlohmann::json header;      // the journal's header line, or the results.json document
-  bool partial = false;       // a journal without the end of the run
-};
+// What to do about a file that is no run refbench wrote.
+inline constexpr const char* k_run_file_hint = "pass a results.json or journal.jsonl written by refbench";
 
-// Parses a results.json document; throws UsageError naming `source` and the
-// missing or malformed key.
-ReadRun read_results(const nlohmann::json& document, const std::string& source);
+// A journal read back: its samples and cells, and its header line as written.
+struct ReadJournal {
+  RunRecord record;      // cells, samples; seed and rss are the header's to read
+  nlohmann::json header; // the journal's first line
+  bool partial = false;  // some cell has no stop line: the run was killed
+};
 
 // Parses the text of a journal.jsonl; a torn last line (a run killed
 // mid-write) is ignored, any other bad line is a UsageError naming
 // `source`:line.
-ReadRun read_journal(const std::string& text, const std::string& source);
+ReadJournal read_journal(const std::string& text, const std::string& source);
 
 // Whether `text` (read from `path`) is a journal: a .jsonl file, or one
 // whose first JSON object starts with a "type" key.
 bool looks_like_journal(const std::string& path, const std::string& text);
 
-// The run in the text of `path`: a journal or a results.json; throws
-// UsageError naming `path` for anything else.
-ReadRun read_run(const std::string& path, const std::string& text);
+// Appends the `cells` array of the results.json `document` (each cell with
+// its samples) to `record`; throws UsageError naming the member.
+void read_cells(const util::JsonFields& document, RunRecord& record);
 
 } // namespace refbench::runner

@@ -1,0 +1,168 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/analysis/placement.hpp>
+#include <refbench/analysis/sensitivity.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/machine.hpp>
+#include <refbench/report/run_document.hpp>
+#include <refbench/report/units.hpp>
+#include <refbench/version.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace refbench::report {
+namespace {
+
+// A warning when the launcher's RSS floor, read after each invocation, rose
+// during the run beyond the censoring margin: the rss readings from then on
+// include it (and sit at it, censored).
+std::optional<DocumentWarning> floor_warning(const runner::RunRecord& record) {
+  std::int64_t lowest = 0;
+  for (const auto& sample : record.samples) {
+    const std::int64_t floor = sample.outcome.rss_floor_bytes;
+    if (floor > 0 && (lowest == 0 || floor < lowest)) {
+      lowest = floor;
+    } else if (lowest > 0 && floor > lowest + process::k_rss_censor_margin) {
+      const auto& cell = record.cells.at(sample.cell);
+      return DocumentWarning{
+          cell.name, fmt::format("the launcher's RSS floor rose from {} to {} while running the {} command of {} "
+                                 "in round {}: rss readings from then on include it",
+                                 format_bytes(static_cast<double>(lowest)), format_bytes(static_cast<double>(floor)),
+                                 runner::arm_label(cell, sample.arm), cell.name, sample.round)};
+    }
+  }
+  return std::nullopt;
+}
+
+// The run's warnings: payload-family sensitivity, the RSS floor, placement.
+std::vector<DocumentWarning> run_warnings(const runner::RunRecord& record,
+                                          const std::vector<analysis::MetricResult>& results) {
+  std::vector<DocumentWarning> warnings;
+  for (const auto& w : analysis::sensitivity_warnings(analysis::family_points(record, results))) {
+    warnings.push_back({w.cell,
+                        w.message,
+                        {{"family", w.family},
+                         {"fixed_share", w.fixed_share},
+                         {"max_ratio", w.max_ratio},
+                         {"threshold", w.threshold}}});
+  }
+  if (auto warning = floor_warning(record)) {
+    warnings.push_back(std::move(*warning));
+  }
+  for (const auto& w : analysis::placement_warnings(record, results)) {
+    warnings.push_back({w.cell,
+                        w.message,
+                        {{"arm", w.arm}, {"replica", w.replica}, {"ratio", w.ratio}, {"noise_floor", w.noise_floor}}});
+  }
+  return warnings;
+}
+
+IsolationInfo isolation_info(const process::IsolationPlan& plan) {
+  IsolationInfo info{std::string(process::isolation_mode_name(plan.mode)),
+                     plan.pinned,
+                     process::format_cpu_list(plan.usable),
+                     process::format_cpu_list(plan.refbench),
+                     process::format_cpu_list(plan.benchmark),
+                     {},
+                     plan.warning};
+  for (const auto& split : plan.splits) {
+    IsolationInfo::Split s{split.owner, {}, process::format_cpu_list(split.unassigned)};
+    for (const auto& [name, cpus] : split.groups) {
+      s.groups.emplace(name, process::format_cpu_list(cpus));
+    }
+    info.splits.push_back(std::move(s));
+  }
+  return info;
+}
+
+} // namespace
+
+std::optional<ShardsInfo> shards_of(const RunDocument& document) {
+  ShardsInfo info;
+  if (document.header.shard && document.merged.empty()) {
+    info.indices = {document.header.shard->shard.index};
+    info.count = document.header.shard->shard.count;
+    return info;
+  }
+  info.merged = true;
+  for (const auto& file : document.merged) {
+    if (!file.shard) {
+      return std::nullopt;
+    }
+    info.indices.push_back(file.shard->index);
+    info.count = file.shard->count;
+  }
+  if (info.indices.empty()) {
+    return std::nullopt;
+  }
+  std::sort(info.indices.begin(), info.indices.end());
+  return info;
+}
+
+std::vector<std::size_t> missing_shards(const RunDocument& document) {
+  std::vector<std::size_t> missing;
+  const auto shards = shards_of(document);
+  if (!shards || !shards->merged) {
+    return missing;
+  }
+  for (std::size_t index = 1; index <= shards->count; ++index) {
+    if (!std::binary_search(shards->indices.begin(), shards->indices.end(), index)) {
+      missing.push_back(index);
+    }
+  }
+  return missing;
+}
+
+analysis::Settings analysis_settings(const RunHeader& header) {
+  analysis::Settings settings;
+  settings.threshold = header.settings.threshold;
+  settings.alpha = header.settings.alpha;
+  settings.min_rounds = static_cast<std::size_t>(header.settings.min_rounds);
+  settings.interval = header.settings.interval;
+  settings.seed = header.seed;
+  return settings;
+}
+
+RunDocument make_document(const RunHeader& header, runner::RunRecord record,
+                          std::vector<analysis::MetricResult> results) {
+  RunDocument d;
+  d.header = header;
+  d.header.seed = record.seed;
+  d.header.rss = record.rss;
+  if (d.header.tool_version.empty()) {
+    d.header.tool_version = k_version;
+  }
+  d.verdict = analysis::overall_verdict(results);
+  d.partial = record.interrupted_by != 0;
+  d.elapsed_seconds = record.elapsed_seconds;
+  d.warnings = run_warnings(record, results);
+  for (const auto& m : analysis::replica_medians(record)) {
+    d.replicas.push_back({m.cell, m.arm, m.replica, m.n, m.median_seconds});
+  }
+  d.record = std::move(record);
+  d.results = std::move(results);
+  return d;
+}
+
+EnvironmentInfo environment_info(const process::IsolationPlan* isolation) {
+  const auto facts = process::machine_facts();
+  EnvironmentInfo env{facts.kernel, facts.machine, facts.cpu_model, static_cast<int>(facts.cpus),
+                      std::nullopt, std::nullopt,  facts.governor,  std::nullopt};
+  if (facts.threads_per_core > 0) {
+    env.threads_per_core = static_cast<int>(facts.threads_per_core);
+    env.cores = static_cast<int>(facts.cpus / facts.threads_per_core);
+  }
+  if (isolation != nullptr) {
+    env.isolation = isolation_info(*isolation);
+  }
+  return env;
+}
+
+bool gated_row(const analysis::MetricResult& result, const std::vector<analysis::MetricResult>& results) {
+  return result.gated ||
+         (result.control && std::any_of(results.begin(), results.end(), [&](const analysis::MetricResult& other) {
+            return other.gated && !other.control && other.metric == result.metric;
+          }));
+}
+
+} // namespace refbench::report
