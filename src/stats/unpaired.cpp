@@ -1,5 +1,5 @@
 #include <refbench/stats/ranks.hpp>
-#include <refbench/stats/summary.hpp>
+#include <refbench/stats/select.hpp>
 #include <refbench/stats/unpaired.hpp>
 
 #include <algorithm>
@@ -13,16 +13,10 @@ namespace {
 constexpr int k_exact_max_small = 8;
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<double> pairwise_differences(std::span<const double> x, std::span<const double> y) {
-  std::vector<double> differences;
-  differences.reserve(x.size() * y.size());
-  for (double b : y) {
-    for (double a : x) {
-      differences.push_back(b - a);
-    }
-  }
-  std::sort(differences.begin(), differences.end());
-  return differences;
+std::vector<double> sorted_copy(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
 }
 
 bool any_ties(std::span<const double> x, std::span<const double> y) {
@@ -56,8 +50,16 @@ double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y
   if (x.empty() || y.empty()) {
     return k_nan;
   }
-  auto differences = pairwise_differences(x, y);
-  return median(differences);
+  // the differences y_j − x_i, by selection without listing them
+  const auto sorted_x = sorted_copy(x);
+  const auto sorted_y = sorted_copy(y);
+  const std::size_t total = x.size() * y.size();
+  const double upper_middle = kth_difference(sorted_y, sorted_x, total / 2);
+  if (total % 2 == 1) {
+    return upper_middle;
+  }
+  // halves first, as stats::median: the sum of two values near the largest double overflows
+  return kth_difference(sorted_y, sorted_x, total / 2 - 1) / 2.0 + upper_middle / 2.0;
 }
 
 std::vector<double> mann_whitney_pmf(int m, int n) {
@@ -90,8 +92,7 @@ Interval mann_whitney_interval(std::span<const double> x, std::span<const double
   if (x.empty() || y.empty()) {
     return {k_nan, k_nan};
   }
-  const auto differences = pairwise_differences(x, y);
-  const std::size_t total = differences.size();
+  const std::size_t total = x.size() * y.size();
   const double tail = (1.0 - confidence) / 2.0;
   long long critical = -1;
   if (exact_applies(x, y)) {
@@ -109,7 +110,10 @@ Interval mann_whitney_interval(std::span<const double> x, std::span<const double
     critical = std::llround(static_cast<double>(total) / 2.0 - z * mann_whitney_sigma(x, y)) - 1;
   }
   auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((total - 1) / 2)));
-  return {differences[cut], differences[total - 1 - cut], critical >= 0};
+  // order statistics of the differences y_j − x_i, by selection without listing them
+  const auto sorted_x = sorted_copy(x);
+  const auto sorted_y = sorted_copy(y);
+  return {kth_difference(sorted_y, sorted_x, cut), kth_difference(sorted_y, sorted_x, total - 1 - cut), critical >= 0};
 }
 
 double mann_whitney_p_greater(std::span<const double> x, std::span<const double> y, double shift) {
