@@ -63,29 +63,36 @@ double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y
 }
 
 std::vector<double> mann_whitney_pmf(int m, int n) {
-  // f[i][j] over u, built with P_{i,j}(u) = i/(i+j) P_{i-1,j}(u-j) + j/(i+j) P_{i,j-1}(u)
-  // (the largest value overall belongs to the first sample with probability i/(i+j)).
-  auto mm = static_cast<std::size_t>(std::min(m, n));
-  auto nn = static_cast<std::size_t>(std::max(m, n));
-  std::vector<std::vector<double>> previous(nn + 1, std::vector<double>{1.0});
-  for (std::size_t i = 1; i <= mm; ++i) {
-    std::vector<std::vector<double>> current(nn + 1);
-    current[0] = {1.0};
-    for (std::size_t j = 1; j <= nn; ++j) {
-      std::vector<double> dist(i * j + 1, 0.0);
-      const double from_first = static_cast<double>(i) / static_cast<double>(i + j);
-      const double from_second = static_cast<double>(j) / static_cast<double>(i + j);
-      for (std::size_t u = 0; u < previous[j].size(); ++u) {
-        dist[u + j] += from_first * previous[j][u];
-      }
-      for (std::size_t u = 0; u < current[j - 1].size(); ++u) {
-        dist[u] += from_second * current[j - 1][u];
-      }
-      current[j] = std::move(dist);
+  // The number of arrangements with U = u is the coefficient of q^u in the
+  // Gaussian binomial [m + n choose s]_q = Π_{i=1..s} (1 − q^(l+i)) / (1 − q^i),
+  // s = min(m, n), l = max(m, n): the products first (small integers), then
+  // each division as a running sum with stride i, all modulo q^(s·l + 1).
+  // O(s² · l) time and O(s · l) memory. The sums cancel in the upper half,
+  // so that half is the mirror of the lower one (U is symmetric).
+  const auto s = static_cast<std::size_t>(std::min(m, n));
+  const auto l = static_cast<std::size_t>(std::max(m, n));
+  std::vector<double> counts(s * l + 1, 0.0);
+  counts[0] = 1.0;
+  for (std::size_t i = 1; i <= s; ++i) {
+    for (std::size_t u = counts.size() - 1; u >= l + i; --u) {
+      counts[u] -= counts[u - (l + i)];
     }
-    previous = std::move(current);
   }
-  return previous[nn];
+  for (std::size_t i = 1; i <= s; ++i) {
+    for (std::size_t u = i; u < counts.size(); ++u) {
+      counts[u] += counts[u - i];
+    }
+  }
+  double arrangements = 1; // C(m + n, s)
+  for (std::size_t i = 1; i <= s; ++i) {
+    arrangements = arrangements * static_cast<double>(l + i) / static_cast<double>(i);
+  }
+  const std::size_t last = counts.size() - 1;
+  for (std::size_t u = 0; u <= last / 2; ++u) {
+    counts[u] /= arrangements;
+    counts[last - u] = counts[u];
+  }
+  return counts;
 }
 
 Interval mann_whitney_interval(std::span<const double> x, std::span<const double> y, double confidence) {

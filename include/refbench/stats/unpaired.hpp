@@ -16,7 +16,8 @@ namespace refbench::stats {
 double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y);
 
 // Null distribution of the Mann–Whitney U for untied samples of sizes `m`
-// and `n`: element u is P(U = u), u = 0 … m·n.
+// and `n`: element u is P(U = u), u = 0 … m·n. O(min(m, n)² · max(m, n))
+// time, O(m·n) memory.
 std::vector<double> mann_whitney_pmf(int m, int n);
 
 // The `confidence` interval for the shift y − x: order statistics of the
