@@ -20,6 +20,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <unordered_set>
 
 namespace refbench::cli {
 namespace {
@@ -139,6 +141,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
   nlohmann::json run_cells = nlohmann::json::array();
   nlohmann::json arms;
   nlohmann::json environment;
+  std::unordered_set<std::string> names; // of the cells so far: a scan per cell would be quadratic
   for (std::size_t group = 0; group < o.files.size(); ++group) {
     auto loaded = load(o.files[group], direction);
     min_rounds = std::max(min_rounds, loaded.min_rounds);
@@ -153,7 +156,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
       run_cells.insert(run_cells.end(), loaded.cells_json.begin(), loaded.cells_json.end());
     }
     for (auto& cell : loaded.cells) {
-      if (std::any_of(cells.begin(), cells.end(), [&](const auto& c) { return c.name == cell.name; })) {
+      if (!names.insert(cell.name).second) {
         throw UsageError(fmt::format("cell '{}' appears in more than one input", cell.name),
                          "give each file's cells distinct names (CSV: a `cell` column)");
       }
