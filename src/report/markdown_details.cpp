@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace refbench::report {
@@ -111,21 +114,25 @@ std::string stop_words(std::string_view reason) {
 }
 
 // "wall 1.042x · cpu 1.050x": the minimum detectable ratio of each gated metric of `cell`.
-std::string detectable(const ReportModel& m, const std::string& cell) {
-  std::string out;
+// Per cell, its gated rows' minimum detectable ratios ("wall 1.05x · cpu 1.04x"),
+// grouped in one pass over the results.
+std::unordered_map<std::string, std::string> detectable_by_cell(const ReportModel& m) {
+  std::unordered_map<std::string, std::string> by_cell;
   for (const auto& r : m.results) {
-    if (r.cell == cell && gated_row(r, m.results)) {
+    if (gated_row(r, m.results)) {
+      auto& out = by_cell[r.cell];
       out += (out.empty() ? "" : " · ") + escape_cell(r.metric) + " " + format_ratio(r.min_detectable_ratio);
     }
   }
-  return out.empty() ? "—" : out;
+  return by_cell;
 }
 
 std::string cells_body(const ReportModel& m) {
   std::vector<CellInfo> cells = m.cells;
   if (cells.empty()) { // analyze of outside data: the cells of the analysis
+    std::unordered_set<std::string> seen;
     for (const auto& r : m.results) {
-      if (std::none_of(cells.begin(), cells.end(), [&](const CellInfo& c) { return c.name == r.cell; })) {
+      if (seen.insert(r.cell).second) {
         cells.push_back({r.cell, r.control, "", 0, std::nullopt});
       }
     }
@@ -133,11 +140,13 @@ std::string cells_body(const ReportModel& m) {
   if (cells.empty()) {
     return "";
   }
+  const auto detectable = detectable_by_cell(m);
   std::string body = "| cell | rounds | stopped | minimum detectable ratio |\n|---|---|---|---|\n";
   for (const auto& cell : cells) {
+    const auto found = detectable.find(cell.name);
     body += fmt::format("| {} | {} | {} | {} |\n", escape_cell(cell.name),
                         cell.stop_reason.empty() ? "—" : std::to_string(cell.rounds), stop_words(cell.stop_reason),
-                        detectable(m, cell.name));
+                        found == detectable.end() ? "—" : found->second);
   }
   return body;
 }
