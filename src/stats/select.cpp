@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -25,7 +26,7 @@ constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::uint64_t k_seed = 0x48'4c'53'65'6c'65'63'74; // any fixed seed: the result does not depend on it
 constexpr std::size_t k_sample_min = 64;
 constexpr std::size_t k_sample_max = 1024;
-constexpr std::size_t k_list_at_most = 1024; // candidates listed outright, at least
+constexpr std::size_t k_list_at_most = 1024; // list the candidates once this many, or 2 a row, are left
 
 // The Walsh averages of sorted v: row i holds columns [i, n).
 struct WalshMatrix {
