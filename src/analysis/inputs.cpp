@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 namespace refbench::analysis {
 namespace {
@@ -31,26 +32,42 @@ double positive_number(const std::string& text, const std::string& where, const 
   return value;
 }
 
-MetricSamples& metric_of(std::vector<CellSamples>& cells, const std::string& cell, const std::string& metric,
-                         Direction direction) {
-  auto c = std::find_if(cells.begin(), cells.end(), [&](const CellSamples& s) { return s.name == cell; });
-  if (c == cells.end()) {
-    cells.push_back({cell, false, std::nullopt, {}});
-    c = cells.end() - 1;
+// The cells of a CSV in order of first appearance, with their metrics found
+// by name in constant expected time (a scan per row would make reading
+// many cells quadratic).
+class CellIndex {
+public:
+  explicit CellIndex(std::vector<CellSamples>& cells) : m_cells(cells) {}
+
+  // The samples of `metric` in `cell`, appended (cell or metric) on first use.
+  MetricSamples& metric(const std::string& cell, const std::string& metric, Direction direction) {
+    auto [c, new_cell] = m_cell_index.try_emplace(cell, m_cells.size());
+    if (new_cell) {
+      m_cells.push_back({cell, false, std::nullopt, {}});
+      m_metric_index.emplace_back();
+    }
+    auto& samples = m_cells[c->second].metrics;
+    auto [m, new_metric] = m_metric_index[c->second].try_emplace(metric, samples.size());
+    if (new_metric) {
+      samples.push_back(empty_metric(metric, direction));
+    }
+    return samples[m->second];
   }
-  auto m =
-      std::find_if(c->metrics.begin(), c->metrics.end(), [&](const MetricSamples& s) { return s.metric == metric; });
-  if (m == c->metrics.end()) {
+
+private:
+  static MetricSamples empty_metric(const std::string& metric, Direction direction) {
     MetricSamples samples;
     samples.metric = metric;
     samples.unit = metric == "wall" || metric == "cpu" ? Unit::seconds : Unit::plain;
     samples.direction = direction;
     samples.gated = true;
-    c->metrics.push_back(std::move(samples));
-    m = c->metrics.end() - 1;
+    return samples;
   }
-  return *m;
-}
+
+  std::vector<CellSamples>& m_cells;
+  std::unordered_map<std::string, std::size_t> m_cell_index;                // name → index in m_cells
+  std::vector<std::unordered_map<std::string, std::size_t>> m_metric_index; // per cell: metric → index
+};
 
 } // namespace
 
@@ -86,6 +103,7 @@ std::vector<CellSamples> parse_pairs_csv(const std::string& input, const std::st
                                          const std::string& default_cell, Direction direction) {
   const std::string_view text = util::without_bom(input);
   std::vector<CellSamples> cells;
+  CellIndex index(cells);
   std::map<std::string, std::size_t> column;
   std::vector<std::string> fields;
   std::size_t line_number = 0;
@@ -124,7 +142,7 @@ std::vector<CellSamples> parse_pairs_csv(const std::string& input, const std::st
       auto it = column.find(name);
       return it == column.end() ? fallback : fields[it->second];
     };
-    auto& metric = metric_of(cells, get("cell", default_cell), get("metric", "value"), direction);
+    auto& metric = index.metric(get("cell", default_cell), get("metric", "value"), direction);
     metric.baseline.push_back(positive_number(fields[column["baseline"]], where, "baseline"));
     metric.candidate.push_back(positive_number(fields[column["candidate"]], where, "candidate"));
   }

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
 #include <unordered_set>
 
 namespace refbench::cli {

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace refbench::report {
@@ -113,15 +116,17 @@ std::string stop_words(std::string_view reason) {
   return escape_cell(reason);
 }
 
-// "wall 1.042x · cpu 1.050x": the minimum detectable ratio of each gated metric of `cell`.
-std::string detectable(const RunDocument& m, const std::string& cell) {
-  std::string out;
+// Per cell, its gated rows' minimum detectable ratios ("wall 1.05x · cpu 1.04x"),
+// grouped in one pass over the results.
+std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocument& m) {
+  std::unordered_map<std::string, std::string> by_cell;
   for (const auto& r : m.results) {
-    if (r.cell == cell && gated_row(r, m.results)) {
+    if (gated_row(r, m.results)) {
+      auto& out = by_cell[r.cell];
       out += (out.empty() ? "" : " · ") + escape_cell(r.metric) + " " + format_ratio(r.min_detectable_ratio);
     }
   }
-  return out.empty() ? "—" : out;
+  return by_cell;
 }
 
 // One row of the cell table: a measured cell, or a cell of outside data
@@ -138,8 +143,9 @@ std::string cells_body(const RunDocument& m) {
     cells.push_back({cell.name, cell.rounds, cell.stop});
   }
   if (cells.empty()) { // analyze of outside data: the cells of the analysis
+    std::unordered_set<std::string> seen;
     for (const auto& r : m.results) {
-      if (std::none_of(cells.begin(), cells.end(), [&](const CellRow& c) { return c.name == r.cell; })) {
+      if (seen.insert(r.cell).second) {
         cells.push_back({r.cell, 0, std::nullopt});
       }
     }
@@ -147,11 +153,14 @@ std::string cells_body(const RunDocument& m) {
   if (cells.empty()) {
     return "";
   }
+  const auto detectable = detectable_by_cell(m);
   std::string body = "| cell | rounds | stopped | minimum detectable ratio |\n|---|---|---|---|\n";
   for (const auto& cell : cells) {
+    const auto found = detectable.find(cell.name);
     body +=
         fmt::format("| {} | {} | {} | {} |\n", escape_cell(cell.name), cell.stop ? std::to_string(cell.rounds) : "—",
-                    cell.stop ? stop_words(runner::stop_reason_name(*cell.stop)) : "—", detectable(m, cell.name));
+                    cell.stop ? stop_words(runner::stop_reason_name(*cell.stop)) : "—",
+                    found == detectable.end() ? "—" : found->second);
   }
   return body;
 }

@@ -10,22 +10,11 @@
 namespace refbench::stats {
 namespace {
 
-// Hodges–Lehmann with a reusable buffer and nth_element (no full sort).
+// Hodges–Lehmann of `d`, sorted into a reusable buffer (selection needs sorted input).
 double fast_hodges_lehmann(std::span<const double> d, std::vector<double>& buffer) {
-  buffer.clear();
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    for (std::size_t j = i; j < d.size(); ++j) {
-      buffer.push_back((d[i] + d[j]) / 2.0);
-    }
-  }
-  auto mid = buffer.begin() + static_cast<std::ptrdiff_t>(buffer.size() / 2);
-  std::nth_element(buffer.begin(), mid, buffer.end());
-  double upper = *mid;
-  if (buffer.size() % 2 == 1) {
-    return upper;
-  }
-  double lower = *std::max_element(buffer.begin(), mid);
-  return (lower + upper) / 2.0;
+  buffer.assign(d.begin(), d.end());
+  std::sort(buffer.begin(), buffer.end());
+  return hodges_lehmann_of_sorted(buffer);
 }
 
 // The empirical `q` quantile of sorted `values` (linear interpolation).

@@ -1,4 +1,5 @@
 #include <refbench/stats/ranks.hpp>
+#include <refbench/stats/select.hpp>
 #include <refbench/stats/signed_rank.hpp>
 #include <refbench/stats/summary.hpp>
 
@@ -30,7 +31,23 @@ double signed_rank_variance(std::size_t n, const std::vector<std::size_t>& tie_s
 
 } // namespace
 
-double hodges_lehmann(std::span<const double> d) { return estimate_pseudo_median(d, 0.95).estimate; }
+double hodges_lehmann(std::span<const double> d) {
+  std::vector<double> sorted(d.begin(), d.end());
+  std::sort(sorted.begin(), sorted.end());
+  return hodges_lehmann_of_sorted(sorted);
+}
+
+double hodges_lehmann_of_sorted(std::span<const double> sorted) {
+  if (sorted.empty()) {
+    return k_nan;
+  }
+  const std::size_t count = sorted.size() * (sorted.size() + 1) / 2;
+  const double upper_middle = kth_walsh_average(sorted, count / 2);
+  if (count % 2 == 1) {
+    return upper_middle;
+  }
+  return (kth_walsh_average(sorted, count / 2 - 1) + upper_middle) / 2.0;
+}
 
 std::vector<double> signed_rank_pmf(int n) {
   // counts[w] = number of subsets of {1..n} with sum w, kept as probabilities
@@ -88,14 +105,9 @@ PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double co
   if (d.empty()) {
     return {k_nan, {k_nan, k_nan, false}};
   }
-  std::vector<double> averages;
-  averages.reserve(d.size() * (d.size() + 1) / 2);
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    for (std::size_t j = i; j < d.size(); ++j) {
-      averages.push_back((d[i] + d[j]) / 2.0);
-    }
-  }
-  const std::size_t m = averages.size();
+  std::vector<double> sorted(d.begin(), d.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t m = sorted.size() * (sorted.size() + 1) / 2;
   const double tail = (1.0 - confidence) / 2.0;
   // lo = the (c+1)-th smallest Walsh average, hi = the (c+1)-th largest,
   // with c the lower critical value of W+
@@ -113,26 +125,10 @@ PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double co
   // critical < 0: too few values for `confidence`; the widest interval
   auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((m - 1) / 2)));
 
-  // order statistics by selection: each nth_element leaves the range below
-  // its position holding only smaller values, so later selections shrink
-  auto select = [&](std::size_t index, std::size_t from) {
-    auto first = averages.begin() + static_cast<std::ptrdiff_t>(from);
-    auto nth = averages.begin() + static_cast<std::ptrdiff_t>(index);
-    std::nth_element(first, nth, averages.end());
-    return *nth;
-  };
   PseudoMedianEstimate result;
-  result.interval.lo = select(cut, 0);
-  const std::size_t mid = m / 2;
-  const double upper_middle = select(mid, cut);
-  if (m % 2 == 1) {
-    result.estimate = upper_middle;
-  } else {
-    auto lower = std::max_element(averages.begin() + static_cast<std::ptrdiff_t>(cut),
-                                  averages.begin() + static_cast<std::ptrdiff_t>(mid));
-    result.estimate = (*lower + upper_middle) / 2.0;
-  }
-  result.interval.hi = select(m - 1 - cut, mid);
+  result.interval.lo = kth_walsh_average(sorted, cut);
+  result.interval.hi = kth_walsh_average(sorted, m - 1 - cut);
+  result.estimate = hodges_lehmann_of_sorted(sorted);
   result.interval.reaches_confidence = critical >= 0;
   return result;
 }

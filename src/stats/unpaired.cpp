@@ -1,5 +1,5 @@
 #include <refbench/stats/ranks.hpp>
-#include <refbench/stats/summary.hpp>
+#include <refbench/stats/select.hpp>
 #include <refbench/stats/unpaired.hpp>
 
 #include <algorithm>
@@ -13,16 +13,10 @@ namespace {
 constexpr int k_exact_max_small = 8;
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<double> pairwise_differences(std::span<const double> x, std::span<const double> y) {
-  std::vector<double> differences;
-  differences.reserve(x.size() * y.size());
-  for (double b : y) {
-    for (double a : x) {
-      differences.push_back(b - a);
-    }
-  }
-  std::sort(differences.begin(), differences.end());
-  return differences;
+std::vector<double> sorted_copy(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
 }
 
 bool any_ties(std::span<const double> x, std::span<const double> y) {
@@ -56,42 +50,56 @@ double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y
   if (x.empty() || y.empty()) {
     return k_nan;
   }
-  auto differences = pairwise_differences(x, y);
-  return median(differences);
+  // the differences y_j − x_i, by selection without listing them
+  const auto sorted_x = sorted_copy(x);
+  const auto sorted_y = sorted_copy(y);
+  const std::size_t total = x.size() * y.size();
+  const double upper_middle = kth_difference(sorted_y, sorted_x, total / 2);
+  if (total % 2 == 1) {
+    return upper_middle;
+  }
+  // halves first, as stats::median: the sum of two values near the largest double overflows
+  return kth_difference(sorted_y, sorted_x, total / 2 - 1) / 2.0 + upper_middle / 2.0;
 }
 
 std::vector<double> mann_whitney_pmf(int m, int n) {
-  // f[i][j] over u, built with P_{i,j}(u) = i/(i+j) P_{i-1,j}(u-j) + j/(i+j) P_{i,j-1}(u)
-  // (the largest value overall belongs to the first sample with probability i/(i+j)).
-  auto mm = static_cast<std::size_t>(std::min(m, n));
-  auto nn = static_cast<std::size_t>(std::max(m, n));
-  std::vector<std::vector<double>> previous(nn + 1, std::vector<double>{1.0});
-  for (std::size_t i = 1; i <= mm; ++i) {
-    std::vector<std::vector<double>> current(nn + 1);
-    current[0] = {1.0};
-    for (std::size_t j = 1; j <= nn; ++j) {
-      std::vector<double> dist(i * j + 1, 0.0);
-      const double from_first = static_cast<double>(i) / static_cast<double>(i + j);
-      const double from_second = static_cast<double>(j) / static_cast<double>(i + j);
-      for (std::size_t u = 0; u < previous[j].size(); ++u) {
-        dist[u + j] += from_first * previous[j][u];
-      }
-      for (std::size_t u = 0; u < current[j - 1].size(); ++u) {
-        dist[u] += from_second * current[j - 1][u];
-      }
-      current[j] = std::move(dist);
+  // The number of arrangements with U = u is the coefficient of q^u in the
+  // Gaussian binomial [m + n choose s]_q = Π_{i=1..s} (1 − q^(l+i)) / (1 − q^i),
+  // s = min(m, n), l = max(m, n): the products first (small integers), then
+  // each division as a running sum with stride i, all modulo q^(s·l + 1).
+  // O(s² · l) time and O(s · l) memory. The sums cancel in the upper half,
+  // so that half is the mirror of the lower one (U is symmetric).
+  const auto s = static_cast<std::size_t>(std::min(m, n));
+  const auto l = static_cast<std::size_t>(std::max(m, n));
+  std::vector<double> counts(s * l + 1, 0.0);
+  counts[0] = 1.0;
+  for (std::size_t i = 1; i <= s; ++i) {
+    for (std::size_t u = counts.size() - 1; u >= l + i; --u) {
+      counts[u] -= counts[u - (l + i)];
     }
-    previous = std::move(current);
   }
-  return previous[nn];
+  for (std::size_t i = 1; i <= s; ++i) {
+    for (std::size_t u = i; u < counts.size(); ++u) {
+      counts[u] += counts[u - i];
+    }
+  }
+  double arrangements = 1; // C(m + n, s)
+  for (std::size_t i = 1; i <= s; ++i) {
+    arrangements = arrangements * static_cast<double>(l + i) / static_cast<double>(i);
+  }
+  const std::size_t last = counts.size() - 1;
+  for (std::size_t u = 0; u <= last / 2; ++u) {
+    counts[u] /= arrangements;
+    counts[last - u] = counts[u];
+  }
+  return counts;
 }
 
 Interval mann_whitney_interval(std::span<const double> x, std::span<const double> y, double confidence) {
   if (x.empty() || y.empty()) {
     return {k_nan, k_nan};
   }
-  const auto differences = pairwise_differences(x, y);
-  const std::size_t total = differences.size();
+  const std::size_t total = x.size() * y.size();
   const double tail = (1.0 - confidence) / 2.0;
   long long critical = -1;
   if (exact_applies(x, y)) {
@@ -109,7 +117,10 @@ Interval mann_whitney_interval(std::span<const double> x, std::span<const double
     critical = std::llround(static_cast<double>(total) / 2.0 - z * mann_whitney_sigma(x, y)) - 1;
   }
   auto cut = static_cast<std::size_t>(std::clamp<long long>(critical, 0, static_cast<long long>((total - 1) / 2)));
-  return {differences[cut], differences[total - 1 - cut], critical >= 0};
+  // order statistics of the differences y_j − x_i, by selection without listing them
+  const auto sorted_x = sorted_copy(x);
+  const auto sorted_y = sorted_copy(y);
+  return {kth_difference(sorted_y, sorted_x, cut), kth_difference(sorted_y, sorted_x, total - 1 - cut), critical >= 0};
 }
 
 double mann_whitney_p_greater(std::span<const double> x, std::span<const double> y, double shift) {

@@ -104,6 +104,35 @@ TEST_CASE("analysis::parse_pairs_csv skips a UTF-8 BOM") {
   CHECK(cells[1].name == "slow");
 }
 
+TEST_CASE("analysis::parse_pairs_csv keeps cells and metrics in order of first appearance") {
+  const std::string text = "cell,metric,baseline,candidate\n"
+                           "b,wall,1,2\na,rss,3,4\nb,cpu,5,6\na,rss,7,8\nb,wall,9,10\nc,wall,11,12\n";
+  auto cells = analysis::parse_pairs_csv(text, "pairs.csv", "pairs", analysis::Direction::lower_is_better);
+  REQUIRE(cells.size() == 3);
+  CHECK(cells[0].name == "b");
+  CHECK(cells[1].name == "a");
+  CHECK(cells[2].name == "c");
+  REQUIRE(cells[0].metrics.size() == 2);
+  CHECK(cells[0].metrics[0].metric == "wall");
+  CHECK(cells[0].metrics[0].baseline == std::vector<double>{1, 9});
+  CHECK(cells[0].metrics[1].metric == "cpu");
+  REQUIRE(cells[1].metrics.size() == 1);
+  CHECK(cells[1].metrics[0].candidate == std::vector<double>{4, 8});
+
+  SUBCASE("many distinct cells") {
+    // cells are found by name in constant time: 50 000 of them read at once
+    std::string many = "cell,baseline,candidate\n";
+    for (int i = 0; i < 50000; ++i) {
+      many += "cell" + std::to_string(i) + ",1,2\n";
+    }
+    many += "cell17,3,4\n";
+    auto read = analysis::parse_pairs_csv(many, "many.csv", "pairs", analysis::Direction::lower_is_better);
+    REQUIRE(read.size() == 50000);
+    CHECK(read[49999].name == "cell49999");
+    CHECK(read[17].metrics.at(0).baseline == std::vector<double>{1, 3});
+  }
+}
+
 TEST_CASE("analysis::parse_hyperfine_json: malformed input is a UsageError naming the file") {
   auto parse = [](const std::string& text) {
     return usage_error_of(

@@ -23,6 +23,10 @@ struct Interval {
 // averages. NaN for an empty span.
 double hodges_lehmann(std::span<const double> d);
 
+// hodges_lehmann of values already sorted ascending, without the copy and
+// the sort: O(n log n) expected time by selection, O(n) memory.
+double hodges_lehmann_of_sorted(std::span<const double> sorted);
+
 // Null distribution of the signed-rank statistic W+ for `n` untied,
 // non-zero values: element w is P(W+ = w), w = 0 … n(n+1)/2.
 std::vector<double> signed_rank_pmf(int n);
@@ -42,9 +46,10 @@ bool has_zeros_or_ties(std::span<const double> d);
 // interval [min, max] of the Walsh averages. Empty `d` gives [NaN, NaN].
 Interval signed_rank_interval(std::span<const double> d, double confidence);
 
-// The Hodges–Lehmann estimate and the signed-rank interval together, from
-// one set of Walsh averages (what signed_rank_interval and hodges_lehmann
-// give separately, in linear time by selection instead of sorting).
+// The Hodges–Lehmann estimate and the signed-rank interval together (what
+// signed_rank_interval and hodges_lehmann give separately): order
+// statistics of the Walsh averages found by selection (stats/select.hpp)
+// without listing them, in O(n log n) expected time and O(n) memory.
 struct PseudoMedianEstimate {
   double estimate = 0;
   Interval interval;

@@ -1,0 +1,235 @@
+#include <refbench/stats/select.hpp>
+#include <refbench/util/rng.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// Selection in an implicit sorted matrix (Monahan 1984, "Fast computation of
+// the Hodges–Lehmann location estimator"; Johnson & Mizoguchi 1978): every
+// row ascends left to right and every column ascends top to bottom, so the
+// elements ≤ a pivot form a staircase whose size a two-pointer walk counts in
+// O(rows + columns). Each row keeps the columns [lo, hi) still in play; two
+// pivots drawn from a random sample of those candidates, around the rank
+// sought, cut the candidates down by a large factor per round, and the last
+// O(rows) candidates are listed and finished with nth_element.
+
+namespace refbench::stats {
+namespace {
+
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+constexpr std::uint64_t k_seed = 0x48'4c'53'65'6c'65'63'74; // any fixed seed: the result does not depend on it
+constexpr std::size_t k_sample_min = 64;
+constexpr std::size_t k_sample_max = 1024;
+constexpr std::size_t k_list_at_most = 1024; // list the candidates once this many, or 2 a row, are left
+
+// The Walsh averages of sorted v: row i holds columns [i, n).
+struct WalshMatrix {
+  std::span<const double> v;
+  std::size_t rows() const { return v.size(); }
+  std::size_t width() const { return v.size(); }
+  std::size_t first(std::size_t row) const { return row; }
+  double at(std::size_t row, std::size_t column) const { return (v[row] + v[column]) / 2.0; }
+};
+
+// x[i] − y[j] for sorted x and y, with y's columns reversed so rows ascend.
+struct DifferenceMatrix {
+  std::span<const double> x;
+  std::span<const double> y;
+  std::size_t rows() const { return x.size(); }
+  std::size_t width() const { return y.size(); }
+  std::size_t first(std::size_t) const { return 0; }
+  double at(std::size_t row, std::size_t column) const { return x[row] - y[y.size() - 1 - column]; }
+};
+
+template <typename Matrix> class Selection {
+public:
+  explicit Selection(const Matrix& matrix)
+      : m_matrix(matrix), m_lo(matrix.rows()), m_hi(matrix.rows(), matrix.width()) {
+    for (std::size_t row = 0; row < matrix.rows(); ++row) {
+      m_lo[row] = matrix.first(row);
+    }
+  }
+
+  // The k-th smallest element (0-based; k below the element count).
+  double kth(std::size_t k) {
+    for (;;) {
+      const auto [below, remaining] = candidates();
+      if (remaining <= std::max(k_list_at_most, 2 * m_matrix.rows())) {
+        return listed_kth(k - below);
+      }
+      auto sample = sample_candidates(remaining);
+      // pivots about two standard deviations of the sample rank either side
+      // of where the sought element should fall in the sample
+      const auto size = static_cast<double>(sample.size());
+      const double expected = (static_cast<double>(k - below) + 0.5) / static_cast<double>(remaining) * size;
+      const double spread = std::sqrt(size);
+      if (expected - spread >= 0) {
+        if (auto found = cut(nth_of(sample, static_cast<std::size_t>(expected - spread)), k)) {
+          return *found;
+        }
+      }
+      if (expected + spread < size) {
+        if (auto found = cut(nth_of(sample, static_cast<std::size_t>(expected + spread)), k)) {
+          return *found;
+        }
+      }
+    }
+  }
+
+private:
+  struct Counts {
+    std::size_t below;     // elements left of the candidates (all smaller than the sought one)
+    std::size_t remaining; // candidates
+  };
+
+  Counts candidates() const {
+    Counts counts{0, 0};
+    for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
+      counts.below += m_lo[row] - m_matrix.first(row);
+      counts.remaining += m_hi[row] - m_lo[row];
+    }
+    return counts;
+  }
+
+  // The values of candidates drawn uniformly with replacement: as many as
+  // there are rows, from k_sample_min to k_sample_max.
+  std::vector<double> sample_candidates(std::size_t remaining) {
+    m_offsets.resize(m_matrix.rows());
+    std::size_t offset = 0;
+    for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
+      offset += m_hi[row] - m_lo[row];
+      m_offsets[row] = offset; // candidates up to the end of this row
+    }
+    std::vector<double> values(std::clamp(m_matrix.rows(), k_sample_min, k_sample_max));
+    for (double& value : values) {
+      const std::size_t pick = m_rng.below(remaining);
+      const auto row =
+          static_cast<std::size_t>(std::upper_bound(m_offsets.begin(), m_offsets.end(), pick) - m_offsets.begin());
+      const std::size_t row_start = m_offsets[row] - (m_hi[row] - m_lo[row]);
+      value = m_matrix.at(row, m_lo[row] + (pick - row_start));
+    }
+    return values;
+  }
+
+  static double nth_of(std::vector<double>& values, std::size_t index) {
+    auto nth = values.begin() + static_cast<std::ptrdiff_t>(index);
+    std::nth_element(values.begin(), nth, values.end());
+    return *nth;
+  }
+
+  // For each row, the first column whose element is above the pivot
+  // (`strict`: ≥ it; else > it), into `bound`; returns how many elements are
+  // not above it. The pivot must lie strictly between the values already
+  // cut off on either side, so each bound lies within [lo, hi].
+  std::size_t staircase(double pivot, bool strict, std::vector<std::size_t>& bound) const {
+    auto above = [&](double v) { return strict ? v >= pivot : v > pivot; };
+    std::size_t count = 0;
+    std::size_t column = m_matrix.width();
+    for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
+      column = std::clamp(column, m_lo[row], m_hi[row]);
+      while (column > m_lo[row] && above(m_matrix.at(row, column - 1))) {
+        --column;
+      }
+      bound[row] = column;
+      count += column - m_matrix.first(row);
+    }
+    return count;
+  }
+
+  // Cuts the candidates at `pivot`: keeps those on the side of the k-th
+  // element, or returns the pivot when it is the k-th element.
+  std::optional<double> cut(double pivot, std::size_t k) {
+    if (!(pivot > m_floor && pivot < m_ceiling)) {
+      return std::nullopt; // already cut off by the other pivot
+    }
+    m_bound.resize(m_matrix.rows());
+    if (k >= staircase(pivot, false, m_bound)) {
+      m_lo.swap(m_bound);
+      m_floor = pivot;
+      return std::nullopt;
+    }
+    if (k < staircase(pivot, true, m_bound)) {
+      m_hi.swap(m_bound);
+      m_ceiling = pivot;
+      return std::nullopt;
+    }
+    return pivot;
+  }
+
+  double listed_kth(std::size_t k) const {
+    std::vector<double> values;
+    for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
+      for (std::size_t column = m_lo[row]; column < m_hi[row]; ++column) {
+        values.push_back(m_matrix.at(row, column));
+      }
+    }
+    auto nth = values.begin() + static_cast<std::ptrdiff_t>(k);
+    std::nth_element(values.begin(), nth, values.end());
+    return *nth;
+  }
+
+  const Matrix& m_matrix;
+  std::vector<std::size_t> m_lo; // per row, the first candidate column
+  std::vector<std::size_t> m_hi; // per row, one past the last candidate column
+  std::vector<std::size_t> m_bound;
+  std::vector<std::size_t> m_offsets;
+  double m_floor = -std::numeric_limits<double>::infinity();  // every candidate is above it
+  double m_ceiling = std::numeric_limits<double>::infinity(); // every candidate is below it
+  util::Rng m_rng{k_seed};
+};
+
+void require_sorted(std::span<const double> values, const char* what) {
+  if (!std::is_sorted(values.begin(), values.end())) {
+    throw std::invalid_argument(std::string(what) + " must be sorted ascending");
+  }
+}
+
+bool has_nan(std::span<const double> values) {
+  return std::any_of(values.begin(), values.end(), [](double v) { return std::isnan(v); });
+}
+
+} // namespace
+
+double kth_walsh_average(std::span<const double> sorted_values, std::size_t k) {
+  const std::size_t n = sorted_values.size();
+  if (k >= n * (n + 1) / 2) {
+    throw std::invalid_argument("kth_walsh_average: k is not below the number of Walsh averages");
+  }
+  if (has_nan(sorted_values)) {
+    return k_nan;
+  }
+  require_sorted(sorted_values, "kth_walsh_average: values");
+  // −∞ and +∞ together make a NaN average
+  if (std::isinf(sorted_values.front()) && std::isinf(sorted_values.back()) &&
+      sorted_values.front() != sorted_values.back()) {
+    return k_nan;
+  }
+  const WalshMatrix matrix{sorted_values};
+  return Selection<WalshMatrix>(matrix).kth(k);
+}
+
+double kth_difference(std::span<const double> sorted_x, std::span<const double> sorted_y, std::size_t k) {
+  if (k >= sorted_x.size() * sorted_y.size()) {
+    throw std::invalid_argument("kth_difference: k is not below the number of differences");
+  }
+  if (has_nan(sorted_x) || has_nan(sorted_y)) {
+    return k_nan;
+  }
+  require_sorted(sorted_x, "kth_difference: x");
+  require_sorted(sorted_y, "kth_difference: y");
+  // ∞ − ∞ is NaN
+  auto same_infinity = [](double a, double b) { return std::isinf(a) && a == b; };
+  if (same_infinity(sorted_x.front(), sorted_y.front()) || same_infinity(sorted_x.back(), sorted_y.back())) {
+    return k_nan;
+  }
+  const DifferenceMatrix matrix{sorted_x, sorted_y};
+  return Selection<DifferenceMatrix>(matrix).kth(k);
+}
+
+} // namespace refbench::stats
