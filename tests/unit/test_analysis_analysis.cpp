@@ -166,7 +166,7 @@ TEST_CASE("report::render_verdict_table snapshot") {
         "| x | rss | 3.875 MiB | 3.875 MiB | 1.000x [1.000, 1.000] | 0.999 | 10 | CENSORED (info) |\n");
 }
 
-TEST_CASE("runner::read_journal and read_results give the record back") {
+TEST_CASE("report::read_document gives the record back from a journal and from results.json") {
   runner::RunRecord record;
   record.seed = 7;
   record.rss = {"launcher", 4 << 20, 0.0001};
