@@ -177,3 +177,53 @@ TEST_CASE("stats::kth_walsh_average at scale: n = 100 000 in O(n log n)") {
     CHECK(walsh_count(values, kth, false) >= k + 1);
   }
 }
+
+namespace {
+
+// Adversarial samples of `n` sorted values: all equal, two values, a range
+// of ±1e300 (sums near overflow), negative log-ratios, zeros with outliers.
+std::vector<std::vector<double>> adversarial_samples(refbench::util::Rng& rng, std::size_t n) {
+  std::vector<std::vector<double>> samples(5, std::vector<double>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto draw = static_cast<double>(rng.below(1'000'000)) / 1e6;
+    samples[0][i] = 0.125;
+    samples[1][i] = rng.below(2) ? 1.0 : -1.0;
+    samples[2][i] = (draw - 0.5) * 2e300;
+    samples[3][i] = std::log(0.5 + 0.4 * draw);
+    samples[4][i] = rng.below(50) == 0 ? 1e6 * (draw - 0.5) : 0.0;
+  }
+  for (auto& s : samples) {
+    std::sort(s.begin(), s.end());
+  }
+  return samples;
+}
+
+// Ranks to check among `total`: both ends, the middle pair and ~200 spread.
+std::vector<std::size_t> probe_ranks(refbench::util::Rng& rng, std::size_t total) {
+  std::vector<std::size_t> ranks{0, total / 2 - 1, total / 2, total - 1};
+  for (int i = 0; i < 200; ++i) {
+    ranks.push_back(rng.below(total));
+  }
+  return ranks;
+}
+
+} // namespace
+
+TEST_CASE("stats::kth_walsh_average and kth_difference equal the listing at n = 2000 on adversarial inputs") {
+  refbench::util::Rng rng(2000);
+  const auto first = adversarial_samples(rng, 2000);
+  const auto second = adversarial_samples(rng, 1999);
+  for (std::size_t s = 0; s < first.size(); ++s) {
+    CAPTURE(s);
+    const auto averages = all_walsh_averages(first[s]);
+    for (std::size_t k : probe_ranks(rng, averages.size())) {
+      CAPTURE(k);
+      REQUIRE(kth_walsh_average(first[s], k) == averages[k]);
+    }
+    const auto differences = all_differences(first[s], second[s]);
+    for (std::size_t k : probe_ranks(rng, differences.size())) {
+      CAPTURE(k);
+      REQUIRE(kth_difference(first[s], second[s], k) == differences[k]);
+    }
+  }
+}
