@@ -12,8 +12,8 @@
 #include <refbench/runner/shard.hpp>
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
