@@ -14,7 +14,7 @@ namespace refbench::report {
 namespace {
 
 // A warning when the launcher's RSS floor, read after each invocation, rose
-// during the run beyond the censoring margin: the rss readings from then on
+// during the run beyond its drift (twice the censoring margin): the rss readings from then on
 // include it (and sit at it, censored).
 std::optional<DocumentWarning> floor_warning(const runner::RunRecord& record) {
   std::int64_t lowest = 0;
@@ -22,7 +22,7 @@ std::optional<DocumentWarning> floor_warning(const runner::RunRecord& record) {
     const std::int64_t floor = sample.outcome.rss_floor_bytes;
     if (floor > 0 && (lowest == 0 || floor < lowest)) {
       lowest = floor;
-    } else if (lowest > 0 && floor > lowest + process::k_rss_censor_margin) {
+    } else if (lowest > 0 && floor > lowest + process::k_rss_floor_drift) {
       const auto& cell = record.cells.at(sample.cell);
       return DocumentWarning{
           cell.name, fmt::format("the launcher's RSS floor rose from {} to {} while running the {} command of {} "

@@ -145,6 +145,11 @@ TEST_CASE("report::make_document") {
       sample.outcome.rss_floor_bytes = (3 << 20) + (sample.round % 2) * 4096; // drift within the margin: no warning
     }
     CHECK(report::make_document(header, record, results).warnings.size() == 1);
+    // the boundary: a drift of exactly k_rss_floor_drift is no warning, a page more is
+    record.samples.back().outcome.rss_floor_bytes = (3 << 20) + process::k_rss_floor_drift;
+    CHECK(report::make_document(header, record, results).warnings.size() == 1);
+    record.samples.back().outcome.rss_floor_bytes += 4096;
+    CHECK(report::make_document(header, record, results).warnings.size() == 2);
     for (std::size_t i = 13; i < record.samples.size(); ++i) {
       record.samples[i].outcome.rss_floor_bytes = 200 << 20;
     }

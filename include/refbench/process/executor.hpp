@@ -24,6 +24,11 @@ inline constexpr int k_spawn_probe_runs = 11;
 
 inline constexpr std::int64_t k_rss_censor_margin = 64 * 1024;
 
+// How far the launcher's RSS floor may drift during a run before the run
+// warns: a few pages move with the size of each request (68 KiB was seen
+// once on a loaded machine), well below a floor that took in real memory.
+inline constexpr std::int64_t k_rss_floor_drift = 2 * k_rss_censor_margin;
+
 class Executor {
 public:
   virtual ~Executor() = default;
