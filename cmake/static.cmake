@@ -1,8 +1,12 @@
-# The release build (REFBENCH_STATIC=ON, driven by scripts/build-static.sh):
-# one executable with no dynamic section, libcurl and OpenSSL linked in, so
-# it runs on any Linux runner without installing libraries. The development
-# build loads the system's libcurl on first use instead (see
-# include/refbench/github/curl_library.hpp).
+# The release binary (REFBENCH_STATIC=ON, driven by scripts/build-static.sh):
+# src/refbench-static, one executable with no dynamic section, libcurl and
+# OpenSSL linked in, so it runs on any Linux runner without installing
+# libraries. The development binary, src/refbench, loads the system's
+# libcurl on first use instead (include/refbench/github/curl_library.hpp).
+# Both link the same objects: every build compiles with the section flags
+# the static link's --gc-sections needs, so turning REFBENCH_STATIC on in a
+# development build directory compiles one file and links one binary.
+add_compile_options(-ffunction-sections -fdata-sections)
 if(REFBENCH_STATIC)
   if(REFBENCH_SANITIZE)
     message(FATAL_ERROR "refbench: REFBENCH_STATIC and REFBENCH_SANITIZE cannot be combined")
@@ -12,7 +16,6 @@ if(REFBENCH_STATIC)
       "refbench: REFBENCH_STATIC needs a static libcurl at REFBENCH_CURL_PREFIX/lib/libcurl.a "
       "(got '${REFBENCH_CURL_PREFIX}') — build with scripts/build-static.sh, which makes one")
   endif()
-  add_compile_options(-ffunction-sections -fdata-sections)
   find_package(OpenSSL REQUIRED) # static: OPENSSL_USE_STATIC_LIBS (cmake/deps.cmake)
   add_library(refbench_static_curl STATIC IMPORTED)
   set_target_properties(refbench_static_curl PROPERTIES
