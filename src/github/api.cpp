@@ -1,5 +1,6 @@
 #include <refbench/github/api.hpp>
 #include <refbench/github/url.hpp>
+#include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
 
 #include <algorithm>
@@ -112,8 +113,7 @@ std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int failures, do
                        fmt::format("HTTP {}, rate limit resets at {}", status, outcome->header("x-ratelimit-reset"))};
     }
   }
-  std::string message = message_of(outcome->body);
-  std::ranges::transform(message, message.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string message = util::ascii_lower(message_of(outcome->body));
   if (status == 429 || message.find("rate limit") != std::string::npos) {
     return RetryWait{60, fmt::format("HTTP {}, rate limited", status)};
   }

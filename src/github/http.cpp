@@ -23,11 +23,6 @@ constexpr std::array k_bundle_files{
     "/etc/ssl/cert.pem",                                 // Alpine, macOS
 };
 
-std::string lower(std::string text) {
-  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
   return size * count;
@@ -41,7 +36,7 @@ std::size_t write_header(char* data, std::size_t size, std::size_t count, void* 
   if (line.starts_with("HTTP/")) {
     headers.clear();
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
-    headers[lower(std::string(line.substr(0, colon)))] = std::string(util::trim(line.substr(colon + 1)));
+    headers[util::ascii_lower(std::string(line.substr(0, colon)))] = std::string(util::trim(line.substr(colon + 1)));
   }
   return size * count;
 }

@@ -1,4 +1,5 @@
 #include <refbench/github/url.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -184,11 +185,6 @@ std::string recompose(const Reference& ref) {
   return text;
 }
 
-std::string lower(std::string text) {
-  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 // `host` and `port` of `url` from the authority's host[:port] part.
 std::expected<void, std::string> parse_host_port(std::string_view hostport, Url& url) {
   std::string_view port;
@@ -201,7 +197,7 @@ std::expected<void, std::string> parse_host_port(std::string_view hostport, Url&
     if (!std::ranges::all_of(inside, [](char c) { return is_hex(c) || c == ':' || c == '.'; })) {
       return std::unexpected("a malformed IPv6 host");
     }
-    url.host = lower(std::string(hostport.substr(0, close + 1)));
+    url.host = util::ascii_lower(std::string(hostport.substr(0, close + 1)));
     hostport.remove_prefix(close + 1);
     if (!hostport.empty() && !hostport.starts_with(':')) {
       return std::unexpected("text after the IPv6 host");
@@ -209,7 +205,7 @@ std::expected<void, std::string> parse_host_port(std::string_view hostport, Url&
     port = hostport.empty() ? hostport : hostport.substr(1);
   } else {
     const auto colon = hostport.find(':');
-    url.host = lower(std::string(hostport.substr(0, colon)));
+    url.host = util::ascii_lower(std::string(hostport.substr(0, colon)));
     port = colon == std::string_view::npos ? std::string_view() : hostport.substr(colon + 1);
     if (url.host.empty()) {
       return std::unexpected("no host");
@@ -241,7 +237,7 @@ std::expected<Url, std::string> parse_url(const std::string& text) {
     return std::unexpected("a relative reference, not an absolute URL");
   }
   Url url;
-  url.scheme = lower(ref->scheme);
+  url.scheme = util::ascii_lower(ref->scheme);
   if (url.scheme != "http" && url.scheme != "https") {
     return std::unexpected(fmt::format("the scheme '{}' is not http or https", ref->scheme));
   }

@@ -22,7 +22,6 @@
 namespace refbench::stats {
 namespace {
 
-constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::uint64_t k_seed = 0x48'4c'53'65'6c'65'63'74; // any fixed seed: the result does not depend on it
 constexpr std::size_t k_sample_min = 64;
 constexpr std::size_t k_sample_max = 1024;

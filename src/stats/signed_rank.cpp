@@ -12,7 +12,6 @@ namespace refbench::stats {
 namespace {
 
 constexpr int k_exact_max_n = 50;
-constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 double normal_quantile(double p) { return boost::math::quantile(boost::math::normal(), p); }
 double normal_upper_tail(double z) { return boost::math::cdf(boost::math::complement(boost::math::normal(), z)); }

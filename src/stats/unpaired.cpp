@@ -11,7 +11,6 @@ namespace refbench::stats {
 namespace {
 
 constexpr int k_exact_max_small = 8;
-constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<double> sorted_copy(std::span<const double> values) {
   std::vector<double> sorted(values.begin(), values.end());

@@ -85,6 +85,15 @@ std::string_view first_code_points(std::string_view text, std::size_t count) {
   return text;
 }
 
+std::string ascii_lower(std::string text) {
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return text;
+}
+
 std::string printable(std::string_view text, std::string_view kept) {
   std::string out;
   for (std::size_t at = 0; at < text.size();) {

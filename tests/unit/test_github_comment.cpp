@@ -19,13 +19,13 @@ using refbench::test::valid_utf8;
 
 namespace {
 
-constexpr const char* k_token = "ghp_Xy9TokenThatMustNeverBeShown000000";
+constexpr const char* k_comment_token = "ghp_Xy9TokenThatMustNeverBeShown000000";
 constexpr const char* k_comments = "https://api.github.com/repos/o/r/issues/7/comments";
 constexpr const char* k_page_2 = "https://api.github.com/repositories/99/issues/7/comments?per_page=100&page=2";
 
-ApiSettings settings() {
+ApiSettings comment_settings() {
   ApiSettings s;
-  s.token = k_token;
+  s.token = k_comment_token;
   return s;
 }
 
@@ -208,7 +208,7 @@ TEST_CASE("github::trim_body") {
 TEST_CASE("github::upsert_comment") {
   FakeTransport transport;
   FakeClock clock;
-  Api api(settings(), transport, clock.sleep(), clock.now());
+  Api api(comment_settings(), transport, clock.sleep(), clock.now());
   Pages pages;
   const std::string marker = "<!-- refbench -->";
   const std::string body = marker + "\n### refbench: ❌ 1 regression\n";
@@ -362,8 +362,8 @@ TEST_CASE("github::upsert_comment") {
       FAIL("no ApiError");
     } catch (const ApiError& error) {
       CHECK(std::string(error.what()).find("https://evil.example.com/steal?page=2") != std::string::npos);
-      CHECK(std::string(error.what()).find(k_token) == std::string::npos);
-      CHECK(error.hint().find(k_token) == std::string::npos);
+      CHECK(std::string(error.what()).find(k_comment_token) == std::string::npos);
+      CHECK(error.hint().find(k_comment_token) == std::string::npos);
     }
     REQUIRE(transport.requests.size() == 1);
     CHECK(transport.requests[0].url == std::string(k_comments) + "?per_page=100");
@@ -379,7 +379,7 @@ TEST_CASE("github::upsert_comment") {
 TEST_CASE("github::upsert_comment follows Link targets only to the API's origin") {
   FakeTransport transport;
   FakeClock clock;
-  Api api(settings(), transport, clock.sleep(), clock.now());
+  Api api(comment_settings(), transport, clock.sleep(), clock.now());
   const std::string marker = "<!-- refbench -->";
   const std::string body = marker + "\nreport\n";
   const std::string first = std::string(k_comments) + "?per_page=100";
@@ -408,8 +408,8 @@ TEST_CASE("github::upsert_comment follows Link targets only to the API's origin"
       const std::string what = error.what();
       CHECK(what.find("refused to send the token") != std::string::npos);
       CHECK(what.find('\n') == std::string::npos);
-      CHECK(what.find(k_token) == std::string::npos);
-      CHECK(error.hint().find(k_token) == std::string::npos);
+      CHECK(what.find(k_comment_token) == std::string::npos);
+      CHECK(error.hint().find(k_comment_token) == std::string::npos);
       CHECK(error.status() == 0);
     }
     REQUIRE(transport.requests.size() == 1);

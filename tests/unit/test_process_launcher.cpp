@@ -3,6 +3,7 @@
 #include <refbench/process/launcher.hpp>
 
 #include "scratch_dir.hpp"
+#include "shell_invocation.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -42,11 +43,7 @@ TEST_CASE("process::Launcher") {
   }
 }
 
-namespace {
-
-Invocation sh(const std::string& script) { return {{"/bin/sh", "-c", script}, {"PATH=/usr/bin:/bin"}, "", {}, ""}; }
-
-} // namespace
+using refbench::test::sh;
 
 TEST_CASE("process::Launcher: 60 MB of captured stdout leave the RSS floor where it was") {
   auto launcher = Launcher::start();

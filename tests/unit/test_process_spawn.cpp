@@ -2,6 +2,8 @@
 
 #include <refbench/process/spawn.hpp>
 
+#include "shell_invocation.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -12,13 +14,9 @@
 
 using namespace refbench::process;
 
-namespace {
+using refbench::test::sh;
 
-Invocation sh(const std::string& script, double timeout_seconds = 0) {
-  Invocation invocation{{"/bin/sh", "-c", script}, {"PATH=/usr/bin:/bin"}, "", {}, ""};
-  invocation.timeout = std::chrono::nanoseconds(static_cast<long long>(timeout_seconds * 1e9));
-  return invocation;
-}
+namespace {
 
 // True while `pid` is a live (non-zombie) process.
 bool alive(pid_t pid) {

@@ -30,6 +30,14 @@ TEST_CASE("util::trim") {
   }
 }
 
+TEST_CASE("util::ascii_lower turns A-Z into a-z and keeps every other byte") {
+  CHECK(ascii_lower("HTTPS://Api.GitHub.COM") == "https://api.github.com");
+  CHECK(ascii_lower("Retry-After: 7") == "retry-after: 7");
+  CHECK(ascii_lower("@[`{") == "@[`{");                         // the bytes either side of A-Z and a-z
+  CHECK(ascii_lower("\xC3\x84\xC3\x96") == "\xC3\x84\xC3\x96"); // UTF-8 "ÄÖ": not ASCII letters
+  CHECK(ascii_lower("") == "");
+}
+
 TEST_CASE("util::printable") {
   CHECK(printable("plain name-1KiB") == "plain name-1KiB");
   CHECK(printable("x\x1b[31mred\x07") == "x\\x1b[31mred\\x07");

@@ -6,9 +6,13 @@
 // of them: O(n log n) expected time, O(n) memory. Pure functions.
 
 #include <cstddef>
+#include <limits>
 #include <span>
 
 namespace refbench::stats {
+
+// What a statistic is when it is undefined (no data, a NaN in the input).
+inline constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 // The k-th smallest (0-based) of the n(n+1)/2 Walsh averages
 // (values[i] + values[j]) / 2, i ≤ j, computed exactly as that expression

@@ -27,6 +27,10 @@ std::string_view trim_right(std::string_view text, std::string_view chars = k_bl
 // `text` with every occurrence of `from` replaced by `to` (`from` non-empty).
 std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
+// `text` with A–Z turned into a–z and every other byte kept (header names,
+// URL schemes and hosts, API messages).
+std::string ascii_lower(std::string text);
+
 // The number of code points in UTF-8 `text` (bytes that do not continue a
 // sequence), a monospace display width for text without wide characters.
 std::size_t code_points(std::string_view text);
