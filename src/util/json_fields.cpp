@@ -20,6 +20,10 @@ std::string JsonFields::name(std::string_view key) const {
   return m_path.empty() ? std::string(key) : fmt::format("{}.{}", m_path, key);
 }
 
+std::string JsonFields::element_name(std::string_view key, std::size_t i) const {
+  return fmt::format("{}[{}]", name(key), i);
+}
+
 std::string JsonFields::string(std::string_view key, std::optional<std::string> fallback) const {
   return take(string_member(m_object, key, std::move(fallback)));
 }

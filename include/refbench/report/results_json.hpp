@@ -3,6 +3,8 @@
 // one writer and the one reader of each. Readers check every member they
 // use and name it in errors ("results.json: settings.alpha must be …"),
 // refuse a newer schema_version, and ignore members they do not know.
+// The members that say how a run was asked for (RunHeader) are read and
+// written in run_header_json.cpp, the rest in results_json.cpp.
 
 #include <refbench/report/run_document.hpp>
 #include <refbench/runner/record_reader.hpp>

@@ -7,12 +7,15 @@
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <expected>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 namespace refbench::util {
 
@@ -63,6 +66,20 @@ public:
 
   // The fields of `object`, a part of this one named `path`.
   JsonFields inner(const nlohmann::json& object, std::string path) const;
+  // Member `key`, an array of objects (none when missing or null), read one
+  // element at a time: `read(fields)` for the fields of each, named
+  // "KEY[i]", in order; the results in a vector.
+  template <class Read> auto each(std::string_view key, Read read) const {
+    std::vector<std::invoke_result_t<Read&, const JsonFields&>> out;
+    const nlohmann::json list = part(key, true, false);
+    out.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      out.push_back(read(inner(list[i], element_name(key, i))));
+    }
+    return out;
+  }
+  // "KEY[i]" under this object's path.
+  std::string element_name(std::string_view key, std::size_t i) const;
 
 private:
   const nlohmann::json& m_object;
