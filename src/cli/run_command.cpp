@@ -92,10 +92,10 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
                      s.precision.value, s.threshold.value, s.alpha.value, analysis::interval_name(s.interval.value),
                      config::fail_on_name(s.fail_on.value)) +
          (o.measure.isolate ? " --isolate " + util::quote_shell_word(*o.measure.isolate) : "") +
-         (o.measure.replicas ? fmt::format(" --replicas {}", *o.measure.replicas) : "");
+         (o.measure.replicas ? fmt::format(" --replicas {}", *o.measure.replicas) : "") +
+         (o.cells.empty() ? "" : " --cells " + util::quote_shell_word(fmt::format("{}", fmt::join(o.cells, ","))));
 }
 
-// The results.json `arms` of a run: refs as typed, SHAs, worktrees, build times.
 // The arms as results.json records them: the ref as typed, what it named,
 // its commit, worktree and build time.
 std::pair<report::ArmInfo, report::ArmInfo> arm_infos(const Arms& arms, const git::ResolvedRef& baseline,
@@ -141,6 +141,7 @@ struct Inputs {
   std::string config_text;
   config::MeasurementSettings settings;
   std::optional<runner::Shard> shard;
+  std::vector<std::string> cells; // --cells: the globs of the cells to run; empty: all
 };
 
 Inputs read_inputs(const RunOptions& o) {
@@ -158,6 +159,14 @@ Inputs read_inputs(const RunOptions& o) {
   validate_scrub_names("--scrub-env", o.scrub_env);
   validate_scrub_names(in.config_path + ": run.scrub_env", in.config.run.scrub_env);
   in.shard = o.shard ? std::optional(checked_shard(*o.shard, in.config)) : std::nullopt;
+  in.cells = o.cells;
+  if (!in.cells.empty()) {
+    if (in.shard) { // the shards of one run must measure the same cells
+      throw UsageError("--cells and --shard cannot be combined",
+                       "select cells with --cells, or split all with --shard");
+    }
+    cells_of_run(in.config, std::nullopt, in.cells); // a glob that matches no cell stops here, before the builds
+  }
   in.config_text = util::read_file(in.config_path).value_or("");
   return in;
 }
@@ -213,14 +222,14 @@ build::BuildTimes build_both(const config::Config& config, const Arms& arms, con
       config.build.parallel);
 }
 
-// The payload files of the config's sizes (only the shard's when sharded)
-// and their results.json entries.
+// The payload files of the config's sizes (only those the shard's or the
+// selected cells read) and their results.json entries.
 std::vector<config::PayloadFile> make_payloads(const Inputs& in, const fs::path& out, std::uint64_t seed,
                                                nlohmann::json& payloads_json) {
   std::vector<config::PayloadFile> files;
   payloads_json = nlohmann::json::array();
   for (const auto& size : in.config.payload_sizes) {
-    if (in.shard && !shard_uses_payload(in.config, *in.shard, size.bytes)) { // only this shard's cells read it
+    if ((in.shard || !in.cells.empty()) && !run_uses_payload(in.config, in.shard, in.cells, size.bytes)) {
       files.push_back({size.label, "", size.bytes});
       continue;
     }
@@ -235,16 +244,19 @@ std::vector<config::PayloadFile> make_payloads(const Inputs& in, const fs::path&
   return files;
 }
 
-// The shard's cells with the A/A control of run.control_cell appended
-// (else the runner picks one: `rounds.auto_control`).
+// The shard's (or the selected) cells with the A/A control of
+// run.control_cell appended; else, and when that cell is in another shard
+// or not selected, the runner picks one among them (`rounds.auto_control`).
 std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in,
                                            runner::RoundSettings& rounds) {
   const auto& control_cell = in.config.run.control_cell;
   auto named = [&](const auto& c) { return control_cell && c.name == *control_cell; };
-  const bool control_planned = in.shard && std::any_of(cells.begin(), cells.end(), named); // in any shard
+  const bool control_planned =
+      (in.shard || !in.cells.empty()) && std::any_of(cells.begin(), cells.end(), named); // among all cells
   if (in.shard) {
     cells = runner::cells_of_shard(cells, *in.shard);
   }
+  cells = config::select_cells(std::move(cells), in.cells, "--cells");
   const bool control = in.settings.control.value;
   if (control && control_cell && (!control_planned || std::any_of(cells.begin(), cells.end(), named))) {
     auto it = std::find_if(cells.begin(), cells.end(), named);
@@ -273,6 +285,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
   cmd->add_flag("--allow-same-commit", o.allow_same_commit, "Allow an A/A run of one commit");
   cmd->add_option("--shard", o.shard, "Run only shard K of N of the cells (K/N), to merge with `refbench report`");
+  cmd->add_option("--cells", o.cells, "Run only the cells matching one of these globs (GLOB[,GLOB...]; repeatable)")
+      ->delimiter(',');
   cmd->add_flag("--github", o.github,
                 "Take the refs from the GitHub Actions event; write the job summary, outputs and comment.json");
   cmd->add_flag("--allow-pull-request-target", o.allow_pull_request_target, "Let --github act on pull_request_target");

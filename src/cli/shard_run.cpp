@@ -25,8 +25,18 @@ runner::Shard checked_shard(const std::string& flag, const config::Config& confi
   return shard;
 }
 
-bool shard_uses_payload(const config::Config& config, runner::Shard shard, std::uint64_t bytes) {
-  const auto mine = runner::cells_of_shard(cells_of_config(config), shard);
+std::vector<runner::CellSpec> cells_of_run(const config::Config& config, std::optional<runner::Shard> shard,
+                                           const std::vector<std::string>& globs) {
+  auto cells = cells_of_config(config);
+  if (shard) {
+    cells = runner::cells_of_shard(cells, *shard);
+  }
+  return config::select_cells(std::move(cells), globs, "--cells");
+}
+
+bool run_uses_payload(const config::Config& config, std::optional<runner::Shard> shard,
+                      const std::vector<std::string>& globs, std::uint64_t bytes) {
+  const auto mine = cells_of_run(config, shard, globs);
   return std::any_of(mine.begin(), mine.end(), [&](const runner::CellSpec& cell) {
     return !cell.meta.family.empty() && cell.meta.payload_bytes == bytes;
   });

@@ -4,7 +4,9 @@
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fnmatch.h>
 
 namespace refbench::config {
 namespace {
@@ -176,6 +178,30 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
     }
   }
   return planned;
+}
+
+std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, const std::vector<std::string>& globs,
+                                           const std::string& flag) {
+  if (globs.empty()) {
+    return cells;
+  }
+  auto matches = [](const std::string& glob, const runner::CellSpec& cell) {
+    return ::fnmatch(glob.c_str(), cell.name.c_str(), 0) == 0;
+  };
+  for (const auto& glob : globs) {
+    if (glob.empty() || std::none_of(cells.begin(), cells.end(), [&](const auto& c) { return matches(glob, c); })) {
+      std::string names;
+      for (std::size_t i = 0; i < cells.size() && i < 20; ++i) {
+        names += (i == 0 ? "" : ", ") + cells[i].name;
+      }
+      throw UsageError(fmt::format("{} '{}' matches no cell", flag, util::printable(glob)),
+                       fmt::format("the cells are: {}{}", names, cells.size() > 20 ? ", …" : ""));
+    }
+  }
+  std::erase_if(cells, [&](const runner::CellSpec& cell) {
+    return std::none_of(globs.begin(), globs.end(), [&](const std::string& glob) { return matches(glob, cell); });
+  });
+  return cells;
 }
 
 } // namespace refbench::config

@@ -330,3 +330,42 @@ TEST_CASE("config::plan_cells quotes the values it fills into sh -c scripts") {
   CHECK_FALSE(cells[1].shell);
   CHECK(cells[1].baseline.argv == std::vector<std::string>{hostile + "/a/x", hostile + "/p.bin"});
 }
+
+TEST_CASE("config::select_cells keeps the cells a glob matches, in order, and names a glob that matches none") {
+  auto c = parse_config("[payloads]\nsizes = [\"64KiB\", \"2MiB\"]\n"
+                        "[[cell]]\nname = \"compute\"\ncommand = \"w\"\n"
+                        "[[cell]]\nname = \"checksum-{size}\"\ncommand = [\"w\", \"{payload}\"]\n"
+                        "[[cell]]\nname = \"copy\"\ncommand = \"w\"\n",
+                        "refbench.toml");
+  const std::vector<PayloadFile> payloads{{"64KiB", "/p/1", 65536}, {"2MiB", "/p/2", 2097152}};
+  const auto all = plan_cells(c.cells, payloads, {"/w/a", "/w/b"}, {}, std::chrono::seconds(1));
+  REQUIRE(all.size() == 4);
+  auto names = [](const std::vector<runner::CellSpec>& cells) {
+    std::vector<std::string> out;
+    for (const auto& cell : cells) {
+      out.push_back(cell.name);
+    }
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  CHECK(names(select_cells(all, {}, "--cells")) == Names{"compute", "checksum-64KiB", "checksum-2MiB", "copy"});
+  CHECK(names(select_cells(all, {"checksum-*"}, "--cells")) == Names{"checksum-64KiB", "checksum-2MiB"});
+  // the config's order, whatever the order of the globs; a cell two globs match once
+  CHECK(names(select_cells(all, {"copy", "c*", "compute"}, "--cells")) ==
+        Names{"compute", "checksum-64KiB", "checksum-2MiB", "copy"});
+  CHECK(names(select_cells(all, {"co?y", "*-2MiB"}, "--cells")) == Names{"checksum-2MiB", "copy"});
+  CHECK(names(select_cells(all, {"checksum-[0-9][0-9]KiB"}, "--cells")) == Names{"checksum-64KiB"});
+  // a whole-name match, not a substring
+  auto message = [&](const std::vector<std::string>& globs) -> std::pair<std::string, std::string> {
+    try {
+      select_cells(all, globs, "--cells");
+    } catch (const UsageError& error) {
+      return {error.what(), error.hint()};
+    }
+    return {"<no error>", ""};
+  };
+  CHECK(message({"checksum"}).first == "--cells 'checksum' matches no cell");
+  CHECK(message({"compute", "nothing*"}).first == "--cells 'nothing*' matches no cell");
+  CHECK(message({"nothing*"}).second == "the cells are: compute, checksum-64KiB, checksum-2MiB, copy");
+  CHECK(message({""}).first == "--cells '' matches no cell");
+}

@@ -27,6 +27,7 @@ struct RunOptions {
   bool github = false;
   bool allow_pull_request_target = false; // --github on a pull_request_target event
   std::optional<std::string> shard;       // "K/N" (README: run --shard)
+  std::vector<std::string> cells;         // --cells GLOB[,GLOB…]: only the cells matching one
   std::vector<std::string> scrub_env;     // added to run.scrub_env and the credential variables
 };
 

@@ -1,13 +1,17 @@
 #pragma once
-// `refbench run --shard K/N` (README: run --shard): the shard checked against the config
-// before anything is built, the payloads and cells it needs, its seed and
-// the identity its results carry so that `refbench report` can merge them.
+// The cells one `refbench run` measures: all of the config's, one shard of
+// them (`--shard K/N`, README: run --shard) or those `--cells` selects —
+// checked against the config before anything is built — the payloads they
+// need, and a shard's seed and the identity its results carry so that
+// `refbench report` can merge them.
 
 #include <refbench/config/config.hpp>
 #include <refbench/runner/shard.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace refbench::cli {
 
@@ -15,9 +19,16 @@ namespace refbench::cli {
 // throws UsageError (exit 2) otherwise.
 runner::Shard checked_shard(const std::string& flag, const config::Config& config);
 
-// Whether a cell of `shard` reads the payload of `bytes` (the others are
+// The cells `config` plans (names, order, payload sizes; stand-in paths)
+// that `shard` gets and `globs` (--cells) select; throws UsageError (exit 2)
+// when a glob matches no cell.
+std::vector<runner::CellSpec> cells_of_run(const config::Config& config, std::optional<runner::Shard> shard,
+                                           const std::vector<std::string>& globs);
+
+// Whether a cell of the run reads the payload of `bytes` (the others are
 // not generated).
-bool shard_uses_payload(const config::Config& config, runner::Shard shard, std::uint64_t bytes);
+bool run_uses_payload(const config::Config& config, std::optional<runner::Shard> shard,
+                      const std::vector<std::string>& globs, std::uint64_t bytes);
 
 // What identifies the run `shard` belongs to: both commits, `seed`, and the
 // SHA-256 of the config file's bytes (`config_text`) and `settings` (the

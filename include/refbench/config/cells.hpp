@@ -58,4 +58,11 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
                                          const ArmPaths& arms, const std::vector<std::string>& base_env,
                                          std::chrono::nanoseconds timeout, const CpuGroupLists& cpus = {});
 
+// The cells of `cells` whose name matches one of `globs` (shell patterns:
+// * ? [...]), in their order; all of them when `globs` is empty. Throws a
+// UsageError naming `flag` and the first glob that matches no cell (or is
+// empty), with the cells' names in the hint.
+std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, const std::vector<std::string>& globs,
+                                           const std::string& flag);
+
 } // namespace refbench::config
