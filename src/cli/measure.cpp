@@ -147,6 +147,9 @@ void apply_isolation(process::IsolationPlan& plan, process::Launcher& launcher, 
   if (!plan.warning.empty() && !quiet) {
     std::cerr << "refbench: warning: " << plan.warning << "\n";
   }
+  if (plan.pinned && !quiet) { // once, before round 1
+    std::cerr << "refbench: CPU layout: " << process::layout_text(plan) << "\n";
+  }
 }
 
 void validate_scrub_names(const std::string& flag, const std::vector<std::string>& names) {

@@ -182,6 +182,24 @@ std::expected<Topology, std::string> read_topology(const CpuList& cpus, const st
   return topology;
 }
 
+std::string layout_text(const IsolationPlan& plan) {
+  if (!plan.pinned) {
+    return "unpinned";
+  }
+  std::string text = "benchmarked processes on CPUs " + format_cpu_list(plan.benchmark) + ", refbench " +
+                     (plan.refbench.empty() ? "not pinned" : "on " + format_cpu_list(plan.refbench));
+  for (const auto& split : plan.splits) {
+    text += "; cell " + split.owner + ":";
+    for (std::size_t i = 0; i < split.groups.size(); ++i) {
+      text += (i == 0 ? " " : ", ") + split.groups[i].first + " " + format_cpu_list(split.groups[i].second);
+    }
+    if (!split.unassigned.empty()) {
+      text += ", unassigned " + format_cpu_list(split.unassigned);
+    }
+  }
+  return text;
+}
+
 std::string IsolationPlan::group_list(const std::string& owner, const std::string& group) const {
   for (const auto& split : splits) {
     if (split.owner != owner) {

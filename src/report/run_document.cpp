@@ -34,8 +34,43 @@ std::optional<DocumentWarning> floor_warning(const runner::RunRecord& record) {
   return std::nullopt;
 }
 
-// The run's warnings: payload-family sensitivity, the RSS floor, placement.
-std::vector<DocumentWarning> run_warnings(const runner::RunRecord& record,
+// A warning when cells stopped at max_rounds with an INCONCLUSIVE gated
+// metric while more than half the budget was left: more rounds would have
+// fitted. It names the max_rounds the budget allows at this run's pace.
+std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settings, const runner::RunRecord& record,
+                                                  const std::vector<analysis::MetricResult>& results) {
+  if (!settings.budget_seconds || !settings.max_rounds || *settings.max_rounds <= 0 || !(record.elapsed_seconds > 0) ||
+      record.elapsed_seconds * 2 >= *settings.budget_seconds) {
+    return std::nullopt;
+  }
+  std::string names;
+  for (const auto& cell : record.cells) {
+    const bool inconclusive = std::any_of(results.begin(), results.end(), [&](const analysis::MetricResult& r) {
+      return r.cell == cell.name && r.gated && r.verdict == stats::Verdict::inconclusive;
+    });
+    if (!cell.control && cell.stop == runner::StopReason::max_rounds && inconclusive) {
+      names += (names.empty() ? "" : ", ") + cell.name;
+    }
+  }
+  if (names.empty()) {
+    return std::nullopt;
+  }
+  const int max_rounds = *settings.max_rounds;
+  const auto allowed = static_cast<int>(std::min(1e6, max_rounds * *settings.budget_seconds / record.elapsed_seconds));
+  return DocumentWarning{"",
+                         fmt::format("max_rounds = {} stopped {} with INCONCLUSIVE gated metrics after {} of the {} "
+                                     "budget: at this pace the budget allows max_rounds = {}",
+                                     max_rounds, names, format_duration(record.elapsed_seconds),
+                                     format_duration(*settings.budget_seconds), allowed),
+                         {{"max_rounds", max_rounds},
+                          {"allowed_max_rounds", allowed},
+                          {"elapsed_seconds", record.elapsed_seconds},
+                          {"budget_seconds", *settings.budget_seconds}}};
+}
+
+// The run's warnings: payload-family sensitivity, the RSS floor, placement,
+// rounds the budget had room for.
+std::vector<DocumentWarning> run_warnings(const RecordedSettings& settings, const runner::RunRecord& record,
                                           const std::vector<analysis::MetricResult>& results) {
   std::vector<DocumentWarning> warnings;
   for (const auto& w : analysis::sensitivity_warnings(analysis::family_points(record, results))) {
@@ -53,6 +88,9 @@ std::vector<DocumentWarning> run_warnings(const runner::RunRecord& record,
     warnings.push_back({w.cell,
                         w.message,
                         {{"arm", w.arm}, {"replica", w.replica}, {"ratio", w.ratio}, {"noise_floor", w.noise_floor}}});
+  }
+  if (auto warning = max_rounds_warning(settings, record, results)) {
+    warnings.push_back(std::move(*warning));
   }
   return warnings;
 }
@@ -135,7 +173,7 @@ RunDocument make_document(const RunHeader& header, runner::RunRecord record,
   d.verdict = analysis::overall_verdict(results);
   d.partial = record.interrupted_by != 0;
   d.elapsed_seconds = record.elapsed_seconds;
-  d.warnings = run_warnings(record, results);
+  d.warnings = run_warnings(header.settings, record, results);
   for (const auto& m : analysis::replica_medians(record)) {
     d.replicas.push_back({m.cell, m.arm, m.replica, m.n, m.median_seconds});
   }

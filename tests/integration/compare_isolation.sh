@@ -55,7 +55,10 @@ expect_json list/results.json "r['environment']['isolation']['mode'] == 'list' a
 r['environment']['isolation']['pinned'] is True and r['environment']['isolation']['benchmark_cpus'] == '$last' \
 and r['environment']['isolation']['warning'] is None"
 expect_json list/results.json "'--isolate $last' in r['reproduce']"
-if ! grep -q "CPU isolation" "$WORK/err"; then :; else fail "a warning for an explicit list: $(cat "$WORK/err")"; fi
+if ! grep -q "warning: CPU isolation" "$WORK/err"; then :; else fail "a warning for an explicit list: $(cat "$WORK/err")"; fi
+# the layout, printed once before round 1
+[ "$(grep -c '^refbench: CPU layout: benchmarked processes on CPUs '"$last"', refbench ' "$WORK/err")" -eq 1 ] ||
+  fail "the CPU layout was not printed once: $(cat "$WORK/err")"
 if [ "$count" -ge 2 ]; then
   others="$(json_eval list/results.json "r['environment']['isolation']['refbench_cpus']")"
   expect_in list/report.md "- CPU isolation (list): benchmarked processes on CPUs $last, refbench on $others"

@@ -106,6 +106,8 @@ TEST_CASE("process::cpus plan over recorded sibling layouts") {
     CHECK(format_cpu_list(plan.splits[0].unassigned) == "5");
     CHECK(plan.group_list("svc", "service") == "2-4");
     CHECK(plan.group_list("svc", "nope") == "");
+    CHECK(layout_text(plan) ==
+          "benchmarked processes on CPUs 2-15, refbench on 0-1; cell svc: service 2-4, client 6-15, unassigned 5");
   }
   SUBCASE("20 CPUs, siblings n and n+10") {
     const CpuList usable = cpus("0-19");
@@ -117,6 +119,9 @@ TEST_CASE("process::cpus plan over recorded sibling layouts") {
     CHECK(group_of(plan.splits[0], "service") == "1-2,11");
     CHECK(group_of(plan.splits[0], "client") == "3-9,13-19");
     CHECK(format_cpu_list(plan.splits[0].unassigned) == "12");
+    CHECK(layout_text(plan) ==
+          "benchmarked processes on CPUs 1-9,11-19, refbench on 0,10; cell svc: service 1-2,11, client 3-9,13-19, "
+          "unassigned 12");
   }
   SUBCASE("4 CPUs without SMT") {
     const CpuList usable = cpus("0-3");
@@ -184,6 +189,7 @@ TEST_CASE("process::cpus fallbacks and explicit lists") {
     CHECK(plan.benchmark.empty());
     CHECK(plan.warning == "CPU isolation needs at least 4 usable CPUs, this machine has 2 (0-1); running unpinned");
     CHECK(plan.group_list("svc", "client") == "0-1");
+    CHECK(layout_text(plan) == "unpinned");
   }
   SUBCASE("an unreadable topology") {
     std::expected<Topology, std::string> unreadable = std::unexpected(std::string("cannot read /x"));
@@ -211,6 +217,7 @@ TEST_CASE("process::cpus fallbacks and explicit lists") {
     CHECK(format_cpu_list(plan.benchmark) == "1");
     CHECK(plan.refbench.empty()); // CPU 0 is CPU 1's sibling: refbench stays where it is
     CHECK(plan.warning == "");
+    CHECK(layout_text(plan) == "benchmarked processes on CPUs 1, refbench not pinned");
     // refbench takes only the cores the list leaves whole
     auto pairs = plan_isolation("3,5", cpus("0-7"), adjacent_pairs(cpus("0-7")), {});
     CHECK(format_cpu_list(pairs.benchmark) == "3,5");

@@ -160,6 +160,41 @@ TEST_CASE("report::make_document") {
                                  "candidate command of enc-1KiB in round 4: rss readings from then on include "
                                  "it");
   }
+  SUBCASE(
+      "cells stopped at max_rounds, INCONCLUSIVE, with most of the budget left: a warning names the rounds it allows") {
+    auto inconclusive = results;
+    for (auto& r : inconclusive) {
+      if (r.cell == "enc-1KiB" && r.gated) {
+        r.verdict = stats::Verdict::inconclusive;
+      }
+    }
+    auto max_rounds_warnings = [&](double elapsed, const std::vector<analysis::MetricResult>& with) {
+      record.elapsed_seconds = elapsed;
+      std::vector<report::DocumentWarning> found;
+      for (auto& w : report::make_document(header, record, with).warnings) {
+        if (w.message.starts_with("max_rounds")) {
+          found.push_back(std::move(w));
+        }
+      }
+      return found;
+    };
+    const auto warnings = max_rounds_warnings(20, inconclusive); // 20 s of a 60 s budget
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].message == "max_rounds = 12 stopped enc-1KiB with INCONCLUSIVE gated metrics after 20.00 s of "
+                                 "the 1 min budget: at this pace the budget allows max_rounds = 36");
+    CHECK(warnings[0].facts.at("allowed_max_rounds") == 36);
+    CHECK(max_rounds_warnings(30, inconclusive).empty()); // half the budget used
+    CHECK(max_rounds_warnings(0, inconclusive).empty());  // no measured time
+    record.cells[0].stop = runner::StopReason::budget;
+    CHECK(max_rounds_warnings(20, inconclusive).empty()); // not stopped by max_rounds
+    record.cells[0].stop = runner::StopReason::max_rounds;
+    for (auto& r : inconclusive) {
+      if (r.cell == "enc-1KiB" && r.gated) {
+        r.verdict = stats::Verdict::pass;
+      }
+    }
+    CHECK(max_rounds_warnings(20, inconclusive).empty()); // nothing left to decide
+  }
   SUBCASE("arms without refs are the commands") {
     header.baseline = report::ArmInfo{.command = "./old"};
     header.candidate = report::ArmInfo{.command = "./new"};

@@ -83,6 +83,11 @@ struct IsolationPlan {
   std::string group_list(const std::string& owner, const std::string& group) const;
 };
 
+// A pinned plan's layout in one line, e.g. "benchmarked processes on CPUs
+// 2-15, refbench on 0-1; cell svc: service 2-4, client 6-15, unassigned 5";
+// "unpinned" when it is not pinned.
+std::string layout_text(const IsolationPlan& plan);
+
 // Splits `benchmark` for `request`: count groups in order take whole physical
 // cores (of `topology`) that fit what they still need, then part of the next
 // larger core, whose other siblings stay unassigned; the "rest" group gets
