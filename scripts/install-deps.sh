@@ -7,7 +7,7 @@ set -euo pipefail
 # What building refbench needs (the action builds with --build-only, on a
 # user's runner); then what its tests and benchmarks need as well.
 packages=(
-  g++ cmake make git ca-certificates pkg-config
+  g++ cmake make ninja-build git ca-certificates pkg-config
   libcurl4-openssl-dev libssl-dev
   libcli11-dev libtomlplusplus-dev libboost-math-dev
   nlohmann-json3-dev libfmt-dev
