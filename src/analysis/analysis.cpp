@@ -235,6 +235,10 @@ std::optional<RunVerdict> parse_run_verdict(std::string_view word) {
   return std::nullopt;
 }
 
+std::string_view unit_name(Unit unit) {
+  return unit == Unit::seconds ? "seconds" : unit == Unit::bytes ? "bytes" : "plain";
+}
+
 std::string_view interval_name(IntervalMethod interval) {
   return interval == IntervalMethod::bootstrap ? "bootstrap" : "signed-rank";
 }

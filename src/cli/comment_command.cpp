@@ -18,8 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* environment(const char* name) { return std::getenv(name); }
-
 // The report in `path`: a results.json is rendered, anything else is taken
 // as Markdown.
 std::string report_body(const std::string& path) {
@@ -53,8 +51,8 @@ github::CommentArtifact read_artifact(const std::string& dir) {
 // In a workflow_run job, refuses an artifact naming a PR whose head is not
 // the commit the triggering run benchmarked.
 void check_workflow_run(github::Api& api, const std::string& repo, std::uint64_t pr) {
-  const char* name = environment("GITHUB_EVENT_NAME");
-  const char* path = environment("GITHUB_EVENT_PATH");
+  const char* name = std::getenv("GITHUB_EVENT_NAME");
+  const char* path = std::getenv("GITHUB_EVENT_PATH");
   if (name == nullptr || std::string(name) != "workflow_run" || path == nullptr) {
     return;
   }
@@ -79,8 +77,8 @@ void check_workflow_run(github::Api& api, const std::string& repo, std::uint64_t
 // In an issue_comment job (the `/refbench` commenter), refuses an artifact
 // naming another PR than the one the command was made on.
 void check_issue_comment(std::uint64_t pr) {
-  const char* name = environment("GITHUB_EVENT_NAME");
-  const char* path = environment("GITHUB_EVENT_PATH");
+  const char* name = std::getenv("GITHUB_EVENT_NAME");
+  const char* path = std::getenv("GITHUB_EVENT_PATH");
   if (name == nullptr || std::string(name) != "issue_comment" || path == nullptr) {
     return;
   }
@@ -117,8 +115,8 @@ CLI::App* add_comment_command(CLI::App& app, CommentOptions& o) {
 
 int run_comment(const CommentOptions& o) {
   const double max_wait = std::chrono::duration<double>(duration_flag("--max-wait", o.max_wait)).count();
-  auto settings = github::settings_from_environment(environment, max_wait);
-  const std::string repo = github::repository_from(o.repo, environment);
+  auto settings = github::settings_from_environment(std::getenv, max_wait);
+  const std::string repo = github::repository_from(o.repo, std::getenv);
   const std::string marker = github::marker_line(o.marker);
   if (!o.from_artifact && !o.pr) {
     throw UsageError("no pull request: --pr is missing", "pass --pr N, or --from-artifact DIR");

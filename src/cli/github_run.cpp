@@ -20,8 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* environment(const char* name) { return std::getenv(name); }
-
 std::string required_variable(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') {
@@ -33,8 +31,8 @@ std::string required_variable(const char* name) {
 
 // GET /repos/O/R/pulls/N: the PR an issue_comment was made on.
 nlohmann::json fetch_pull_request(std::uint64_t number) {
-  auto settings = github::settings_from_environment(environment, 120);
-  const std::string repo = github::repository_from(std::nullopt, environment);
+  auto settings = github::settings_from_environment(std::getenv, 120);
+  const std::string repo = github::repository_from(std::nullopt, std::getenv);
   github::CurlTransport transport(github::find_ca(std::nullopt));
   github::Api api(std::move(settings), transport);
   auto pull =

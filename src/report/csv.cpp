@@ -6,20 +6,10 @@
 namespace refbench::report {
 namespace {
 
-std::string number(double value) { return std::isfinite(value) ? fmt::format("{:.9g}", value) : std::string(); }
+std::string csv_number(double value) { return std::isfinite(value) ? fmt::format("{:.9g}", value) : std::string(); }
 
-std::string optional_number(const std::optional<double>& value) { return value ? number(*value) : std::string(); }
-
-std::string_view unit_name(analysis::Unit unit) {
-  switch (unit) {
-  case analysis::Unit::seconds:
-    return "seconds";
-  case analysis::Unit::bytes:
-    return "bytes";
-  case analysis::Unit::plain:
-    break;
-  }
-  return "plain";
+std::string csv_optional_number(const std::optional<double>& value) {
+  return value ? csv_number(*value) : std::string();
 }
 
 } // namespace
@@ -42,12 +32,12 @@ std::string render_csv(const std::vector<analysis::MetricResult>& results) {
   std::string out = "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,"
                     "verdict,censored,min_detectable_ratio,noise_floor\n";
   for (const auto& r : results) {
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.cell), csv_field(r.metric),
-                    r.unit_label.empty() ? std::string(unit_name(r.unit)) : csv_field(r.unit_label), r.gated, r.control,
-                    r.n, number(r.baseline_median), number(r.candidate_median), number(r.ratio), number(r.ci_low),
-                    number(r.ci_high), optional_number(r.p), optional_number(r.p_bh), stats::verdict_name(r.verdict),
-                    r.censored, number(r.min_detectable_ratio), optional_number(r.noise_floor));
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.cell), csv_field(r.metric),
+                       r.unit_label.empty() ? std::string(analysis::unit_name(r.unit)) : csv_field(r.unit_label),
+                       r.gated, r.control, r.n, csv_number(r.baseline_median), csv_number(r.candidate_median),
+                       csv_number(r.ratio), csv_number(r.ci_low), csv_number(r.ci_high), csv_optional_number(r.p),
+                       csv_optional_number(r.p_bh), stats::verdict_name(r.verdict), r.censored,
+                       csv_number(r.min_detectable_ratio), csv_optional_number(r.noise_floor));
   }
   return out;
 }

@@ -26,14 +26,10 @@ json number(double value) { return std::isfinite(value) ? json(value) : json(nul
 
 json optional_number(const std::optional<double>& value) { return value ? number(*value) : json(nullptr); }
 
-std::string_view unit_name(analysis::Unit unit) {
-  return unit == analysis::Unit::seconds ? "seconds" : unit == analysis::Unit::bytes ? "bytes" : "plain";
-}
-
 // The unit named `name`, else the unit of a built-in `metric`, else plain.
 analysis::Unit unit_of(const std::string& name, const std::string& metric) {
   for (auto unit : {analysis::Unit::seconds, analysis::Unit::bytes, analysis::Unit::plain}) {
-    if (unit_name(unit) == name) {
+    if (analysis::unit_name(unit) == name) {
       return unit;
     }
   }
@@ -127,7 +123,7 @@ ReplicaInfo replica_from(const Fields& f) {
 json to_json(const analysis::MetricResult& r) {
   json j{{"cell", r.cell},
          {"metric", r.metric},
-         {"unit", unit_name(r.unit)},
+         {"unit", analysis::unit_name(r.unit)},
          {"control", r.control},
          {"gated", r.gated},
          {"paired", r.paired},

@@ -10,13 +10,14 @@ using namespace refbench;
 
 namespace {
 
-constexpr double k_mib = 1024.0 * 1024.0;
+constexpr double k_mib_double = 1024.0 * 1024.0;
 
 // A family "encrypt" over 1 KiB, 1 MiB and 32 MiB whose invocations take
 // `fixed` seconds plus `per_mib` seconds per MiB of payload (the candidate
 // with a small deterministic wobble around it), measured through run_rounds.
 std::vector<analysis::SensitivityWarning> warnings_for(double fixed, double per_mib) {
-  const std::vector<std::pair<std::string, double>> sizes{{"1KiB", 1024.0}, {"1MiB", k_mib}, {"32MiB", 32 * k_mib}};
+  const std::vector<std::pair<std::string, double>> sizes{
+      {"1KiB", 1024.0}, {"1MiB", k_mib_double}, {"32MiB", 32 * k_mib_double}};
   std::vector<runner::CellSpec> cells;
   for (const auto& [label, bytes] : sizes) {
     runner::CellSpec cell;
@@ -29,7 +30,7 @@ std::vector<analysis::SensitivityWarning> warnings_for(double fixed, double per_
   }
   process::FakeExecutor fake([&](const process::Invocation& invocation, std::size_t index) {
     process::Outcome outcome;
-    const double mib = std::stod(invocation.argv[1]) / k_mib;
+    const double mib = std::stod(invocation.argv[1]) / k_mib_double;
     const double wobble = invocation.argv[2] == "b" ? 0.002 * (static_cast<double>(index % 7) - 3.0) : 0.0;
     outcome.wall_seconds = (fixed + per_mib * mib) * (1.0 + wobble);
     outcome.user_seconds = outcome.wall_seconds;

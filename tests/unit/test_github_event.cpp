@@ -14,7 +14,7 @@ using namespace refbench::github;
 
 namespace {
 
-constexpr const char* k_sha = "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d"; // GITHUB_SHA
+constexpr const char* k_event_sha = "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d"; // GITHUB_SHA
 constexpr const char* k_base_sha = "3a5c7e9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c";
 constexpr const char* k_head_sha = "9f1c2a7e4b3d8c6f0a5e1b9d7c3f2a4e6b8d0c1f";
 
@@ -34,7 +34,7 @@ std::string fixture(const std::string& name) {
 
 // plan_for_event on the fixture `name` as the event `event`.
 EventPlan plan(const std::string& event, const std::string& name) {
-  return plan_for_event(event, fixture(name), fixture_path(name), k_sha);
+  return plan_for_event(event, fixture(name), fixture_path(name), k_event_sha);
 }
 
 } // namespace
@@ -96,14 +96,14 @@ TEST_CASE("github::plan_for_event pull_request") {
                          doctest::Contains("\"number\""), UsageError);
   }
   SUBCASE("no pull_request object") {
-    CHECK_THROWS_WITH_AS(plan_for_event("pull_request", R"({"action":"opened","number":3})", "event.json", k_sha),
+    CHECK_THROWS_WITH_AS(plan_for_event("pull_request", R"({"action":"opened","number":3})", "event.json", k_event_sha),
                          doctest::Contains("without pull_request"), UsageError);
   }
   SUBCASE("empty base.sha") {
     const std::string payload =
         R"({"pull_request":{"number":3,"base":{"sha":""},"head":{"sha":"9f1c2a7e4b3d8c6f0a5e1b9d7c3f2a4e6b8d0c1f"}}})";
-    CHECK_THROWS_WITH_AS(plan_for_event("pull_request", payload, "event.json", k_sha), doctest::Contains("base.sha"),
-                         UsageError);
+    CHECK_THROWS_WITH_AS(plan_for_event("pull_request", payload, "event.json", k_event_sha),
+                         doctest::Contains("base.sha"), UsageError);
   }
 }
 
@@ -120,20 +120,21 @@ TEST_CASE("github::plan_for_event workflow_dispatch") {
   SUBCASE("no inputs: the latest release vs the commit of the run") {
     const auto p = plan("workflow_dispatch", "workflow_dispatch_no_inputs.json");
     CHECK(p.baseline == "latest-release");
-    CHECK(p.candidate == k_sha);
+    CHECK(p.candidate == k_event_sha);
     CHECK_FALSE(p.pr_base_sha.has_value());
     CHECK_FALSE(p.pr.has_value());
   }
   SUBCASE("inputs left empty count as missing") {
     const auto p = plan_for_event("workflow_dispatch", R"({"inputs":{"baseline-ref":"","candidate-ref":""}})",
-                                  "event.json", k_sha);
+                                  "event.json", k_event_sha);
     CHECK(p.baseline == "latest-release");
-    CHECK(p.candidate == k_sha);
+    CHECK(p.candidate == k_event_sha);
   }
   SUBCASE("only the baseline given") {
-    const auto p = plan_for_event("workflow_dispatch", R"({"inputs":{"baseline-ref":"v0.9.0"}})", "event.json", k_sha);
+    const auto p =
+        plan_for_event("workflow_dispatch", R"({"inputs":{"baseline-ref":"v0.9.0"}})", "event.json", k_event_sha);
     CHECK(p.baseline == "v0.9.0");
-    CHECK(p.candidate == k_sha);
+    CHECK(p.candidate == k_event_sha);
   }
 }
 
@@ -194,7 +195,7 @@ TEST_CASE("github::plan_for_event issue_comment") {
     const auto at = edited.find("\"created\"");
     REQUIRE(at != std::string::npos);
     edited.replace(at, 9, "\"edited\"");
-    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", edited, "edited.json", k_sha),
+    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", edited, "edited.json", k_event_sha),
                          doctest::Contains("the comment was edited, not created"), RefusedError);
   }
   SUBCASE("one ref") {
@@ -211,13 +212,13 @@ TEST_CASE("github::plan_for_event issue_comment") {
     for (const std::string body : {"/refbenchmark", "/Refbench", "refbench", "", "\n/refbench"}) {
       CAPTURE(body);
       payload["comment"]["body"] = body;
-      CHECK_THROWS_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_sha), RefusedError);
+      CHECK_THROWS_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_event_sha), RefusedError);
     }
   }
   SUBCASE("three refs") {
     auto payload = nlohmann::json::parse(fixture("issue_comment_pr.json"));
     payload["comment"]["body"] = "/refbench a b c";
-    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_sha),
+    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_event_sha),
                          doctest::Contains("got 3"), RefusedError);
   }
   SUBCASE("owner, member and collaborator are trusted; others are not") {
@@ -225,35 +226,35 @@ TEST_CASE("github::plan_for_event issue_comment") {
     for (const std::string who : {"OWNER", "MEMBER", "COLLABORATOR"}) {
       CAPTURE(who);
       payload["comment"]["author_association"] = who;
-      CHECK(plan_for_event("issue_comment", payload.dump(), "event.json", k_sha).pr == 42u);
+      CHECK(plan_for_event("issue_comment", payload.dump(), "event.json", k_event_sha).pr == 42u);
     }
     for (const std::string who : {"CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", "NONE"}) {
       CAPTURE(who);
       payload["comment"]["author_association"] = who;
-      CHECK_THROWS_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_sha), RefusedError);
+      CHECK_THROWS_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_event_sha), RefusedError);
     }
     payload["comment"].erase("author_association");
-    CHECK_THROWS_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_sha), RefusedError);
+    CHECK_THROWS_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_event_sha), RefusedError);
   }
   SUBCASE("no comment body") {
     auto payload = nlohmann::json::parse(fixture("issue_comment_pr.json"));
     payload["comment"].erase("body");
-    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_sha),
+    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_event_sha),
                          doctest::Contains("comment.body"), UsageError);
   }
   SUBCASE("issue number as a string") {
     auto payload = nlohmann::json::parse(fixture("issue_comment_pr.json"));
     payload["issue"]["number"] = "42";
-    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_sha),
+    CHECK_THROWS_WITH_AS(plan_for_event("issue_comment", payload.dump(), "event.json", k_event_sha),
                          doctest::Contains("\"number\""), UsageError);
   }
 }
 
 TEST_CASE("github::plan_for_event refuses other events and bad payloads") {
   SUBCASE("unknown event") {
-    REQUIRE_THROWS_AS(plan_for_event("push", R"({"ref":"refs/heads/main"})", "event.json", k_sha), RefusedError);
-    CHECK_THROWS_WITH_AS(plan_for_event("workflow_run", "{}", "event.json", k_sha), doctest::Contains("'workflow_run'"),
-                         RefusedError);
+    REQUIRE_THROWS_AS(plan_for_event("push", R"({"ref":"refs/heads/main"})", "event.json", k_event_sha), RefusedError);
+    CHECK_THROWS_WITH_AS(plan_for_event("workflow_run", "{}", "event.json", k_event_sha),
+                         doctest::Contains("'workflow_run'"), RefusedError);
   }
   SUBCASE("malformed JSON") {
     for (const std::string event : {"pull_request", "workflow_dispatch", "schedule", "issue_comment", "push"}) {
@@ -262,8 +263,8 @@ TEST_CASE("github::plan_for_event refuses other events and bad payloads") {
       CHECK_THROWS_WITH_AS(plan(event, "malformed_truncated.json"),
                            doctest::Contains("malformed_truncated.json is not a JSON object"), UsageError);
     }
-    CHECK_THROWS_AS(plan_for_event("schedule", "[]", "event.json", k_sha), UsageError);
-    CHECK_THROWS_AS(plan_for_event("schedule", "", "event.json", k_sha), UsageError);
+    CHECK_THROWS_AS(plan_for_event("schedule", "[]", "event.json", k_event_sha), UsageError);
+    CHECK_THROWS_AS(plan_for_event("schedule", "", "event.json", k_event_sha), UsageError);
   }
 }
 

@@ -33,7 +33,7 @@ CellSpec sized_cell(const std::string& name, std::uint64_t payload_bytes) {
   return cell;
 }
 
-constexpr std::uint64_t k_mib = 1 << 20;
+constexpr std::uint64_t k_one_mib = 1 << 20;
 
 } // namespace
 
@@ -61,12 +61,12 @@ TEST_CASE("runner::assign_shards shard partition") {
     CHECK(assign_shards({1, 1, 1}, 1) == std::vector<std::size_t>{0, 0, 0});
   }
   SUBCASE("the cost of a cell: one MiB for the invocation plus its payload") {
-    CHECK(estimated_cost(sized_cell("c", 0)) == k_mib);
-    CHECK(estimated_cost(sized_cell("c", 32 * k_mib)) == 33 * k_mib);
+    CHECK(estimated_cost(sized_cell("c", 0)) == k_one_mib);
+    CHECK(estimated_cost(sized_cell("c", 32 * k_one_mib)) == 33 * k_one_mib);
   }
   SUBCASE("disjoint, covering, balanced, deterministic") {
     std::vector<CellSpec> cells;
-    const std::uint64_t sizes[] = {0, 1024, 64 * 1024, k_mib, 8 * k_mib, 32 * k_mib, 256 * k_mib};
+    const std::uint64_t sizes[] = {0, 1024, 64 * 1024, k_one_mib, 8 * k_one_mib, 32 * k_one_mib, 256 * k_one_mib};
     for (int family = 0; family < 3; ++family) {
       for (auto size : sizes) {
         cells.push_back(sized_cell(fmt::format("f{}-{}", family, size), size));
@@ -103,13 +103,13 @@ TEST_CASE("runner::assign_shards shard partition") {
       }
       // greedy largest-first: no shard exceeds another by more than the largest cost
       const auto [lightest, heaviest] = std::minmax_element(loads.begin(), loads.end());
-      CHECK(*heaviest - *lightest <= 257 * k_mib);
+      CHECK(*heaviest - *lightest <= 257 * k_one_mib);
     }
     // three families of 7 sizes over 3 shards: each gets one 256 MiB cell
     for (std::size_t index = 1; index <= 3; ++index) {
       auto mine = cells_of_shard(cells, {index, 3});
       CHECK(std::count_if(mine.begin(), mine.end(),
-                          [](const auto& c) { return c.meta.payload_bytes == 256 * k_mib; }) == 1);
+                          [](const auto& c) { return c.meta.payload_bytes == 256 * k_one_mib; }) == 1);
     }
   }
   SUBCASE("more shards than cells is a usage error") {
@@ -251,9 +251,12 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
       {"small", {1.00, 0.05}},   {"big", {1.35, 0.05}},     {"mid-1KiB", {0.80, 0.05}},
       {"mid-1MiB", {1.22, 0.2}}, {"mid-8MiB", {1.21, 0.2}}, {"huge", {1.02, 0.05}},
   };
-  std::vector<CellSpec> cells{
-      fake_cell("small", 0),        fake_cell("big", 16 * k_mib),     fake_cell("mid-1KiB", 1024),
-      fake_cell("mid-1MiB", k_mib), fake_cell("mid-8MiB", 8 * k_mib), fake_cell("huge", 24 * k_mib)};
+  std::vector<CellSpec> cells{fake_cell("small", 0),
+                              fake_cell("big", 16 * k_one_mib),
+                              fake_cell("mid-1KiB", 1024),
+                              fake_cell("mid-1MiB", k_one_mib),
+                              fake_cell("mid-8MiB", 8 * k_one_mib),
+                              fake_cell("huge", 24 * k_one_mib)};
   RoundSettings settings{1e9, 16, 10, 1, 7};
   settings.output_dir = "/nonexistent-refbench-unit";
   analysis::Settings analysis_settings;

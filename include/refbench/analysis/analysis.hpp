@@ -113,6 +113,9 @@ std::optional<RunVerdict> parse_run_verdict(std::string_view word);
 // `interval` as a word: "signed-rank" or "bootstrap"; and back (nullopt for
 // any other word).
 std::string_view interval_name(IntervalMethod interval);
+
+// "seconds", "bytes" or "plain", as results.json and report.csv name a unit.
+std::string_view unit_name(Unit unit);
 std::optional<IntervalMethod> parse_interval(std::string_view word);
 
 // Log-ratios d = ln(y / x), or ln(x / y) for higher-is-better, for the pairs
