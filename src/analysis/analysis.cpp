@@ -1,4 +1,5 @@
 #include <refbench/analysis/analysis.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/stats/bootstrap.hpp>
 #include <refbench/stats/multiple.hpp>
 #include <refbench/stats/signed_rank.hpp>
@@ -77,6 +78,185 @@ bool representable(const LogEstimate& e) {
   return fine(e.estimate) && fine(e.interval.lo) && fine(e.interval.hi);
 }
 
+// The worse-oriented difference d = candidate − baseline per pair (baseline −
+// candidate for higher-is-better): d > 0 is always worse.
+std::vector<double> differences(const MetricSamples& samples) {
+  std::vector<double> d;
+  const double sign = samples.direction == Direction::lower_is_better ? 1.0 : -1.0;
+  for (std::size_t i = 0; i < std::min(samples.baseline.size(), samples.candidate.size()); ++i) {
+    d.push_back(sign * (samples.candidate[i] - samples.baseline[i]));
+  }
+  return d;
+}
+
+std::vector<double> oriented(const std::vector<double>& values, Direction direction) {
+  std::vector<double> out = values;
+  if (direction == Direction::higher_is_better) {
+    std::transform(out.begin(), out.end(), out.begin(), [](double v) { return -v; });
+  }
+  return out;
+}
+
+// The estimate and interval of a count metric (README: Metric kinds): the
+// Hodges–Lehmann difference with the signed-rank interval, found by
+// inverting the test so that ties keep its confidence (unpaired: the
+// shift with the Mann–Whitney interval), p against max_increase.
+void estimate_count(const MetricSamples& samples, const Settings& settings, std::uint64_t seed, MetricResult& r) {
+  LogEstimate e;
+  if (samples.paired) {
+    auto d = differences(samples);
+    r.n = d.size();
+    e = estimate_paired(d, samples.max_increase, settings, seed);
+    if (settings.interval == IntervalMethod::signed_rank && !d.empty()) {
+      e.interval = stats::signed_rank_interval_inverted(d, settings.confidence); // counts tie a lot
+    }
+  } else {
+    auto x = oriented(samples.baseline, samples.direction);
+    auto y = oriented(samples.candidate, samples.direction);
+    r.n = std::min(x.size(), y.size());
+    e = estimate_unpaired(x, y, samples.max_increase, settings);
+  }
+  const bool flip = samples.direction == Direction::higher_is_better;
+  r.difference = flip ? -e.estimate : e.estimate;
+  r.diff_low = flip ? -e.interval.hi : e.interval.lo;
+  r.diff_high = flip ? -e.interval.lo : e.interval.hi;
+  r.ratio = r.ci_low = r.ci_high = r.min_detectable_ratio = k_nan;
+  r.half_width = e.interval.half_width();
+  r.interval_reaches_confidence = e.interval.reaches_confidence;
+  if (r.n > 0) {
+    r.p = e.p;
+  }
+}
+
+// The estimate and interval of a ratio metric: the Hodges–Lehmann ratio of
+// the log-ratios with the signed-rank (or bootstrap) interval (unpaired: the
+// shift of the logs with the Mann–Whitney interval), p against the threshold.
+void estimate_ratio(const MetricSamples& samples, const Settings& settings, std::uint64_t seed, MetricResult& r) {
+  const double log_threshold = std::log(r.threshold);
+  LogEstimate e;
+  if (samples.paired) {
+    auto d = log_ratios(samples.baseline, samples.candidate, samples.direction);
+    r.n = d.size();
+    e = estimate_paired(d, log_threshold, settings, seed);
+  } else {
+    auto x = logs(samples.baseline, samples.direction);
+    auto y = logs(samples.candidate, samples.direction);
+    r.n = std::min(x.size(), y.size());
+    e = estimate_unpaired(x, y, log_threshold, settings);
+  }
+  // reported as plain candidate / baseline; the verdict uses the worse-oriented interval
+  const bool flip = samples.direction == Direction::higher_is_better;
+  r.ratio = std::exp(flip ? -e.estimate : e.estimate);
+  r.ci_low = std::exp(flip ? -e.interval.hi : e.interval.lo);
+  r.ci_high = std::exp(flip ? -e.interval.lo : e.interval.hi);
+  r.half_width = e.interval.half_width();
+  r.interval_reaches_confidence = e.interval.reaches_confidence;
+  r.min_detectable_ratio = std::exp(r.half_width);
+  if (!r.error && r.n > 0 && !representable(e)) {
+    r.error = fmt::format("the {} ratio is beyond what a double holds (baseline median {}, candidate median {})",
+                          r.metric, r.baseline_median, r.candidate_median);
+  }
+  if (r.n > 0) {
+    r.p = e.p;
+  }
+}
+
+// Each arm's share of readings meeting `samples`' SLO, and whether the
+// candidate's median breaks it while the baseline's meets it.
+void judge_slo(const MetricSamples& samples, MetricResult& r) {
+  if (!samples.slo || samples.baseline.empty() || samples.candidate.empty()) {
+    return;
+  }
+  const auto& slo = *samples.slo;
+  auto met = [&](const std::vector<double>& values) {
+    const auto count = std::count_if(values.begin(), values.end(),
+                                     [&](double v) { return runner::condition_holds(v, slo.op, slo.value); });
+    return static_cast<double>(count) / static_cast<double>(values.size());
+  };
+  r.slo = slo;
+  r.baseline_slo_share = met(samples.baseline);
+  r.candidate_slo_share = met(samples.candidate);
+  r.slo_broken = runner::condition_holds(r.baseline_median, slo.op, slo.value) &&
+                 !runner::condition_holds(r.candidate_median, slo.op, slo.value);
+}
+
+MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, const Settings& settings,
+                       std::uint64_t seed) {
+  MetricResult r;
+  r.cell = cell.name;
+  r.group = cell.group;
+  r.metric = samples.metric;
+  r.unit = samples.unit;
+  r.unit_label = samples.unit_label;
+  r.direction = samples.direction;
+  r.control = cell.control;
+  r.gated = samples.gated && !cell.control;
+  r.paired = samples.paired;
+  r.kind = samples.kind;
+  r.max_increase = samples.max_increase;
+  r.censor_limit = samples.censor_limit;
+  r.threshold = samples.threshold.value_or(settings.threshold);
+  r.error = cell.error;
+  r.baseline_median = stats::median(samples.baseline);
+  r.candidate_median = stats::median(samples.candidate);
+  r.censored =
+      share(samples.baseline_at_floor) >= k_censor_share || share(samples.candidate_at_floor) >= k_censor_share;
+  if (samples.kind == runner::MetricKind::count) {
+    estimate_count(samples, settings, seed, r);
+  } else {
+    estimate_ratio(samples, settings, seed, r);
+  }
+  if (cell.control) {
+    r.p.reset();
+  }
+  judge_slo(samples, r);
+  return r;
+}
+
+// The noise floor a control result sets for its metric, if it is usable:
+// max(hi, 1 / lo) of a ratio, max(|lo|, |hi|) of a count's difference.
+std::optional<double> control_floor(const MetricResult& r) {
+  if (!r.control || r.error || r.censored) {
+    return std::nullopt;
+  }
+  if (r.kind == runner::MetricKind::count) {
+    if (!std::isfinite(r.diff_low) || !std::isfinite(r.diff_high)) {
+      return std::nullopt;
+    }
+    return std::max(std::abs(r.diff_low), std::abs(r.diff_high));
+  }
+  if (!std::isfinite(r.ci_low) || !std::isfinite(r.ci_high)) {
+    return std::nullopt;
+  }
+  return stats::noise_floor(r.ci_low, r.ci_high);
+}
+
+// What stats::decide needs of `r`: its worse-oriented interval (ratio, or
+// difference for a count) against its threshold (or max_increase).
+stats::VerdictInput verdict_input(const MetricResult& r, const Settings& settings) {
+  const bool flip = r.direction == Direction::higher_is_better;
+  stats::VerdictInput in;
+  in.error = r.error.has_value();
+  in.censored = r.censored;
+  in.slo_broken = r.slo_broken;
+  in.n = r.n;
+  in.min_rounds = settings.min_rounds;
+  in.interval_reaches_confidence = r.interval_reaches_confidence;
+  if (r.kind == runner::MetricKind::count) {
+    in.scale = stats::Scale::difference;
+    in.ci_low = flip ? -r.diff_high : r.diff_low;
+    in.ci_high = flip ? -r.diff_low : r.diff_high;
+    in.threshold = r.max_increase;
+  } else {
+    in.ci_low = flip ? 1.0 / r.ci_high : r.ci_low;
+    in.ci_high = flip ? 1.0 / r.ci_low : r.ci_high;
+    in.threshold = r.threshold;
+  }
+  in.p = r.p_bh.value_or(r.p.value_or(1.0));
+  in.alpha = settings.alpha;
+  in.noise_floor = r.noise_floor;
+  return in;
+}
 } // namespace
 
 std::uint64_t interval_seed(std::uint64_t seed, std::size_t cell, std::size_t metric) {
@@ -101,54 +281,8 @@ std::vector<double> log_ratios(const std::vector<double>& baseline, const std::v
 std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const Settings& settings) {
   std::vector<MetricResult> results;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    const auto& cell = cells[c];
-    for (std::size_t m = 0; m < cell.metrics.size(); ++m) {
-      const auto& samples = cell.metrics[m];
-      MetricResult r;
-      r.cell = cell.name;
-      r.group = cell.group;
-      r.metric = samples.metric;
-      r.unit = samples.unit;
-      r.unit_label = samples.unit_label;
-      r.direction = samples.direction;
-      r.control = cell.control;
-      r.gated = samples.gated && !cell.control;
-      r.paired = samples.paired;
-      r.threshold = samples.threshold.value_or(settings.threshold);
-      r.error = cell.error;
-      r.baseline_median = stats::median(samples.baseline);
-      r.candidate_median = stats::median(samples.candidate);
-      r.censored =
-          share(samples.baseline_at_floor) >= k_censor_share || share(samples.candidate_at_floor) >= k_censor_share;
-
-      const double log_threshold = std::log(r.threshold);
-      LogEstimate e;
-      if (samples.paired) {
-        auto d = log_ratios(samples.baseline, samples.candidate, samples.direction);
-        r.n = d.size();
-        e = estimate_paired(d, log_threshold, settings, interval_seed(settings.seed, c, m));
-      } else {
-        auto x = logs(samples.baseline, samples.direction);
-        auto y = logs(samples.candidate, samples.direction);
-        r.n = std::min(x.size(), y.size());
-        e = estimate_unpaired(x, y, log_threshold, settings);
-      }
-      // reported as plain candidate / baseline; the verdict uses the worse-oriented interval
-      const bool flip = samples.direction == Direction::higher_is_better;
-      r.ratio = std::exp(flip ? -e.estimate : e.estimate);
-      r.ci_low = std::exp(flip ? -e.interval.hi : e.interval.lo);
-      r.ci_high = std::exp(flip ? -e.interval.lo : e.interval.hi);
-      r.half_width = e.interval.half_width();
-      r.interval_reaches_confidence = e.interval.reaches_confidence;
-      r.min_detectable_ratio = std::exp(r.half_width);
-      if (!r.error && r.n > 0 && !representable(e)) {
-        r.error = fmt::format("the {} ratio is beyond what a double holds (baseline median {}, candidate median {})",
-                              r.metric, r.baseline_median, r.candidate_median);
-      }
-      if (!cell.control && r.n > 0) {
-        r.p = e.p;
-      }
-      results.push_back(std::move(r));
+    for (std::size_t m = 0; m < cells[c].metrics.size(); ++m) {
+      results.push_back(result_of(cells[c], cells[c].metrics[m], settings, interval_seed(settings.seed, c, m)));
     }
   }
 
@@ -169,28 +303,15 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
   // the A/A control's interval is the noise floor of its metric in its group
   std::map<std::pair<std::size_t, std::string>, double> floors;
   for (const auto& r : results) {
-    if (r.control && !r.error && !r.censored && std::isfinite(r.ci_low) && std::isfinite(r.ci_high)) {
-      floors[{r.group, r.metric}] = stats::noise_floor(r.ci_low, r.ci_high);
+    if (auto floor = control_floor(r)) {
+      floors[{r.group, r.metric}] = *floor;
     }
   }
   for (auto& r : results) {
     if (auto it = floors.find({r.group, r.metric}); it != floors.end()) {
       r.noise_floor = it->second;
     }
-    const bool flip = r.direction == Direction::higher_is_better;
-    stats::VerdictInput in;
-    in.error = r.error.has_value();
-    in.censored = r.censored;
-    in.n = r.n;
-    in.min_rounds = settings.min_rounds;
-    in.interval_reaches_confidence = r.interval_reaches_confidence;
-    in.ci_low = flip ? 1.0 / r.ci_high : r.ci_low;
-    in.ci_high = flip ? 1.0 / r.ci_low : r.ci_high;
-    in.p = r.p_bh.value_or(r.p.value_or(1.0));
-    in.alpha = settings.alpha;
-    in.threshold = r.threshold;
-    in.noise_floor = r.noise_floor;
-    r.verdict = stats::decide(in);
+    r.verdict = stats::decide(verdict_input(r, settings));
   }
   return results;
 }

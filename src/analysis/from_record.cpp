@@ -15,6 +15,48 @@ std::string failure_text(const runner::CellRecord& cell, const runner::CellFailu
   return fmt::format("the {} command {} in {}", runner::arm_label(cell, failure.arm), failure.description, round);
 }
 
+// Per reading, whether it is at or past `metric`'s censor_above or
+// censor_below; empty when it has neither.
+std::vector<bool> past_limit(const runner::CustomMetric& metric, const std::vector<double>& values) {
+  if (!metric.censor_above && !metric.censor_below) {
+    return {};
+  }
+  std::vector<bool> flags;
+  for (double v : values) {
+    flags.push_back((metric.censor_above && v >= *metric.censor_above) ||
+                    (metric.censor_below && v <= *metric.censor_below));
+  }
+  return flags;
+}
+
+// "censor_above = 10000", "censor_below = 1", both joined by " or ", or "".
+std::string censor_limit_text(const runner::CustomMetric& metric) {
+  std::string text;
+  if (metric.censor_above) {
+    text = fmt::format("censor_above = {}", *metric.censor_above);
+  }
+  if (metric.censor_below) {
+    text += fmt::format("{}censor_below = {}", text.empty() ? "" : " or ", *metric.censor_below);
+  }
+  return text;
+}
+
+// Whether a gated count metric's difference interval is narrow enough to
+// fall on one side of max_increase: half-width ≤ max_increase / 2 (a
+// max_increase of 0 asks for an interval of one point, such as a count that
+// stays 0). Like the ratio's rule, it looks at the width, never the place.
+bool count_precise(const runner::PairedValues& values, const runner::CustomMetric& metric, const Settings& settings) {
+  std::vector<double> d;
+  for (std::size_t i = 0; i < std::min(values.baseline.size(), values.candidate.size()); ++i) {
+    d.push_back(values.candidate[i] - values.baseline[i]);
+  }
+  if (d.size() < settings.min_rounds) {
+    return false;
+  }
+  auto interval = stats::signed_rank_interval_inverted(d, settings.confidence);
+  return interval.reaches_confidence && interval.half_width() <= metric.max_increase / 2;
+}
+
 } // namespace
 
 CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, const std::vector<runner::Metric>& metrics,
@@ -54,6 +96,12 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     m.unit_label = custom.unit;
     m.direction = custom.higher_is_better ? Direction::higher_is_better : Direction::lower_is_better;
     m.gated = listed(meta.gate, custom.name);
+    m.kind = custom.kind;
+    m.max_increase = custom.max_increase;
+    m.slo = custom.slo;
+    m.censor_limit = censor_limit_text(custom);
+    m.baseline_at_floor = past_limit(custom, pairs.baseline);
+    m.candidate_at_floor = past_limit(custom, pairs.candidate);
     m.baseline = std::move(pairs.baseline);
     m.candidate = std::move(pairs.candidate);
     if (auto it = thresholds.find(m.metric); it != thresholds.end()) {
@@ -98,6 +146,12 @@ bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std
   const auto& meta = record.cells[cell].meta;
   for (const auto& custom : meta.custom) {
     if (meta.gate && std::find(meta.gate->begin(), meta.gate->end(), custom.name) != meta.gate->end()) {
+      if (custom.kind == runner::MetricKind::count) {
+        if (!count_precise(runner::complete_pairs(record, cell, custom.name), custom, settings)) {
+          return false;
+        }
+        continue;
+      }
       metrics.push_back(runner::complete_pairs(record, cell, custom.name));
     }
   }

@@ -4,6 +4,7 @@
 #include <refbench/github/api.hpp>
 #include <refbench/github/comment.hpp>
 #include <refbench/github/http.hpp>
+#include <refbench/report/verdict_table.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/rng.hpp>
@@ -89,7 +90,8 @@ void publish_to_github(const fs::path& out, const report::RunDocument& document,
   std::vector<github::Regression> regressions;
   for (const auto& r : document.results) {
     if (r.verdict == stats::Verdict::regression) {
-      regressions.push_back({r.cell, r.metric, r.ratio, r.ci_low, r.ci_high, r.threshold});
+      regressions.push_back(
+          {r.cell, r.metric, r.ratio, r.ci_low, r.ci_high, r.threshold, report::regression_reason(r)});
     }
   }
   for (const auto& line : github::regression_annotations(std::move(regressions))) {

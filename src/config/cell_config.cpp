@@ -66,6 +66,56 @@ void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::s
 
 const std::set<std::string> k_metrics{"wall", "cpu", "user", "sys", "rss"};
 
+// A finite number at `key` of `r`'s table, if there is one.
+std::optional<double> finite_number(TableReader& r, std::string_view key) {
+  auto value = r.number(key);
+  if (value && !std::isfinite(*value)) {
+    r.fail(*r.get(key), fmt::format("cell.metric.{} must be a finite number", key));
+  }
+  return value;
+}
+
+// A metric's kind, its count gate, its censoring limits and its SLO
+// (README: Metric kinds, ceilings and SLOs) into `metric`.
+void read_metric_kind(TableReader& r, runner::CustomMetric& metric, const std::string& kind) {
+  metric.kind = *runner::parse_metric_kind(kind);
+  const bool count = metric.kind == runner::MetricKind::count;
+  if (auto max_increase = finite_number(r, "max_increase")) {
+    if (!count) {
+      r.fail(*r.get("max_increase"), fmt::format("cell.metric.max_increase gates a count metric; '{}' is a ratio "
+                                                 "metric (add kind = \"count\", or set its ratio in cell.threshold)",
+                                                 metric.name));
+    }
+    if (*max_increase < 0) {
+      r.fail(*r.get("max_increase"), "cell.metric.max_increase must be 0 or more: the increase that is tolerated");
+    }
+    metric.max_increase = *max_increase;
+  }
+  metric.censor_above = finite_number(r, "censor_above");
+  metric.censor_below = finite_number(r, "censor_below");
+  for (const char* key : {"censor_above", "censor_below"}) {
+    if (count && r.get(key) != nullptr) {
+      r.fail(*r.get(key), fmt::format("cell.metric.{}: a count metric is compared by its difference, where a "
+                                      "limit hides nothing; censor a ratio metric, or gate the count with max_increase",
+                                      key));
+    }
+  }
+  if (metric.censor_above && metric.censor_below && !(*metric.censor_below < *metric.censor_above)) {
+    r.fail(*r.get("censor_below"), "cell.metric.censor_below must be below censor_above");
+  }
+  if (metric.kind == runner::MetricKind::ratio && metric.censor_below && *metric.censor_below < 0) {
+    r.fail(*r.get("censor_below"),
+           "cell.metric.censor_below must be 0 or more: a ratio metric's readings are positive");
+  }
+  if (auto slo = r.string("slo")) {
+    auto parsed = runner::parse_slo(*slo);
+    if (!parsed) {
+      r.fail(*r.get("slo"), "cell.metric.slo: " + parsed.error());
+    }
+    metric.slo = *parsed;
+  }
+}
+
 // One [[cell.metric]] table (README: Custom metrics).
 runner::CustomMetric read_custom_metric(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "cell.metric");
@@ -100,6 +150,7 @@ runner::CustomMetric read_custom_metric(const toml::table& table, const std::str
   }
   metric.higher_is_better = pick("better", "lower", {"lower", "higher"}) == "higher";
   metric.unit = r.string("unit").value_or("");
+  read_metric_kind(r, metric, pick("kind", "ratio", {"ratio", "count"}));
   r.reject_unknown();
   return metric;
 }
@@ -152,6 +203,29 @@ void read_reported_keys(TableReader& r, CellConfig& cell, const std::string& sou
     }
     if (std::any_of(cell.require.begin(), cell.require.end(), [](const auto& q) { return !q.key.contains('/'); })) {
       flat_key("require");
+    }
+  }
+}
+
+// cell.threshold: a ratio above 1 per ratio metric `known` to the cell.
+template <typename Known> void read_thresholds(TableReader& r, CellConfig& cell, const Known& known) {
+  if (const auto* node = r.get("threshold")) {
+    const auto* thresholds = node->as_table();
+    if (thresholds == nullptr) {
+      r.fail(*node, "cell.threshold must be a table like { wall = 1.2, rss = 1.1 }");
+    }
+    for (const auto& [metric, value] : *thresholds) {
+      double ratio = value.value_or(0.0);
+      if (!known(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) || !std::isfinite(ratio)) {
+        r.fail(value, fmt::format("cell.threshold.{} must be a ratio above 1 for a known metric", metric.str()));
+      }
+      if (std::any_of(cell.custom.begin(), cell.custom.end(),
+                      [&](const auto& m) { return m.name == metric.str() && m.kind == runner::MetricKind::count; })) {
+        r.fail(value, fmt::format("cell.threshold.{}: '{}' is a count metric, gated by its max_increase in "
+                                  "[[cell.metric]], not by a ratio",
+                                  metric.str(), metric.str()));
+      }
+      cell.threshold[std::string(metric.str())] = ratio;
     }
   }
 }
@@ -216,19 +290,7 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
                                 cell.name));
     }
   }
-  if (const auto* node = r.get("threshold")) {
-    const auto* thresholds = node->as_table();
-    if (thresholds == nullptr) {
-      r.fail(*node, "cell.threshold must be a table like { wall = 1.2, rss = 1.1 }");
-    }
-    for (const auto& [metric, value] : *thresholds) {
-      double ratio = value.value_or(0.0);
-      if (!known(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) || !std::isfinite(ratio)) {
-        r.fail(value, fmt::format("cell.threshold.{} must be a ratio above 1 for a known metric", metric.str()));
-      }
-      cell.threshold[std::string(metric.str())] = ratio;
-    }
-  }
+  read_thresholds(r, cell, known);
   cell.check_output = r.boolean("check_output").value_or(false);
   if (cell.check_output &&
       std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {

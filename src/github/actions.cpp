@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -50,6 +51,9 @@ std::string escape_property(std::string_view text) { return escape(text, true); 
 
 std::vector<std::string> regression_annotations(std::vector<Regression> regressions, std::size_t limit) {
   auto badness = [](const Regression& r) {
+    if (!r.reason.empty()) {
+      return std::numeric_limits<double>::infinity();
+    }
     return std::isfinite(r.ratio) && r.ratio > 0 ? std::abs(std::log(r.ratio)) : 0.0;
   };
   std::ranges::stable_sort(regressions, [&](const auto& a, const auto& b) { return badness(a) > badness(b); });
@@ -63,7 +67,9 @@ std::vector<std::string> regression_annotations(std::vector<Regression> regressi
     const std::string metric = one_line(r.metric);
     std::string message =
         fmt::format("{} {}: candidate/baseline {:.3f}x [{:.3f}, {:.3f}]", cell, metric, r.ratio, r.ci_low, r.ci_high);
-    if (std::isfinite(r.threshold)) {
+    if (!r.reason.empty()) {
+      message = fmt::format("{} {}: {}", cell, metric, one_line(r.reason));
+    } else if (std::isfinite(r.threshold)) {
       message += fmt::format(", beyond the {:.2f}x threshold", r.threshold);
     }
     lines.push_back(

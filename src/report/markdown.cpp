@@ -87,8 +87,9 @@ std::string floor_text(const RunDocument& m) {
   auto floored = std::find_if(results.begin(), results.end(),
                               [](const MetricResult& r) { return r.control && r.metric == "wall" && r.noise_floor; });
   if (floored == results.end()) {
-    floored =
-        std::find_if(results.begin(), results.end(), [](const MetricResult& r) { return r.control && r.noise_floor; });
+    floored = std::find_if(results.begin(), results.end(), [](const MetricResult& r) {
+      return r.control && r.noise_floor && r.kind == runner::MetricKind::ratio; // a count's floor is no ratio
+    });
   }
   if (floored == results.end()) {
     return "noise floor unknown (the A/A control has no interval)";

@@ -2,9 +2,11 @@
 #include <refbench/report/markdown_details.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <string>
 #include <string_view>
@@ -123,7 +125,11 @@ std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocumen
   for (const auto& r : m.results) {
     if (gated_row(r, m.results)) {
       auto& out = by_cell[r.cell];
-      out += (out.empty() ? "" : " · ") + escape_cell(r.metric) + " " + format_ratio(r.min_detectable_ratio);
+      const auto detectable = r.kind != runner::MetricKind::count ? format_ratio(r.min_detectable_ratio)
+                              : std::isfinite(r.half_width)
+                                  ? "±" + format_metric_value(r.half_width, r.unit, r.unit_label)
+                                  : std::string("—");
+      out += (out.empty() ? "" : " · ") + escape_cell(r.metric) + " " + detectable;
     }
   }
   return by_cell;
@@ -198,6 +204,9 @@ std::string warnings_body(const RunDocument& m) {
 
 // Why readings of `r` sit at the measurement floor (README: Statistics).
 std::string censored_reason(const RunDocument& m, const MetricResult& r) {
+  if (!r.censor_limit.empty()) {
+    return "readings at or past " + escape_cell(r.censor_limit);
+  }
   if (r.metric == "rss") {
     return "RSS at the launcher floor" +
            (m.header.rss && m.header.rss->floor_bytes > 0
@@ -220,6 +229,24 @@ std::string censored_body(const RunDocument& m) {
       body += fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
                           code_span(r.cell), escape_cell(r.metric), censored_reason(m, r));
     }
+  }
+  return body;
+}
+
+// Per metric with an SLO, each arm's share of invocations that met it
+// (README: Metric kinds, ceilings and SLOs).
+std::string slo_body(const RunDocument& m) {
+  std::string body;
+  for (const auto& r : m.results) {
+    if (!r.slo || !r.baseline_slo_share || !r.candidate_slo_share) {
+      continue;
+    }
+    body += fmt::format("- {} {} `{}`: met by {:.0f} % of the baseline's and {:.0f} % of the candidate's invocations "
+                        "(medians {} and {}){}\n",
+                        code_span(r.cell), escape_cell(r.metric), runner::slo_text(*r.slo), 100 * *r.baseline_slo_share,
+                        100 * *r.candidate_slo_share, format_metric_value(r.baseline_median, r.unit, r.unit_label),
+                        format_metric_value(r.candidate_median, r.unit, r.unit_label),
+                        r.slo_broken ? " — **SLO broken** by the candidate" : "");
   }
   return body;
 }
@@ -323,7 +350,7 @@ std::vector<std::string> left_out(const DetailsPlan& plan) {
   const std::pair<bool, const char*> parts[] = {{plan.cell_table, "the per-cell table"},
                                                 {plan.stderr, "the stderr tails"},
                                                 {plan.warnings, "the warnings"},
-                                                {plan.censored, "the censored metrics"},
+                                                {plan.censored, "the censored metrics and SLOs"},
                                                 {plan.environment, "the environment and build times"},
                                                 {plan.failures, "the failures"}};
   for (const auto& [shown, what] : parts) {
@@ -355,6 +382,7 @@ std::string render_details(const RunDocument& m, const DetailsPlan& plan, std::s
   sections.push_back(plan.cell_table ? section("Replicas", replicas_body(m)) : "");
   sections.push_back(plan.warnings ? section("Warnings", warnings_body(m)) : "");
   sections.push_back(plan.censored ? section("Censored metrics", censored_body(m)) : "");
+  sections.push_back(plan.censored ? section("SLOs", slo_body(m)) : "");
   sections.push_back(plan.failures ? section("Failures", failures_body(m, plan)) : "");
   sections.push_back(reproduce_section(m));
   std::string out = "<details><summary>Details</summary>\n\n";
@@ -375,7 +403,7 @@ bool trim_details(DetailsPlan& plan, const RunDocument& m) {
   const std::pair<bool*, bool> steps[] = {{&plan.cell_table, !cells_body(m).empty()},
                                           {&plan.stderr, stderr},
                                           {&plan.warnings, !warnings_body(m).empty()},
-                                          {&plan.censored, !censored_body(m).empty()},
+                                          {&plan.censored, !(censored_body(m) + slo_body(m)).empty()},
                                           {&plan.environment, !(environment_body(m) + build_body(m)).empty()},
                                           {&plan.failures, !failures_body(m, plan).empty()}};
   for (const auto& [shown, present] : steps) {

@@ -1,5 +1,6 @@
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/journal.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 
 #include "document_limits.hpp"
@@ -141,12 +142,61 @@ json to_json(const analysis::MetricResult& r) {
          {"min_detectable_ratio", number(r.min_detectable_ratio)},
          {"noise_floor", optional_number(r.noise_floor)},
          {"better", r.direction == analysis::Direction::higher_is_better ? "higher" : "lower"},
-         {"unit_label", r.unit_label}};
+         {"unit_label", r.unit_label},
+         {"kind", runner::metric_kind_name(r.kind)}};
+  if (r.kind == runner::MetricKind::count) {
+    j["difference"] = number(r.difference);
+    j["diff_ci_low"] = number(r.diff_low);
+    j["diff_ci_high"] = number(r.diff_high);
+    j["max_increase"] = r.max_increase;
+  }
+  if (!r.censor_limit.empty()) {
+    j["censor_limit"] = r.censor_limit;
+  }
+  if (r.slo) {
+    j["slo"] = runner::slo_text(*r.slo);
+    j["baseline_slo_share"] = optional_number(r.baseline_slo_share);
+    j["candidate_slo_share"] = optional_number(r.candidate_slo_share);
+    j["slo_broken"] = r.slo_broken;
+  }
   if (r.error) {
     j["error"] = *r.error;
   }
   return j;
 }
+
+namespace {
+
+// The kind, count, censoring and SLO members of an "analysis" entry into `r`.
+void read_metric_kind(const Fields& f, analysis::MetricResult& r) {
+  const auto kind = f.string("kind", "ratio");
+  const auto parsed = runner::parse_metric_kind(kind);
+  if (!parsed) {
+    f.fail(fmt::format("{}: unknown kind \"{}\" (ratio or count)", f.name("kind"), kind));
+  }
+  r.kind = *parsed;
+  if (r.kind == runner::MetricKind::count) {
+    r.difference = nullable(f, "difference");
+    r.diff_low = nullable(f, "diff_ci_low");
+    r.diff_high = nullable(f, "diff_ci_high");
+    r.max_increase = f.number("max_increase", 0.0, k_max_double, 0.0);
+    r.half_width = (r.diff_high - r.diff_low) / 2;
+  }
+  r.censor_limit = f.string("censor_limit", "");
+  if (f.has("slo")) {
+    const auto text = f.string("slo");
+    auto slo = runner::parse_slo(text);
+    if (!slo) {
+      f.fail(fmt::format("{}: {}", f.name("slo"), slo.error()));
+    }
+    r.slo = *slo;
+    r.baseline_slo_share = f.optional_number("baseline_slo_share", 0.0, 1.0);
+    r.candidate_slo_share = f.optional_number("candidate_slo_share", 0.0, 1.0);
+    r.slo_broken = f.boolean("slo_broken", false);
+  }
+}
+
+} // namespace
 
 analysis::MetricResult metric_result_from_json(const Fields& f) {
   analysis::MetricResult r;
@@ -181,6 +231,7 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   if (f.has("error")) {
     r.error = f.string("error");
   }
+  read_metric_kind(f, r);
   return r;
 }
 

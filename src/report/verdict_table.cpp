@@ -1,5 +1,6 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <cmath>
@@ -65,17 +66,47 @@ std::string format_metric_value(double value, analysis::Unit unit, std::string_v
     return format_seconds(value);
   case analysis::Unit::bytes:
     return format_bytes(value);
-  case analysis::Unit::plain:
-    return label.empty() ? fmt::format("{:.4g}", value) : fmt::format("{:.4g} {}", value, label);
+  case analysis::Unit::plain: {
+    // whole numbers of 10 000 and more in full ("10000", not "1e+04"); up to 4 significant digits otherwise
+    const auto number = std::fabs(value) >= 1e4 && std::fabs(value) < 1e15 ? fmt::format("{:.0f}", value)
+                                                                           : fmt::format("{:.4g}", value);
+    return label.empty() ? number : fmt::format("{} {}", number, label);
+  }
   }
   return "—";
 }
 
+std::string format_difference(double value) {
+  if (value == 0) {
+    return "±0"; // neither +0 nor -0: no change
+  }
+  return fmt::format("{:+.4g}", value);
+}
+
 std::string format_ratio_interval(const analysis::MetricResult& r) {
+  if (r.kind == runner::MetricKind::count) {
+    if (!std::isfinite(r.difference) || !std::isfinite(r.diff_low) || !std::isfinite(r.diff_high)) {
+      return "—";
+    }
+    return fmt::format("{} [{}, {}]", format_difference(r.difference), format_difference(r.diff_low),
+                       format_difference(r.diff_high));
+  }
   if (!std::isfinite(r.ratio) || !std::isfinite(r.ci_low) || !std::isfinite(r.ci_high)) {
     return "—";
   }
   return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high);
+}
+
+std::string regression_reason(const analysis::MetricResult& r) {
+  if (r.slo_broken && r.slo) {
+    return fmt::format("SLO `{}` broken: candidate median {} (baseline {})", runner::slo_text(*r.slo),
+                       format_metric_value(r.candidate_median, r.unit, r.unit_label),
+                       format_metric_value(r.baseline_median, r.unit, r.unit_label));
+  }
+  if (r.kind == runner::MetricKind::count) {
+    return fmt::format("candidate − baseline {}, beyond max_increase = {}", format_ratio_interval(r), r.max_increase);
+  }
+  return "";
 }
 
 std::string format_p(const analysis::MetricResult& r) {
@@ -88,6 +119,9 @@ std::string format_p(const analysis::MetricResult& r) {
 
 std::string format_verdict(const analysis::MetricResult& r) {
   std::string word(stats::verdict_name(r.verdict));
+  if (r.slo_broken && r.verdict == stats::Verdict::regression) {
+    word += " (SLO broken)";
+  }
   return r.gated || r.control ? word : word + " (info)";
 }
 

@@ -131,12 +131,26 @@ nlohmann::json to_json(const CellMeta& meta) {
     j["payload_bytes"] = meta.payload_bytes;
   }
   for (const auto& metric : meta.custom) {
-    j["custom"].push_back({{"name", metric.name},
-                           {"from", report_source_name(metric.from)},
-                           {"format", report_format_name(metric.format)},
-                           {"key", metric.key},
-                           {"better", metric.higher_is_better ? "higher" : "lower"},
-                           {"unit", metric.unit}});
+    nlohmann::json entry{{"name", metric.name},
+                         {"from", report_source_name(metric.from)},
+                         {"format", report_format_name(metric.format)},
+                         {"key", metric.key},
+                         {"better", metric.higher_is_better ? "higher" : "lower"},
+                         {"unit", metric.unit},
+                         {"kind", metric_kind_name(metric.kind)}};
+    if (metric.kind == MetricKind::count) {
+      entry["max_increase"] = metric.max_increase;
+    }
+    if (metric.censor_above) {
+      entry["censor_above"] = *metric.censor_above;
+    }
+    if (metric.censor_below) {
+      entry["censor_below"] = *metric.censor_below;
+    }
+    if (metric.slo) {
+      entry["slo"] = slo_text(*metric.slo);
+    }
+    j["custom"].push_back(std::move(entry));
   }
   if (meta.min_duration_seconds > 0) {
     j["min_duration"] = meta.min_duration_seconds;
@@ -165,12 +179,24 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
   meta.family = j.value("family", std::string());
   meta.payload_bytes = j.value("payload_bytes", std::uint64_t{0});
   for (const auto& metric : j.value("custom", nlohmann::json::array())) {
-    meta.custom.push_back({metric.at("name").get<std::string>(),
-                           parse_report_source(metric.value("from", "")).value_or(ReportSource::stdout_line),
-                           parse_report_format(metric.value("format", "")).value_or(ReportFormat::json),
-                           metric.at("key").get<std::string>(),
-                           metric.value("better", std::string("lower")) == "higher",
-                           metric.value("unit", std::string())});
+    CustomMetric custom{metric.at("name").get<std::string>(),
+                        parse_report_source(metric.value("from", "")).value_or(ReportSource::stdout_line),
+                        parse_report_format(metric.value("format", "")).value_or(ReportFormat::json),
+                        metric.at("key").get<std::string>(),
+                        metric.value("better", std::string("lower")) == "higher",
+                        metric.value("unit", std::string())};
+    custom.kind = parse_metric_kind(metric.value("kind", "")).value_or(MetricKind::ratio);
+    custom.max_increase = metric.value("max_increase", 0.0);
+    if (metric.contains("censor_above")) {
+      custom.censor_above = metric.at("censor_above").get<double>();
+    }
+    if (metric.contains("censor_below")) {
+      custom.censor_below = metric.at("censor_below").get<double>();
+    }
+    if (auto slo = parse_slo(metric.value("slo", std::string()))) {
+      custom.slo = *slo;
+    }
+    meta.custom.push_back(std::move(custom));
   }
   meta.min_duration_seconds = j.value("min_duration", 0.0);
   meta.window_key = j.value("window", std::string());

@@ -44,6 +44,17 @@ std::optional<ReportFormat> parse_report_format(std::string_view word) {
   return std::nullopt;
 }
 
+std::string_view metric_kind_name(MetricKind kind) { return kind == MetricKind::count ? "count" : "ratio"; }
+
+std::optional<MetricKind> parse_metric_kind(std::string_view word) {
+  for (auto kind : {MetricKind::ratio, MetricKind::count}) {
+    if (word == metric_kind_name(kind)) {
+      return kind;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<StopReason> parse_stop_reason(std::string_view word) {
   for (auto reason : {StopReason::running, StopReason::precision, StopReason::max_rounds, StopReason::budget,
                       StopReason::error, StopReason::interrupted, StopReason::aborted}) {

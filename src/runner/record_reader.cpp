@@ -1,5 +1,6 @@
 #include <refbench/runner/journal.hpp>
 #include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 
 #include <refbench/util/json_fields.hpp>
@@ -84,6 +85,17 @@ CellMeta meta_from(const Fields& cell) {
     metric.string("key");
     for (const char* key : {"from", "format", "better", "unit"}) {
       metric.string(key, "");
+    }
+    const auto kind = metric.string("kind", "ratio");
+    if (!parse_metric_kind(kind)) {
+      metric.fail(fmt::format("{}: unknown kind \"{}\" (ratio or count)", metric.name("kind"), kind));
+    }
+    metric.number("max_increase", 0.0, std::numeric_limits<double>::max(), 0.0);
+    for (const char* key : {"censor_above", "censor_below"}) {
+      metric.optional_number(key, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
+    }
+    if (const auto slo = metric.string("slo", ""); !slo.empty() && !parse_slo(slo)) {
+      metric.fail(fmt::format("{}: {}", metric.name("slo"), parse_slo(slo).error()));
     }
   }
   return cell_meta_from_json(meta);

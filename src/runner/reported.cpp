@@ -118,6 +118,33 @@ std::expected<double, std::string> number_at(const nlohmann::json& document, con
   return (*node)->get<double>();
 }
 
+// "KEY OP NUMBER" (KEY may be empty) split at its first operator, longest
+// operators first; nullopt when the number is missing or not finite.
+struct Condition {
+  std::string key;
+  std::string op;
+  double value = 0;
+};
+
+std::optional<Condition> split_condition(std::string_view text) {
+  static constexpr std::array<std::string_view, 6> k_ops{"==", "!=", "<=", ">=", "<", ">"};
+  for (auto op : k_ops) {
+    const auto at = text.find(op);
+    if (at == std::string_view::npos) {
+      continue;
+    }
+    Condition condition{std::string(util::trim(text.substr(0, at))), std::string(op), 0};
+    const auto number = util::trim(text.substr(at + op.size()));
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), condition.value);
+    if (number.empty() || error != std::errc() || end != number.data() + number.size() ||
+        !std::isfinite(condition.value)) {
+      return std::nullopt;
+    }
+    return condition;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 bool reads_report(const CellMeta& meta) {
@@ -144,9 +171,14 @@ std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, s
     if (!value) {
       return std::unexpected(fmt::format("reported no number for metric `{}`: {}", metric.name, value.error()));
     }
-    if (!std::isfinite(*value) || *value <= 0) {
-      return std::unexpected(fmt::format("reported metric `{}` = {} in {}; ratios need a positive value", metric.name,
+    if (metric.kind == MetricKind::count && (!std::isfinite(*value) || *value < 0)) {
+      return std::unexpected(fmt::format("reported metric `{}` = {} in {}; a count is a number ≥ 0", metric.name,
                                          *value, report_source(meta)));
+    }
+    if (metric.kind == MetricKind::ratio && (!std::isfinite(*value) || *value <= 0)) {
+      return std::unexpected(fmt::format("reported metric `{}` = {} in {}; ratios need a positive value (a metric "
+                                         "that can be 0, like an error count, is kind = \"count\")",
+                                         metric.name, *value, report_source(meta)));
     }
     reported.metrics[metric.name] = *value;
   }
@@ -182,15 +214,7 @@ std::optional<std::string> window_problem(const CellMeta& meta, const ReportedVa
   }
   for (const auto& requirement : meta.require) {
     const double value = reported.keys.at(requirement.key);
-    const double limit = requirement.value;
-    const std::string& op = requirement.op;
-    const bool holds = op == "=="   ? value == limit
-                       : op == "!=" ? value != limit
-                       : op == "<"  ? value < limit
-                       : op == "<=" ? value <= limit
-                       : op == ">"  ? value > limit
-                                    : value >= limit;
-    if (!holds) {
+    if (!condition_holds(value, requirement.op, requirement.value)) {
       return fmt::format("failed the requirement `{}`: `{}` = {} in {}", requirement_text(requirement), requirement.key,
                          value, report_source(meta));
     }
@@ -198,28 +222,34 @@ std::optional<std::string> window_problem(const CellMeta& meta, const ReportedVa
   return std::nullopt;
 }
 
+bool condition_holds(double value, std::string_view op, double limit) {
+  return op == "=="   ? value == limit
+         : op == "!=" ? value != limit
+         : op == "<"  ? value < limit
+         : op == "<=" ? value <= limit
+         : op == ">"  ? value > limit
+         : op == ">=" ? value >= limit
+                      : false;
+}
+
 std::expected<Requirement, std::string> parse_requirement(std::string_view text) {
-  static constexpr std::array<std::string_view, 6> k_ops{"==", "!=", "<=", ">=", "<", ">"};
-  for (auto op : k_ops) {
-    const auto at = text.find(op);
-    if (at == std::string_view::npos) {
-      continue;
-    }
-    Requirement requirement;
-    requirement.key = std::string(util::trim(text.substr(0, at)));
-    requirement.op = std::string(op);
-    const auto number = util::trim(text.substr(at + op.size()));
-    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), requirement.value);
-    if (requirement.key.empty() || number.empty() || error != std::errc() || end != number.data() + number.size() ||
-        !std::isfinite(requirement.value)) {
-      break;
-    }
-    return requirement;
+  if (auto condition = split_condition(text); condition && !condition->key.empty()) {
+    return Requirement{condition->key, condition->op, condition->value};
   }
   return std::unexpected(fmt::format("'{}' is not a requirement like \"errors == 0\" (KEY OP NUMBER, OP one of "
                                      "== != < <= > >=)",
                                      text));
 }
+
+std::expected<Slo, std::string> parse_slo(std::string_view text) {
+  if (auto condition = split_condition(text); condition && condition->key.empty()) {
+    return Slo{condition->op, condition->value};
+  }
+  return std::unexpected(
+      fmt::format("'{}' is not an SLO like \"<= 5000\" (OP NUMBER, OP one of == != < <= > >=)", text));
+}
+
+std::string slo_text(const Slo& slo) { return fmt::format("{} {}", slo.op, slo.value); }
 
 std::string requirement_text(const Requirement& requirement) {
   return fmt::format("{} {} {}", requirement.key, requirement.op, requirement.value);

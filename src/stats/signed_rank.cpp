@@ -172,4 +172,45 @@ double signed_rank_p_greater(std::span<const double> d, double shift) {
   return normal_upper_tail((w_plus - mean) / sigma);
 }
 
+Interval signed_rank_interval_inverted(std::span<const double> d, double confidence) {
+  if (d.empty() || !has_zeros_or_ties(d)) {
+    return signed_rank_interval(d, confidence);
+  }
+  std::vector<double> sorted(d.begin(), d.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> negated(sorted.rbegin(), sorted.rend());
+  std::transform(negated.begin(), negated.end(), negated.begin(), [](double v) { return -v; });
+  const double tail = (1.0 - confidence) / 2.0;
+  const std::size_t m = sorted.size() * (sorted.size() + 1) / 2;
+  // the shifts tried are the Walsh averages: a count's true difference is an
+  // atom of its differences, and so one of them, where the test drops the
+  // pairs that equal it as zeros
+  auto kept = [&](const std::vector<double>& values, std::size_t k) {
+    return signed_rank_p_greater(values, kth_walsh_average(values, k)) >= tail;
+  };
+  // the smallest rank k whose average is kept: the lower end of d, and of −d the upper end
+  auto first_kept = [&](const std::vector<double>& values) {
+    std::size_t lo = 0;
+    std::size_t hi = m - 1;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (kept(values, mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  };
+  Interval interval;
+  interval.lo = kth_walsh_average(sorted, first_kept(sorted));
+  interval.hi = -kth_walsh_average(negated, first_kept(negated));
+  // even a shift below every value is kept: too few values for `confidence`
+  const double below = sorted.front() - std::max(1.0, std::fabs(sorted.front()));
+  interval.reaches_confidence =
+      signed_rank_p_greater(sorted, below) < tail &&
+      signed_rank_p_greater(negated, -(sorted.back() + std::max(1.0, std::fabs(sorted.back())))) < tail;
+  return interval;
+}
+
 } // namespace refbench::stats

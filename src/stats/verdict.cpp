@@ -27,6 +27,9 @@ Verdict decide(const VerdictInput& in) {
   if (in.error) {
     return Verdict::error;
   }
+  if (in.slo_broken) {
+    return Verdict::regression;
+  }
   if (in.censored) {
     return Verdict::censored;
   }
@@ -36,12 +39,14 @@ Verdict decide(const VerdictInput& in) {
   if (in.ci_low > in.threshold && in.p < in.alpha) {
     return Verdict::regression;
   }
-  const bool floor_ok = !in.noise_floor || *in.noise_floor < in.threshold;
+  const bool difference = in.scale == Scale::difference;
+  auto below_threshold = [&](double x) { return difference ? x <= in.threshold : x < in.threshold; };
+  const bool floor_ok = !in.noise_floor || below_threshold(*in.noise_floor);
   const bool enough = in.n >= in.min_rounds && in.interval_reaches_confidence;
-  if (enough && floor_ok && in.ci_high < 1.0) {
+  if (enough && floor_ok && in.ci_high < (difference ? 0.0 : 1.0)) {
     return Verdict::improved;
   }
-  if (enough && floor_ok && in.ci_high < in.threshold) {
+  if (enough && floor_ok && below_threshold(in.ci_high)) {
     return Verdict::pass;
   }
   return Verdict::inconclusive;

@@ -41,6 +41,16 @@ public:
     return normal() / std::sqrt(chi2 / 3.0);
   }
 
+  // Poisson(mean) by Knuth's product of uniforms (means up to a few dozen).
+  int poisson(double mean) {
+    const double limit = std::exp(-mean);
+    int k = 0;
+    for (double product = uniform(); product > limit; product *= uniform()) {
+      ++k;
+    }
+    return k;
+  }
+
 private:
   refbench::util::Rng m_rng;
 };
@@ -95,6 +105,18 @@ inline std::vector<double> paired_log_ratios(Model model, Noise& noise, int n, d
     d.push_back(y - x);
   }
   return d;
+}
+
+// Count readings (errors, retries, a 5xx rate) of one invocation: integer
+// counts of Poisson(mean), or a zero-inflated rate — 0 half of the time,
+// else exponential with mean `mean`.
+enum class CountModel { poisson, zero_inflated_rate };
+
+inline double count_reading(CountModel model, Noise& noise, double mean) {
+  if (model == CountModel::poisson) {
+    return noise.poisson(mean);
+  }
+  return noise.uniform() < 0.5 ? 0.0 : -mean * std::log(noise.uniform());
 }
 
 } // namespace calibration

@@ -98,6 +98,51 @@ TEST_CASE("calibration: coverage of a true 1.25x ratio") {
   }
 }
 
+TEST_CASE("calibration: coverage of a count metric's difference interval, zeros and ties included") {
+  // baseline X and candidate Y = X' + shift with X, X' independent alike: the
+  // paired differences are symmetric about `shift`, which the interval covers
+  struct Case {
+    CountModel model;
+    double mean;
+    double shift;
+    const char* name;
+  };
+  const Case cases[] = {{CountModel::poisson, 0.5, 0, "Poisson(0.5), no change"},
+                        {CountModel::poisson, 3, 0, "Poisson(3), no change"},
+                        {CountModel::poisson, 3, 2, "Poisson(3), +2"},
+                        {CountModel::poisson, 20, 5, "Poisson(20), +5"},
+                        {CountModel::zero_inflated_rate, 2, 0, "zero-inflated rate, no change"},
+                        {CountModel::zero_inflated_rate, 2, 0.5, "zero-inflated rate, +0.5"}};
+  for (const auto& c : cases) {
+    for (int n : {20, 40}) {
+      Noise noise(4242 + static_cast<std::uint64_t>(n) + static_cast<std::uint64_t>(c.mean * 10 + c.shift));
+      int covered = 0;
+      int at_shift = 0; // differences that tie with the true one
+      const int total = runs();
+      for (int run = 0; run < total; ++run) {
+        analysis::MetricSamples m;
+        m.metric = "errors";
+        m.kind = runner::MetricKind::count;
+        m.gated = true;
+        for (int i = 0; i < n; ++i) {
+          m.baseline.push_back(count_reading(c.model, noise, c.mean));
+          m.candidate.push_back(count_reading(c.model, noise, c.mean) + c.shift);
+          at_shift += m.candidate.back() - m.baseline.back() == c.shift ? 1 : 0;
+        }
+        auto r = analysis::analyze({{"count", false, std::nullopt, {m}}}, {}).front();
+        covered += (r.diff_low <= c.shift && c.shift <= r.diff_high) ? 1 : 0;
+      }
+      const double coverage = static_cast<double>(covered) / total;
+      std::printf("count %-30s n=%d: coverage %5.2f %% (%4.1f %% of differences tie at the true one)\n", c.name, n,
+                  100 * coverage, 100.0 * at_shift / (static_cast<double>(total) * n));
+      CAPTURE(c.name);
+      CAPTURE(n);
+      CHECK(coverage >= 0.93);
+      CHECK(coverage <= 0.97);
+    }
+  }
+}
+
 TEST_CASE("calibration: Benjamini–Hochberg keeps the false discovery rate ≤ 5 % over 20 cells") {
   // 15 cells exactly at the threshold (the worst case of H0), 5 at 1.35x.
   Noise noise(4242);

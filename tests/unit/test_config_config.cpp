@@ -192,6 +192,50 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(c.require[1].key == "non2xx");
     CHECK(c.require[1].op == "<=");
   }
+  SUBCASE("metric kinds, ceilings and SLOs") {
+    const std::string metric = cell + "[[cell.metric]]\nname = \"errors\"\n";
+    CHECK(error_of(metric + "kind = \"counter\"\n") ==
+          "refbench.toml:7:8: cell.metric.kind must be one of \"ratio\", \"count\", got \"counter\"");
+    CHECK(error_of(metric + "max_increase = 2\n") ==
+          "refbench.toml:7:16: cell.metric.max_increase gates a count metric; 'errors' is a ratio metric (add kind = "
+          "\"count\", or set its ratio in cell.threshold)");
+    CHECK(error_of(metric + "kind = \"count\"\nmax_increase = -1\n") ==
+          "refbench.toml:8:16: cell.metric.max_increase must be 0 or more: the increase that is tolerated");
+    CHECK(error_of(metric + "kind = \"count\"\nmax_increase = nan\n") ==
+          "refbench.toml:8:16: cell.metric.max_increase must be a finite number");
+    CHECK(error_of(metric + "kind = \"count\"\ncensor_above = 100\n") ==
+          "refbench.toml:8:16: cell.metric.censor_above: a count metric is compared by its difference, where a limit "
+          "hides nothing; censor a ratio metric, or gate the count with max_increase");
+    CHECK(error_of(metric + "censor_above = 10\ncensor_below = 10\n") ==
+          "refbench.toml:8:16: cell.metric.censor_below must be below censor_above");
+    CHECK(error_of(metric + "censor_above = \"10s\"\n") ==
+          "refbench.toml:7:16: cell.metric.censor_above must be a number");
+    CHECK(error_of(metric + "slo = \"fast\"\n") == "refbench.toml:7:7: cell.metric.slo: 'fast' is not an SLO like \"<= "
+                                                   "5000\" (OP NUMBER, OP one of == != < <= > >=)");
+    CHECK(error_of(metric + "slo = \"p99 <= 5\"\n").starts_with("refbench.toml:7:7: cell.metric.slo: 'p99 <= 5'"));
+    CHECK(error_of(metric + "slo = \"<= \"\n").starts_with("refbench.toml:7:7: cell.metric.slo:"));
+    CHECK(error_of(metric + "kind = \"count\"\n") == "<no error>");
+    CHECK(error_of(cell + "threshold = { errors = 1.5 }\n[[cell.metric]]\nname = \"errors\"\nkind = \"count\"\n") ==
+          "refbench.toml:5:24: cell.threshold.errors: 'errors' is a count metric, gated by its max_increase in "
+          "[[cell.metric]], not by a ratio");
+
+    auto config = parse_config(metric + "kind = \"count\"\nmax_increase = 0.5\nslo = \"<1\"\n"
+                                        "[[cell.metric]]\nname = \"p99\"\ncensor_above = 10000\ncensor_below = 0\n"
+                                        "slo = \">= 2.5\"\n",
+                               "refbench.toml");
+    const auto& c = config.cells.at(0).custom;
+    REQUIRE(c.size() == 2);
+    CHECK(c[0].kind == runner::MetricKind::count);
+    CHECK(c[0].max_increase == 0.5);
+    REQUIRE(c[0].slo);
+    CHECK(c[0].slo->op == "<");
+    CHECK(c[0].slo->value == 1);
+    CHECK(c[1].kind == runner::MetricKind::ratio);
+    CHECK(c[1].censor_above == 10000);
+    CHECK(c[1].censor_below == 0);
+    CHECK(c[1].slo->op == ">=");
+    CHECK(c[1].slo->value == 2.5);
+  }
   SUBCASE("TOML syntax") { CHECK(error_of("[run\nbudget = 1").starts_with("refbench.toml:1:")); }
 }
 

@@ -212,6 +212,22 @@ TEST_CASE("results.json: golden document, written and read back") {
   record.elapsed_seconds = 31.5;
   record.cells[0].failure = runner::CellFailure{runner::Arm::candidate, 3, "exited with code 2", "boom\n", false};
   record.samples[5].values = {{"requests", 1200.0}};
+  // the large cell also reports an error count with an SLO and a p99 with a ceiling (README: Metric kinds)
+  auto& large = record.cells[1].meta;
+  runner::CustomMetric errors{.name = "errors", .key = "errors", .kind = runner::MetricKind::count, .max_increase = 1};
+  errors.slo = runner::Slo{"<=", 2};
+  runner::CustomMetric p99{.name = "p99", .key = "p99_ms", .unit = "ms", .censor_above = 10000};
+  p99.slo = runner::Slo{"<=", 5000};
+  large.custom = {errors, p99};
+  large.metrics->insert(large.metrics->end(), {"errors", "p99"});
+  large.gate->push_back("errors");
+  for (auto& sample : record.samples) {
+    if (sample.cell == 1) {
+      const bool candidate = sample.arm == runner::Arm::candidate;
+      sample.values = {{"errors", (candidate ? 3.0 : 0.0) + sample.round % 2},
+                       {"p99", candidate && sample.round % 4 == 0 ? 10000.0 : 1000.0 + sample.round}};
+    }
+  }
   auto header = run_header();
   header.shard = runner::ShardIdentity{{2, 3}, "1a2b3c4d5e6f", "5d6e7f8a9b0c", 11, "c0ffee", true};
   auto results = analysis::analyze(analysis::cell_samples(record, header.settings.metrics, header.settings.gate),
@@ -240,9 +256,22 @@ TEST_CASE("results.json: golden document, written and read back") {
   CHECK(report::render_markdown(read) == report::render_markdown(document));
   REQUIRE(read.results.size() == results.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
-    CHECK(read.results[i].ratio == results[i].ratio);
+    CHECK((read.results[i].ratio == results[i].ratio || std::isnan(results[i].ratio)));
     CHECK(read.results[i].verdict == results[i].verdict);
+    CHECK(read.results[i].kind == results[i].kind);
+    CHECK(read.results[i].slo_broken == results[i].slo_broken);
   }
+  const auto errors_result =
+      std::find_if(results.begin(), results.end(), [](const auto& r) { return r.metric == "errors"; });
+  REQUIRE(errors_result != results.end());
+  CHECK(errors_result->difference == 3); // +3 every round; the round's parity is in both arms
+  CHECK(errors_result->verdict == stats::Verdict::regression);
+  CHECK(errors_result->slo_broken); // medians 0.5 and 3.5 against <= 2
+  const auto p99_result = std::find_if(results.begin(), results.end(), [](const auto& r) { return r.metric == "p99"; });
+  REQUIRE(p99_result != results.end());
+  CHECK(p99_result->censored); // 3 of the candidate's 12 readings at the 10000 ceiling: 25 %
+  CHECK(p99_result->censor_limit == "censor_above = 10000");
+  CHECK(p99_result->verdict == stats::Verdict::censored);
 
   SUBCASE("a newer schema_version is refused, naming the file") {
     auto newer = nlohmann::json::parse(text);
@@ -284,8 +313,24 @@ TEST_CASE("report::render_csv") {
   control.noise_floor = 1.04;
   CHECK(report::render_csv({r, control}) ==
         "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict,"
-        "censored,min_detectable_ratio,noise_floor\n"
-        "\"parse, \"\"large\"\"\",wall,seconds,true,false,12,0.25,0.3,1.2,1.1,1.3,0.01,0.02,REGRESSION,false,1.0833,\n"
-        "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04\n");
+        "censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,baseline_slo_share,"
+        "candidate_slo_share\n"
+        "\"parse, \"\"large\"\"\",wall,seconds,true,false,12,0.25,0.3,1.2,1.1,1.3,0.01,0.02,REGRESSION,false,1.0833,,"
+        "ratio,,,,,,\n"
+        "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04,ratio,,,,,,\n");
+  analysis::MetricResult count = r;
+  count.metric = "errors";
+  count.kind = runner::MetricKind::count;
+  count.ratio = count.ci_low = count.ci_high = count.min_detectable_ratio = NAN;
+  count.difference = 2;
+  count.diff_low = 0.5;
+  count.diff_high = 3;
+  count.slo = runner::Slo{"<=", 1};
+  count.baseline_slo_share = 1;
+  count.candidate_slo_share = 0.25;
+  CHECK(report::render_csv({count}).ends_with(
+      "\n\"parse, "
+      "\"\"large\"\"\",errors,seconds,true,false,12,0.25,0.3,,,,0.01,0.02,REGRESSION,false,,,count,2,0.5,3,<= "
+      "1,1,0.25\n"));
   CHECK(report::csv_field("a\rb") == "\"a\rb\"");
 }

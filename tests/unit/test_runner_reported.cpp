@@ -55,8 +55,20 @@ TEST_CASE("runner::read_reported reads the last JSON line of stdout") {
     CHECK(read_reported(meta, "{\"throughput\": null, \"p99\": 1}").error().find("is null in") != std::string::npos);
     CHECK(read_reported(meta, "{\"throughput\": [1], \"p99\": 1}").error().find("is [1] in") != std::string::npos);
     CHECK(read_reported(meta, "{\"throughput\": 0, \"p99\": 1}").error() ==
-          "reported metric `throughput` = 0 in the last line of its stdout; ratios need a positive value");
+          "reported metric `throughput` = 0 in the last line of its stdout; ratios need a positive value (a metric "
+          "that can be 0, like an error count, is kind = \"count\")");
     CHECK_FALSE(read_reported(meta, "{\"throughput\": -3, \"p99\": 1}"));
+  }
+  SUBCASE("a count metric reads 0 as a value, and refuses a negative or infinite one") {
+    meta.custom[0].kind = MetricKind::count;
+    auto zero = read_reported(meta, "{\"throughput\": 0, \"p99\": 1}");
+    REQUIRE(zero);
+    CHECK(zero->metrics.at("throughput") == 0);
+    CHECK(read_reported(meta, "{\"throughput\": 2.5, \"p99\": 1}")->metrics.at("throughput") == 2.5);
+    CHECK(read_reported(meta, "{\"throughput\": -1, \"p99\": 1}").error() ==
+          "reported metric `throughput` = -1 in the last line of its stdout; a count is a number ≥ 0");
+    CHECK_FALSE(read_reported(meta, "{\"throughput\": 1e999, \"p99\": 1}"));
+    CHECK(read_reported(meta, "{\"throughput\": 1, \"p99\": 0}").error().find("`p99` = 0") != std::string::npos);
   }
   SUBCASE("no JSON at all, or nothing") {
     CHECK(read_reported(meta, "starting\nDone.\n").error() ==

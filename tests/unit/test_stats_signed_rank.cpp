@@ -208,3 +208,37 @@ TEST_CASE("stats::signed_rank_p_greater agrees with scipy at large n") {
     CHECK(signed_rank_p_greater(d, c.shift) == doctest::Approx(c.p).epsilon(1e-9).scale(0));
   }
 }
+
+TEST_CASE("stats::signed_rank_interval_inverted: the shifts scipy's tie-corrected test keeps") {
+  // reference: the smallest and largest Walsh average δ with
+  // scipy.stats.wilcoxon(d - δ, alternative="greater" / "less", zero_method="wilcox",
+  // correction=False, method="approx").pvalue ≥ 0.025
+  const std::vector<double> d{0, 0, 1, -1, 2, 0, 1, 3, 1, 0, 2, -1, 1, 0, 4, 1, 2, 0, 1, 1};
+  auto interval = refbench::stats::signed_rank_interval_inverted(d, 0.95);
+  CHECK(interval.lo == 0.5);
+  CHECK(interval.hi == 1.0);
+  CHECK(interval.reaches_confidence);
+  // the Walsh-average order statistics are wider here: what over-covers
+  auto walsh = refbench::stats::signed_rank_interval(d, 0.95);
+  CHECK(walsh.lo <= interval.lo);
+  CHECK(walsh.hi >= interval.hi);
+  SUBCASE("all zeros: the one point") {
+    auto zeros = refbench::stats::signed_rank_interval_inverted(std::vector<double>(20, 0.0), 0.95);
+    CHECK(zeros.lo == 0);
+    CHECK(zeros.hi == 0);
+    CHECK(zeros.reaches_confidence);
+  }
+  SUBCASE("without zeros or ties it is signed_rank_interval") {
+    std::vector<double> untied;
+    for (int i = 1; i <= 20; ++i) {
+      untied.push_back(i * 1.01 - 3);
+    }
+    auto a = refbench::stats::signed_rank_interval_inverted(untied, 0.95);
+    auto b = refbench::stats::signed_rank_interval(untied, 0.95);
+    CHECK(a.lo == b.lo);
+    CHECK(a.hi == b.hi);
+  }
+  SUBCASE("three tied values cannot reach 95 %") {
+    CHECK_FALSE(refbench::stats::signed_rank_interval_inverted(std::vector<double>{1, 1, 2}, 0.95).reaches_confidence);
+  }
+}

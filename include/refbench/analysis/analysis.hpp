@@ -9,6 +9,7 @@
 #include <refbench/stats/verdict.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,14 @@ struct MetricSamples {
   std::vector<bool> candidate_at_floor;
   std::optional<double> threshold; // overrides Settings::threshold
   std::string unit_label;          // shown after plain values, e.g. "req/s"
+  // count: compared by the difference candidate − baseline, not the ratio
+  // (README: Metric kinds); readings may be 0.
+  runner::MetricKind kind = runner::MetricKind::ratio;
+  double max_increase = 0; // count: the gate, in the metric's units
+  // What the *_at_floor flags mean when they are not the measurement floor,
+  // e.g. "censor_above = 10000"; "" for the floor.
+  std::string censor_limit;
+  std::optional<runner::Slo> slo;
 };
 
 struct CellSamples {
@@ -61,6 +70,10 @@ struct Settings {
   IntervalMethod interval = IntervalMethod::signed_rank;
   std::uint64_t seed = 0; // for the bootstrap
 };
+
+// A result field that has no value (a count metric's ratio, a ratio
+// metric's difference).
+inline constexpr double k_nan_result = std::numeric_limits<double>::quiet_NaN();
 
 // Share of readings at the floor from which a metric is CENSORED.
 inline constexpr double k_censor_share = 0.2;
@@ -91,6 +104,21 @@ struct MetricResult {
   bool interval_reaches_confidence = true;
   std::optional<double> noise_floor;
   std::optional<std::string> error;
+  // count metrics (ratio, ci_* and min_detectable_ratio are NaN): the
+  // Hodges–Lehmann difference candidate − baseline, its interval, and the
+  // gate (README: Metric kinds).
+  runner::MetricKind kind = runner::MetricKind::ratio;
+  double difference = k_nan_result;
+  double diff_low = k_nan_result;
+  double diff_high = k_nan_result;
+  double max_increase = 0;
+  std::string censor_limit; // as MetricSamples::censor_limit
+  // The SLO, each arm's share of readings that met it, and whether the
+  // candidate's median breaks it while the baseline's met it.
+  std::optional<runner::Slo> slo;
+  std::optional<double> baseline_slo_share;
+  std::optional<double> candidate_slo_share;
+  bool slo_broken = false;
 };
 
 // Analyses every cell × metric of `cells`; results in input order.

@@ -32,8 +32,9 @@ std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::s
 // True when `cell` of `record` has at least `settings.min_rounds` pairs and
 // the interval (of `settings.interval`) of every metric in `gated` (and
 // every custom metric the cell's meta gates) reaches
-// its confidence with a half-width (log units) of at most `precision`
-// (README: Statistics). Never looks at significance.
+// its confidence with a half-width (log units) of at most `precision`, and
+// every gated count metric's difference interval a half-width of at most
+// half its max_increase (README: Statistics). Never looks at significance.
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
                     double precision, const Settings& settings);
 

@@ -36,10 +36,14 @@ struct Regression {
   double ci_low = 0;
   double ci_high = 0;
   double threshold = 0;
+  // Said instead of the ratio when not empty: a count's difference or a
+  // broken SLO ("SLO `<= 5000` broken: …").
+  std::string reason;
 };
 
-// One `::error title=…::…` line per regression, worst (largest |log ratio|)
-// first, at most `limit`; cell and metric names are made one_line first.
+// One `::error title=…::…` line per regression, worst (largest |log ratio|;
+// those with a `reason` first) first, at most `limit`; cell and metric names
+// are made one_line first.
 std::vector<std::string> regression_annotations(std::vector<Regression> regressions,
                                                 std::size_t limit = k_annotation_limit);
 

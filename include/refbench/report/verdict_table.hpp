@@ -19,8 +19,17 @@ std::string escape_cell(std::string_view text);
 // a plain value is followed by `label` when there is one ("3049 req/s").
 std::string format_metric_value(double value, analysis::Unit unit, std::string_view label = {});
 
-// "1.011x [0.947, 1.038]", or "—" without an estimate.
+// "1.011x [0.947, 1.038]"; for a count metric its difference "+2 [+1, +3]"
+// ("±0" for no change); "—" without an estimate.
 std::string format_ratio_interval(const analysis::MetricResult& result);
+
+// A signed difference: "+2", "-0.5", "±0".
+std::string format_difference(double value);
+
+// Why `result` is a REGRESSION when its ratio does not say it: "SLO `<=
+// 5000` broken: candidate median 6100 (baseline 1200)" or, for a count,
+// "candidate − baseline +3 [+1, +5], beyond max_increase = 0"; "" otherwise.
+std::string regression_reason(const analysis::MetricResult& result);
 
 // The p column: the BH-adjusted p for gated metrics, the raw p for info
 // metrics, "—" for the control; "<0.001" below 0.001.

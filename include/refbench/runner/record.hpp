@@ -35,6 +35,20 @@ std::optional<ReportSource> parse_report_source(std::string_view word);
 std::string_view report_format_name(ReportFormat format);
 std::optional<ReportFormat> parse_report_format(std::string_view word);
 
+// How a custom metric's arms are compared (README: Metric kinds): "ratio"
+// (positive readings, candidate / baseline) or "count" (readings ≥ 0, the
+// difference candidate − baseline; a zero is a reading like any other).
+enum class MetricKind { ratio, count };
+std::string_view metric_kind_name(MetricKind kind);
+std::optional<MetricKind> parse_metric_kind(std::string_view word);
+
+// A service-level objective on a metric's readings: `reading op value`
+// holds, e.g. "<= 5000" (op one of == != < <= > >=).
+struct Slo {
+  std::string op;
+  double value = 0;
+};
+
 struct CustomMetric {
   std::string name;
   ReportSource from = ReportSource::stdout_line;
@@ -42,6 +56,11 @@ struct CustomMetric {
   std::string key;
   bool higher_is_better = false;
   std::string unit; // shown after values, e.g. "req/s"; may be empty
+  MetricKind kind = MetricKind::ratio;
+  double max_increase = 0;            // count: the largest increase that is not a regression
+  std::optional<double> censor_above; // readings at or above it are censored (a ceiling, e.g. a timeout)
+  std::optional<double> censor_below; // readings at or below it are censored
+  std::optional<Slo> slo;
 };
 
 // A condition on a reported value that every invocation must meet, e.g.

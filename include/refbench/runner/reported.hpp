@@ -2,8 +2,9 @@
 // What a cell's command reports about itself (README: Custom metrics): custom metric
 // values, the length of its measurement window and the values its
 // requirements test, read from the last line of its stdout or from its
-// {output} file. A value that is missing, not a number or not positive is
-// an error naming the metric and what was found — never a zero.
+// {output} file. A value that is missing, not a number, or not positive
+// (for a count metric: negative) is an error naming the metric and what was
+// found — never a zero.
 
 #include <refbench/runner/record.hpp>
 
@@ -51,5 +52,14 @@ std::expected<Requirement, std::string> parse_requirement(std::string_view text)
 
 // "errors == 0".
 std::string requirement_text(const Requirement& requirement);
+
+// Whether `value op limit` holds, op one of == != < <= > >=.
+bool condition_holds(double value, std::string_view op, double limit);
+
+// Parses an SLO like "<= 5000" or ">=2" (OP NUMBER).
+std::expected<Slo, std::string> parse_slo(std::string_view text);
+
+// "<= 5000".
+std::string slo_text(const Slo& slo);
 
 } // namespace refbench::runner

@@ -1,6 +1,7 @@
 #pragma once
 // The verdict rules of README: Statistics for one cell × metric, in order:
-// ERROR, CENSORED, REGRESSION, IMPROVED, PASS, INCONCLUSIVE.
+// ERROR, CENSORED, REGRESSION, IMPROVED, PASS, INCONCLUSIVE — on a ratio or,
+// for count metrics, on a difference.
 
 #include <limits>
 #include <optional>
@@ -13,13 +14,20 @@ enum class Verdict { error, censored, regression, improved, pass, inconclusive }
 // Upper-case name as in README: Statistics, e.g. "REGRESSION".
 std::string_view verdict_name(Verdict verdict);
 
+// What an interval measures: a ratio candidate / baseline (no change = 1,
+// the threshold a ratio above 1) or a difference candidate − baseline (no
+// change = 0, the threshold the largest tolerated increase, README: Metric kinds).
+enum class Scale { ratio, difference };
+
 struct VerdictInput {
-  bool error = false;    // an invocation failed, a metric was missing, outputs differed
-  bool censored = false; // README: Statistics, censoring
-  std::size_t n = 0;     // complete pairs
+  bool error = false;      // an invocation failed, a metric was missing, outputs differed
+  bool slo_broken = false; // the candidate's median breaks an SLO the baseline's met
+  bool censored = false;   // README: Statistics, censoring
+  Scale scale = Scale::ratio;
+  std::size_t n = 0; // complete pairs
   std::size_t min_rounds = 2;
   bool interval_reaches_confidence = true; // false: too few values for a 95 % interval
-  double ci_low = 0;                       // ratio interval (candidate / baseline, worse > 1)
+  double ci_low = 0;                       // worse-oriented interval on `scale` (worse > 1, or > 0)
   double ci_high = 0;
   double p = 1; // BH-adjusted for gated metrics, raw for info metrics
   double alpha = 0.05;
@@ -27,9 +35,14 @@ struct VerdictInput {
   std::optional<double> noise_floor;                           // unknown without a control cell
 };
 
-// Applies the rules in order. PASS and IMPROVED also need n ≥ min_rounds,
-// an interval that reaches its confidence, and a floor below the threshold
-// when a floor is known; a NaN interval is INCONCLUSIVE.
+// Applies the rules in order: ERROR, REGRESSION for a broken SLO, CENSORED,
+// then the interval: REGRESSION when it lies above the threshold (and p <
+// alpha), IMPROVED when below no change, PASS when below the threshold
+// (a difference: at or below it, so a count that stays 0 passes a
+// max_increase of 0). PASS and IMPROVED also need n ≥ min_rounds, an
+// interval that reaches its confidence, and a floor below the threshold
+// (a difference: at or below) when a floor is known; a NaN interval is
+// INCONCLUSIVE.
 Verdict decide(const VerdictInput& input);
 
 // The run's noise floor from the A/A control's ratio interval:
