@@ -17,6 +17,9 @@ if [ "${1:-}" != "--build-only" ]; then
     doctest-dev hyperfine python3 python3-scipy python3-yaml cmark-gfm
     util-linux procps openssl wrk
   )
+  # Node.js and npm for Mermaid's parser (below); a Node.js from elsewhere is kept
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
 fi
 
 missing=()
@@ -26,8 +29,20 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# Mermaid's own parser from the npm registry, which the sweep scenario checks
+# report.md's charts with (tests only; REFBENCH_MERMAID_DIR, default below)
+install_mermaid() {
+  local dir="${REFBENCH_MERMAID_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/refbench/mermaid}"
+  [ "${1:-}" != "--build-only" ] || return 0
+  [ ! -d "$dir/node_modules/mermaid" ] || return 0
+  echo "install-deps: installing mermaid and jsdom from npm into $dir"
+  mkdir -p "$dir"
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error mermaid@11.17.2 jsdom@24.1.3 >/dev/null
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  install_mermaid "${1:-}"
   exit 0
 fi
 
@@ -40,4 +55,5 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_mermaid "${1:-}"
 echo "install-deps: done"

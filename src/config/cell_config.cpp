@@ -3,6 +3,7 @@
 #include "table_reader.hpp"
 
 #include <refbench/runner/reported.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 
@@ -230,9 +231,112 @@ template <typename Known> void read_thresholds(TableReader& r, CellConfig& cell,
   }
 }
 
+// The words {NAME} must not stand for: the placeholders refbench fills itself.
+const std::set<std::string> k_reserved_params{"arm", "payload", "size", "output", "round", "cpus"};
+constexpr std::size_t k_max_sweep_cells = 1000;
+
+using Axis = std::pair<std::string, std::vector<std::string>>;
+
+// One axis value: an integer, or a short string without braces or control characters.
+std::string read_param_value(TableReader& r, const toml::node& value, const std::string& axis) {
+  if (value.is_integer()) {
+    return std::to_string(*value.value<std::int64_t>());
+  }
+  const auto text = value.value<std::string>();
+  if (!value.is_string() || text->empty() || text->size() > 64 || std::any_of(text->begin(), text->end(), [](char c) {
+        return c == '{' || c == '}' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      })) {
+    r.fail(value, fmt::format("cell.params.{}: a value is an integer or a string of 1–64 characters without braces "
+                              "or control characters",
+                              axis));
+  }
+  return *text;
+}
+
+// params = { users = [8, 32, 128], mode = ["a", "b"] }: the axes in the order written.
+std::vector<Axis> read_params(TableReader& r) {
+  const auto* node = r.get("params");
+  if (node == nullptr) {
+    return {};
+  }
+  const auto* table = node->as_table();
+  if (table == nullptr || table->empty()) {
+    r.fail(*node, "cell.params must be a table of arrays like { users = [8, 32, 128] }");
+  }
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (const auto& [name, value] : *table) {
+    entries.emplace_back(&name, &value);
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const auto &x = a.first->source().begin, &y = b.first->source().begin;
+    return x.line != y.line ? x.line < y.line : x.column < y.column;
+  });
+  std::vector<Axis> axes;
+  for (const auto& [key, value] : entries) {
+    const std::string name(key->str());
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                            std::string::npos) {
+      r.fail(*value, fmt::format("cell.params: the parameter name '{}' may use only letters, digits and '_'", name));
+    }
+    if (k_reserved_params.contains(name)) {
+      r.fail(*value, fmt::format("cell.params.{}: {{{}}} is one of refbench's own placeholders; name the parameter "
+                                 "otherwise",
+                                 name, name));
+    }
+    const auto* array = value->as_array();
+    if (array == nullptr || array->empty()) {
+      r.fail(*value, fmt::format("cell.params.{} must be a non-empty array of integers or strings", name));
+    }
+    Axis axis{name, {}};
+    for (const auto& item : *array) {
+      axis.second.push_back(read_param_value(r, item, name));
+    }
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
+// `cell` once per combination of `axes` (the last axis varying fastest), its
+// name's {NAME}s filled in; `cell` itself when there are no axes.
+std::vector<CellConfig> expand_params(TableReader& r, const CellConfig& cell, const std::vector<Axis>& axes) {
+  if (axes.empty()) {
+    return {cell};
+  }
+  std::size_t total = 1;
+  for (const auto& [name, values] : axes) {
+    if (!cell.name.contains("{" + name + "}")) {
+      r.fail(*r.get("params"), fmt::format("cell '{}' has the parameter '{}', so its name must contain {{{}}}: every "
+                                           "combination needs a name of its own",
+                                           cell.name, name, name));
+    }
+    total *= values.size();
+    if (total > k_max_sweep_cells) {
+      r.fail(*r.get("params"),
+             fmt::format("cell.params of '{}' make more than {} cells", cell.name, k_max_sweep_cells));
+    }
+  }
+  std::vector<CellConfig> cells;
+  for (std::size_t index = 0; index < total; ++index) {
+    CellConfig expanded = cell;
+    expanded.sweep = cell.name;
+    std::size_t rest = index;
+    std::vector<std::pair<std::string, std::string>> params(axes.size());
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      params[a] = {axes[a].first, axes[a].second[rest % axes[a].second.size()]};
+      rest /= axes[a].second.size();
+    }
+    for (const auto& [name, value] : params) {
+      expanded.name = util::replace_all(std::move(expanded.name), "{" + name + "}", value);
+    }
+    expanded.params = std::move(params);
+    cells.push_back(std::move(expanded));
+  }
+  return cells;
+}
+
 } // namespace
 
-CellConfig read_cell(const toml::table& table, const std::string& source) {
+std::vector<CellConfig> read_cell(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "cell");
   CellConfig cell;
   cell.where = position(source, table.source());
@@ -313,8 +417,9 @@ CellConfig read_cell(const toml::table& table, const std::string& source) {
       check_cpu_placeholders(r, value, *value.value<std::string>(), cell.cpus);
     }
   }
+  const auto axes = read_params(r);
   r.reject_unknown();
-  return cell;
+  return expand_params(r, cell, axes);
 }
 
 } // namespace refbench::config::detail

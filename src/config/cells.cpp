@@ -25,12 +25,17 @@ bool uses(const Command& command, std::string_view placeholder) {
 
 using GroupLists = std::map<std::string, std::string>;
 
-// `text` with {arm}, {payload}, {size} and {cpus.NAME} filled in; with
-// `shell` (a /bin/sh -c script) each value quoted for where it stands, so a
-// path such as `o$(touch X)` stays a path.
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+// `text` with {arm}, {payload}, {size}, {cpus.NAME} and the cell's {PARAM}s
+// filled in; with `shell` (a /bin/sh -c script) each value quoted for where
+// it stands, so a path such as `o$(touch X)` stays a path.
 std::string fill(const std::string& text, const std::string& arm, const PayloadFile* payload, const GroupLists& cpus,
-                 bool shell = false) {
+                 const Params& params, bool shell = false) {
   std::vector<std::pair<std::string, std::string>> values;
+  for (const auto& [name, value] : params) {
+    values.emplace_back("{" + name + "}", value);
+  }
   for (const auto& [group, list] : cpus) {
     values.emplace_back("{cpus." + group + "}", list);
   }
@@ -54,15 +59,15 @@ process::Invocation arm_invocation(const CellConfig& cell, const std::string& ar
                                    const GroupLists& cpus) {
   process::Invocation invocation;
   if (cell.command.is_shell()) {
-    invocation.argv = {"/bin/sh", "-c", fill(cell.command.shell, arm, payload, cpus, true)};
+    invocation.argv = {"/bin/sh", "-c", fill(cell.command.shell, arm, payload, cpus, cell.params, true)};
   } else {
     for (const auto& word : cell.command.argv) {
-      invocation.argv.push_back(fill(word, arm, payload, cpus));
+      invocation.argv.push_back(fill(word, arm, payload, cpus, cell.params));
     }
   }
   std::vector<std::string> entries;
   for (const auto& entry : cell.env) {
-    entries.push_back(fill(entry, arm, payload, cpus));
+    entries.push_back(fill(entry, arm, payload, cpus, cell.params));
   }
   invocation.env = process::with_overrides(base_env, entries);
   invocation.cwd = arm;
@@ -174,6 +179,8 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
       spec.meta.min_duration_seconds = cell.min_duration_seconds;
       spec.meta.window_key = cell.window_key;
       spec.meta.require = cell.require;
+      spec.meta.sweep = cell.sweep;
+      spec.meta.params = cell.params;
       planned.push_back(std::move(spec));
     }
   }

@@ -147,7 +147,9 @@ Config parse_config(const std::string& text, const std::string& source) {
       r.fail(*cells, "cells are written as [[cell]] tables");
     }
     for (const auto& cell : *array) {
-      config.cells.push_back(read_cell(*cell.as_table(), source));
+      for (auto& expanded : read_cell(*cell.as_table(), source)) {
+        config.cells.push_back(std::move(expanded));
+      }
     }
   }
   r.reject_unknown();

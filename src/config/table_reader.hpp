@@ -236,6 +236,7 @@ inline void reject_nul(const toml::node& node, const std::string& source) {
 }
 
 // One [[cell]] table of `source`, validated (cell_config.cpp).
-CellConfig read_cell(const toml::table& table, const std::string& source);
+// One [[cell]] table: one CellConfig, or one per combination of its params.
+std::vector<CellConfig> read_cell(const toml::table& table, const std::string& source);
 
 } // namespace refbench::config::detail

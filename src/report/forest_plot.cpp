@@ -56,17 +56,14 @@ Scale scale_for(const std::vector<const analysis::MetricResult*>& rows, double t
   return {std::log(lo), std::log(hi), columns};
 }
 
-// "cell metric" on one line, at most `width` code points, then padded to it.
+// "cell metric" on one line, at most `width` code points (elided in the
+// middle), then padded to it.
 std::string label(const analysis::MetricResult& r, std::size_t width) {
   std::string text = r.cell + " " + r.metric;
   std::replace_if(
       text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
-  std::size_t length = util::code_points(text);
-  if (length > width) {
-    text = std::string(util::first_code_points(text, width - 1)) + "…";
-    length = width;
-  }
-  return text + std::string(width - length, ' ');
+  text = util::elide_middle(text, width); // never at the end: "…sig_ms_100" and "…sig_ms_1000" stay apart
+  return text + std::string(width - util::code_points(text), ' ');
 }
 
 std::string join(const std::vector<std::string_view>& glyphs) {

@@ -1,6 +1,7 @@
 #include <refbench/report/forest_plot.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/markdown_details.hpp>
+#include <refbench/report/sweep.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/record.hpp>
@@ -293,7 +294,9 @@ std::string render_markdown(const RunDocument& m, std::size_t limit) {
   const std::string summary = "\n" + render_run_summary(m) + "\n";
   const std::string head = top + render_verdict_table(m.results) + summary;
   const std::string plot_text = render_forest_plot(m.results, m.header.settings.threshold, k_plot_width);
-  const std::string plot = plot_text.empty() ? "" : "\n" + fenced_block(plot_text, "text");
+  const std::string sweeps = render_sweeps(m);
+  // the pictures: the forest plot and the sweeps' tables and charts, trimmed together
+  const std::string plot = (plot_text.empty() ? "" : "\n" + fenced_block(plot_text, "text")) + sweeps;
 
   // the details trimmed step by step, with the plot and then without it
   for (bool with_plot : {true, false}) {
@@ -307,8 +310,11 @@ std::string render_markdown(const RunDocument& m, std::size_t limit) {
     } while (trim_details(plan, m));
   }
   std::vector<std::string> items{"the details"};
-  if (!plot.empty()) {
+  if (!plot_text.empty()) {
     items.insert(items.begin(), "the forest plot");
+  }
+  if (!sweeps.empty()) {
+    items.insert(items.begin(), "the sweep tables");
   }
   const std::string note = "\n" + trim_note(items, limit);
   if (head.size() + note.size() <= limit) {

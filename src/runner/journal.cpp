@@ -161,6 +161,13 @@ nlohmann::json to_json(const CellMeta& meta) {
   for (const auto& requirement : meta.require) {
     j["require"].push_back(requirement_text(requirement));
   }
+  if (!meta.sweep.empty()) {
+    j["sweep"] = meta.sweep;
+    j["params"] = nlohmann::json::array();
+    for (const auto& [name, value] : meta.params) {
+      j["params"].push_back({name, value});
+    }
+  }
   return j;
 }
 
@@ -204,6 +211,10 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
     if (auto requirement = parse_requirement(text)) {
       meta.require.push_back(*requirement);
     }
+  }
+  meta.sweep = j.value("sweep", std::string());
+  for (const auto& pair : j.value("params", nlohmann::json::array())) {
+    meta.params.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
   }
   return meta;
 }

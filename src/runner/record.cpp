@@ -13,6 +13,8 @@ CellSpec control_of(const CellSpec& cell) {
   control.check_output = false;
   control.meta.family.clear(); // a replica is not a point of its payload family's fit
   control.meta.payload_bytes = 0;
+  control.meta.sweep.clear(); // nor of its sweep's table
+  control.meta.params.clear();
   return control;
 }
 

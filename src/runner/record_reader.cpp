@@ -78,6 +78,13 @@ CellMeta meta_from(const Fields& cell) {
   f.seconds("min_duration", 0.0);
   f.string("window", "");
   check_strings(f, "require");
+  f.string("sweep", "");
+  const auto params = f.part("params", true, false);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].is_array() || params[i].size() != 2 || !params[i][0].is_string() || !params[i][1].is_string()) {
+      f.fail(fmt::format("{}[{}] must be a [name, value] pair of strings", f.name("params"), i));
+    }
+  }
   const auto custom = f.part("custom", true, false);
   for (std::size_t i = 0; i < custom.size(); ++i) {
     const Fields metric = f.inner(custom[i], fmt::format("{}[{}]", f.name("custom"), i));

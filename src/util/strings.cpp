@@ -85,6 +85,27 @@ std::string_view first_code_points(std::string_view text, std::size_t count) {
   return text;
 }
 
+std::string_view last_code_points(std::string_view text, std::size_t count) {
+  const std::size_t total = code_points(text);
+  if (total <= count) {
+    return text;
+  }
+  const std::size_t skip = first_code_points(text, total - count).size();
+  return text.substr(skip);
+}
+
+std::string elide_middle(std::string_view text, std::size_t width) {
+  if (code_points(text) <= width) {
+    return std::string(text);
+  }
+  if (width <= 1) {
+    return "…";
+  }
+  const std::size_t tail = (width - 1) / 2; // the end carries what tells levels apart
+  const std::size_t head = width - 1 - tail;
+  return std::string(first_code_points(text, head)) + "…" + std::string(last_code_points(text, tail));
+}
+
 std::string ascii_lower(std::string text) {
   for (char& c : text) {
     if (c >= 'A' && c <= 'Z') {

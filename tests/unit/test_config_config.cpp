@@ -236,6 +236,54 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(c[1].slo->op == ">=");
     CHECK(c[1].slo->value == 2.5);
   }
+  SUBCASE("params: a sweep of cells") {
+    const std::string sweep = "\n[[cell]]\nname = \"load-{users}u-{mode}\"\ncommand = [\"./bench\", \"{users}\", \"{mode}\"]\n"
+                              "env = { MODE = \"{mode}\" }\nparams = { users = [8, 32, 128], mode = [\"fast\", \"safe\"] }\n";
+    auto config = parse_config(sweep, "refbench.toml");
+    REQUIRE(config.cells.size() == 6);
+    std::vector<std::string> names;
+    for (const auto& c : config.cells) {
+      names.push_back(c.name);
+      CHECK(c.sweep == "load-{users}u-{mode}");
+      CHECK(c.command.argv == std::vector<std::string>{"./bench", "{users}", "{mode}"}); // filled per arm by plan_cells
+    }
+    CHECK(names == std::vector<std::string>{"load-8u-fast", "load-8u-safe", "load-32u-fast", "load-32u-safe",
+                                            "load-128u-fast", "load-128u-safe"});
+    CHECK(config.cells[3].params == std::vector<std::pair<std::string, std::string>>{{"users", "32"}, {"mode", "safe"}});
+    auto specs = plan_cells(config.cells, {}, {"/w/a", "/w/b", ""}, {}, std::chrono::seconds(1));
+    CHECK(specs[3].baseline.argv == std::vector<std::string>{"./bench", "32", "safe"});
+    CHECK(std::find(specs[3].candidate.env.begin(), specs[3].candidate.env.end(), "MODE=safe") !=
+          specs[3].candidate.env.end());
+    CHECK(specs[3].meta.sweep == "load-{users}u-{mode}");
+    CHECK(specs[3].meta.params == config.cells[3].params);
+
+    CHECK(error_of(cell + "params = { users = [8] }\n") ==
+          "refbench.toml:5:10: cell 'a' has the parameter 'users', so its name must contain {users}: every "
+          "combination needs a name of its own");
+    CHECK(error_of("\n[[cell]]\nname = \"a{n}\"\ncommand = \"true\"\nparams = { n = [] }\n") ==
+          "refbench.toml:5:16: cell.params.n must be a non-empty array of integers or strings");
+    CHECK(error_of("\n[[cell]]\nname = \"a{n}\"\ncommand = \"true\"\nparams = { n = [1.5] }\n") ==
+          "refbench.toml:5:17: cell.params.n: a value is an integer or a string of 1–64 characters without braces or "
+          "control characters");
+    CHECK(error_of("\n[[cell]]\nname = \"a{n}\"\ncommand = \"true\"\nparams = { n = [\"{arm}\"] }\n")
+              .starts_with("refbench.toml:5:17: cell.params.n: a value is"));
+    CHECK(error_of("\n[[cell]]\nname = \"a{size}\"\ncommand = \"true\"\nparams = { size = [1] }\n") ==
+          "refbench.toml:5:19: cell.params.size: {size} is one of refbench's own placeholders; name the parameter "
+          "otherwise");
+    CHECK(error_of("\n[[cell]]\nname = \"a{n}\"\ncommand = \"true\"\nparams = [1]\n") ==
+          "refbench.toml:5:10: cell.params must be a table of arrays like { users = [8, 32, 128] }");
+    CHECK(error_of("\n[[cell]]\nname = \"a{n}\"\ncommand = \"true\"\nparams = { n = [1, 1] }\n")
+              .find("a cell named 'a1' appears twice") != std::string::npos);
+    std::string many = "\n[[cell]]\nname = \"a{x}{y}\"\ncommand = \"true\"\nparams = { x = [";
+    for (int i = 0; i < 40; ++i) {
+      many += std::to_string(i) + ",";
+    }
+    many += "], y = [";
+    for (int i = 0; i < 40; ++i) {
+      many += std::to_string(i) + ",";
+    }
+    CHECK(error_of(many + "] }\n") == "refbench.toml:5:10: cell.params of 'a{x}{y}' make more than 1000 cells");
+  }
   SUBCASE("TOML syntax") { CHECK(error_of("[run\nbudget = 1").starts_with("refbench.toml:1:")); }
 }
 

@@ -96,12 +96,18 @@ TEST_CASE("report::render_forest_plot rows") {
     CHECK_FALSE(report::plotted(control_info, results));
     CHECK_FALSE(report::plotted(info, results));
   }
-  SUBCASE("long labels end in … and are counted in code points") {
+  SUBCASE("long labels are elided in the middle, counted in code points, and levels stay distinct") {
     const std::string cell = "ünïcödé-payload-family-with-a-very-long-name";
     const std::vector<MetricResult> results{gated(cell, 1.0, 0.9, 1.1), gated("x", 1.1, 1.0, 1.2)};
     const auto rows = lines(report::render_forest_plot(results, 1.15, 60));
-    const std::string label = std::string(util::first_code_points(cell, report::k_plot_label_limit - 1)) + "…";
-    CHECK(rows[0].starts_with(label + " "));
+    // 32 code points: the first 16, "…", the last 15 of "<cell> wall"
+    CHECK(rows[0].starts_with("ünïcödé-payload-…-long-name wall "));
+    const auto levels = lines(report::render_forest_plot({gated("service-load-latency-sig_ms_100", 1.0, 0.9, 1.1),
+                                                          gated("service-load-latency-sig_ms_1000", 1.0, 0.9, 1.1)},
+                                                         1.15, 40));
+    CHECK(levels[0].substr(0, 32) != levels[1].substr(0, 32));
+    CHECK(levels[0].starts_with("service-load-lat…sig_ms_100 wall "));
+    CHECK(levels[1].starts_with("service-load-lat…ig_ms_1000 wall "));
     CHECK(rows[1].starts_with("x wall" + repeat(" ", 32 - 6) + " "));
     for (std::size_t i = 0; i + 1 < rows.size(); ++i) { // every line but the legend fits the width
       CHECK(util::code_points(rows[i]) <= 60);
@@ -126,4 +132,11 @@ TEST_CASE("util::code_points, utf8_prefix, first_code_points") {
   CHECK(util::utf8_prefix("─", 2).empty());
   CHECK(util::first_code_points("ü─●x", 2) == "ü─");
   CHECK(util::first_code_points("ab", 5) == "ab");
+  CHECK(util::last_code_points("xü─●", 2) == "─●");
+  CHECK(util::last_code_points("ab", 5) == "ab");
+  CHECK(util::elide_middle("abcdefghij", 10) == "abcdefghij");
+  CHECK(util::elide_middle("abcdefghij", 5) == "ab…ij");
+  CHECK(util::elide_middle("abcdefghij", 6) == "abc…ij");
+  CHECK(util::elide_middle("ü─●ü─●", 4) == "ü─…●");
+  CHECK(util::elide_middle("abc", 1) == "…");
 }

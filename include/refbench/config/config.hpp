@@ -74,6 +74,12 @@ struct CellConfig {
   // groups in the order written; their lists fill {cpus.NAME} (README: What is measured)
   std::vector<process::CpuGroup> cpus;
   std::string where; // "file:line:column" of the [[cell]]
+  // README: Parameter sweeps: a [[cell]] with params is one CellConfig per
+  // combination, named with the values filled in; `sweep` is the name as
+  // written, `params` this combination's values ({NAME} in the command and
+  // env is filled in by plan_cells)
+  std::string sweep;
+  std::vector<std::pair<std::string, std::string>> params;
 };
 
 struct Config {

@@ -15,7 +15,7 @@
 
 namespace refbench::report {
 
-// The widest label column, in code points; longer labels end in "…".
+// The widest label column, in code points; longer labels are elided in the middle.
 inline constexpr std::size_t k_plot_label_limit = 32;
 
 // The fewest plot columns, however narrow the requested width.

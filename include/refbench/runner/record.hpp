@@ -84,6 +84,10 @@ struct CellMeta {
   double min_duration_seconds = 0;                 // an invocation's window must be at least this long
   std::string window_key;                          // reported window length (seconds); "": the wall time
   std::vector<Requirement> require;                // every invocation must meet all of these
+  // README: Parameter sweeps: the [[cell]] name with its {param}s, and this
+  // cell's value of each, in the order written; "" and none outside a sweep
+  std::string sweep;
+  std::vector<std::pair<std::string, std::string>> params;
 };
 
 // One benchmarked cell: the same work done by each arm.

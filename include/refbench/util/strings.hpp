@@ -42,6 +42,14 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
 // The first `count` code points of UTF-8 `text` (all of it if shorter).
 std::string_view first_code_points(std::string_view text, std::size_t count);
 
+// The last `count` code points of UTF-8 `text` (all of it if shorter).
+std::string_view last_code_points(std::string_view text, std::size_t count);
+
+// `text` in at most `width` code points (width ≥ 1): as it is when it fits,
+// else its start and its end around one "…", so names that differ only at
+// the end ("…_ms_100", "…_ms_1000") stay distinct.
+std::string elide_middle(std::string_view text, std::size_t width);
+
 // `text` with its control characters (C0, DEL, and C1 such as CSI as their
 // two UTF-8 bytes) shown as visible text (`\n`, `\x1b`, `\u009b`), except
 // those in `kept`: safe to print to a terminal or a CI log.
