@@ -14,7 +14,7 @@ dir="$1"
 variant="${2:-slower}"
 [ ! -e "$dir" ] || { echo "make-sample-repo: $dir exists; choose a new directory" >&2; exit 2; }
 mkdir -p "$dir"
-cp "$root/examples/sample-project/"{work.c,serve.c,Makefile,refbench.toml,service.toml,bench-service.sh,wrk-report.lua,README.md} "$dir/"
+cp "$root/examples/sample-project/"{work.c,serve.c,Makefile,refbench.toml,service.toml,sweep.toml,bench-service.sh,wrk-report.lua,README.md} "$dir/"
 printf 'bin/\n' >"$dir/.gitignore"
 export GIT_AUTHOR_NAME=sample GIT_AUTHOR_EMAIL=sample@example.invalid
 export GIT_COMMITTER_NAME=sample GIT_COMMITTER_EMAIL=sample@example.invalid
