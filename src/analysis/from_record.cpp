@@ -11,8 +11,8 @@ namespace {
 Unit unit_of(runner::Metric metric) { return metric == runner::Metric::rss ? Unit::bytes : Unit::seconds; }
 
 std::string failure_text(const runner::CellRecord& cell, const runner::CellFailure& failure) {
-  std::string round = failure.round == 0 ? "warm-up" : fmt::format("round {}", failure.round);
-  return fmt::format("the {} command {} in {}", runner::arm_label(cell, failure.arm), failure.description, round);
+  return fmt::format("{} {} {}", runner::failure_subject(cell, failure), failure.description,
+                     runner::failure_when(failure));
 }
 
 // Per reading, whether it is at or past `metric`'s censor_above or

@@ -136,6 +136,12 @@ std::string reproduce_line(const CompareOptions& o, const config::MeasurementSet
   if (o.shell) {
     line += " --shell";
   }
+  for (const auto& [flag, command] :
+       {std::pair{"--setup", &o.setup}, {"--prepare", &o.prepare}, {"--cleanup", &o.cleanup}}) {
+    if (!command->empty()) {
+      line += fmt::format(" {} {}", flag, util::quote_shell_word(*command));
+    }
+  }
   if (!s.control.value) {
     line += " --no-control";
   }
@@ -175,6 +181,9 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   cmd->add_flag("--no-control", o.measure.no_control, "Skip the A/A control cell");
   cmd->add_option("--metric", o.metrics, "Metrics to show: wall,cpu,user,sys,rss")->capture_default_str();
   cmd->add_option("--gate", o.gate, "Metrics that can fail the run")->capture_default_str();
+  cmd->add_option("--setup", o.setup, "Run this once per arm before the warm-up (untimed)");
+  cmd->add_option("--prepare", o.prepare, "Run this before every invocation (untimed)");
+  cmd->add_option("--cleanup", o.cleanup, "Run this once per arm at the end, also after an error or interrupt");
   cmd->add_option("--scrub-env", o.scrub_env,
                   "Keep this variable (a name or a glob like AWS_*) from the commands; repeatable");
   return cmd;
@@ -197,6 +206,16 @@ std::vector<runner::CellSpec> compare_cells(const CompareOptions& o, const confi
                      "drop --shell, or --replicas");
   }
   std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
+  auto hook = [&](const char* flag, const std::string& command) -> std::optional<runner::HookCommand> {
+    if (command.empty()) {
+      return std::nullopt;
+    }
+    process::Invocation invocation{command_argv(flag, command, o.shell), env, "", settings.timeout.value, ""};
+    require_runnable(flag, invocation.argv, env);
+    return runner::HookCommand{invocation, o.shell};
+  };
+  cells.front().baseline_hooks = {hook("--setup", o.setup), hook("--prepare", o.prepare), hook("--cleanup", o.cleanup)};
+  cells.front().candidate_hooks = cells.front().baseline_hooks;
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) {

@@ -81,11 +81,10 @@ void print_failures(const runner::RunRecord& record) {
       continue;
     }
     const auto& f = *cell.failure;
-    std::string round = f.round == 0 ? "warm-up" : fmt::format("round {}", f.round);
-    std::cerr << fmt::format("refbench: error: cell {}: the {} command {} in {} — fix the command (its stderr "
-                             "ends below) and rerun\n",
-                             util::printable(cell.name), runner::arm_label(cell, f.arm), util::printable(f.description),
-                             round);
+    std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — fix the {} (its stderr ends below) and rerun\n",
+                             util::printable(cell.name), runner::failure_subject(cell, f),
+                             util::printable(f.description), runner::failure_when(f),
+                             f.hook.empty() ? "command" : f.hook + " hook");
     std::string tail = util::printable(process::last_lines(f.stderr_tail, 10), "\n\t");
     std::size_t start = 0;
     while (!tail.empty() && start <= tail.size()) {

@@ -350,6 +350,9 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
     throw UsageError(cell.where + ": cell '" + cell.name + "' needs a command", k_hint);
   }
   cell.command = *command;
+  cell.setup = r.command("setup");
+  cell.prepare = r.command("prepare");
+  cell.cleanup = r.command("cleanup");
   cell.env = r.environment("env");
   read_reported_keys(r, cell, source);
   const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;

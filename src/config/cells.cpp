@@ -54,14 +54,15 @@ std::string fill(const std::string& text, const std::string& arm, const PayloadF
   return filled;
 }
 
-process::Invocation arm_invocation(const CellConfig& cell, const std::string& arm, const PayloadFile* payload,
-                                   const std::vector<std::string>& base_env, std::chrono::nanoseconds timeout,
-                                   const GroupLists& cpus) {
+// `command` of `cell` (its command or a hook) as run in `arm`.
+process::Invocation arm_invocation(const CellConfig& cell, const Command& command, const std::string& arm,
+                                   const PayloadFile* payload, const std::vector<std::string>& base_env,
+                                   std::chrono::nanoseconds timeout, const GroupLists& cpus) {
   process::Invocation invocation;
-  if (cell.command.is_shell()) {
-    invocation.argv = {"/bin/sh", "-c", fill(cell.command.shell, arm, payload, cpus, cell.params, true)};
+  if (command.is_shell()) {
+    invocation.argv = {"/bin/sh", "-c", fill(command.shell, arm, payload, cpus, cell.params, true)};
   } else {
-    for (const auto& word : cell.command.argv) {
+    for (const auto& word : command.argv) {
       invocation.argv.push_back(fill(word, arm, payload, cpus, cell.params));
     }
   }
@@ -73,6 +74,20 @@ process::Invocation arm_invocation(const CellConfig& cell, const std::string& ar
   invocation.cwd = arm;
   invocation.timeout = timeout;
   return invocation;
+}
+
+// `cell`'s setup, prepare and cleanup hooks as run in `arm`.
+runner::ArmHooks arm_hooks(const CellConfig& cell, const std::string& arm, const PayloadFile* payload,
+                           const std::vector<std::string>& base_env, std::chrono::nanoseconds timeout,
+                           const GroupLists& cpus) {
+  auto hook = [&](const std::optional<Command>& command) -> std::optional<runner::HookCommand> {
+    if (!command) {
+      return std::nullopt;
+    }
+    return runner::HookCommand{arm_invocation(cell, *command, arm, payload, base_env, timeout, cpus),
+                               command->is_shell()};
+  };
+  return {hook(cell.setup), hook(cell.prepare), hook(cell.cleanup)};
 }
 
 } // namespace
@@ -164,11 +179,13 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
         spec.meta.family = cell.name;
         spec.meta.payload_bytes = payload->bytes;
       }
-      spec.baseline = arm_invocation(cell, arms.baseline, payload, base_env, timeout, groups);
-      spec.candidate = arm_invocation(cell, arms.candidate, payload, base_env, timeout, groups);
+      spec.baseline = arm_invocation(cell, cell.command, arms.baseline, payload, base_env, timeout, groups);
+      spec.candidate = arm_invocation(cell, cell.command, arms.candidate, payload, base_env, timeout, groups);
       if (!arms.control.empty()) {
-        spec.control_twin = arm_invocation(cell, arms.control, payload, base_env, timeout, groups);
+        spec.control_twin = arm_invocation(cell, cell.command, arms.control, payload, base_env, timeout, groups);
       }
+      spec.baseline_hooks = arm_hooks(cell, arms.baseline, payload, base_env, timeout, groups);
+      spec.candidate_hooks = arm_hooks(cell, arms.candidate, payload, base_env, timeout, groups);
       spec.placeholders = true;
       spec.shell = cell.command.is_shell();
       spec.check_output = cell.check_output;

@@ -166,8 +166,11 @@ public:
       }
       return command;
     }
+    if (!node->is_array() || node->as_array()->empty()) {
+      fail(*node, fmt::format("{} must be a string (run with /bin/sh -c) or a non-empty array (argv)", key_name(key)));
+    }
     command.argv = strings(key);
-    if (!node->is_array() || command.argv.empty()) {
+    if (command.argv.empty()) {
       fail(*node, fmt::format("{} must be a string (run with /bin/sh -c) or a non-empty array (argv)", key_name(key)));
     }
     return command;

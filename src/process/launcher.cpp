@@ -237,7 +237,9 @@ Launcher::~Launcher() {
 }
 
 Outcome Launcher::run(const Invocation& invocation) {
-  throw_if_interrupted();
+  if (!invocation.despite_interrupt) {
+    throw_if_interrupted();
+  }
   // The command's stdout comes to this process through a pipe whose write
   // end travels with the request, so the launcher never holds it in memory.
   util::Fd stdout_read;
@@ -259,8 +261,9 @@ Outcome Launcher::run(const Invocation& invocation) {
   OutputBuffer stdout_tail(k_stdout_tail_bytes, true);
   bool cancel_sent = false;
   for (;;) {
-    std::array<pollfd, 3> fds{
-        {{m_socket.get(), POLLIN, 0}, {cancel_sent ? -1 : interrupt_fd(), POLLIN, 0}, {stdout_read.get(), POLLIN, 0}}};
+    std::array<pollfd, 3> fds{{{m_socket.get(), POLLIN, 0},
+                               {cancel_sent || invocation.despite_interrupt ? -1 : interrupt_fd(), POLLIN, 0},
+                               {stdout_read.get(), POLLIN, 0}}};
     if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) {
         continue;

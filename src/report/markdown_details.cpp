@@ -289,8 +289,10 @@ std::string_view last_lines(std::string_view text, std::size_t lines, std::size_
 
 std::string failure_text(const runner::CellRecord& cell, const DetailsPlan& plan) {
   const auto& f = *cell.failure;
-  const std::string who = "the " + runner::arm_label(cell, f.arm);
-  const std::string when = f.round == 0 ? "in the warm-up" : fmt::format("in round {}", f.round);
+  const std::string who = f.hook.empty() ? "the " + runner::arm_label(cell, f.arm) : runner::failure_subject(cell, f);
+  const std::string when = !f.hook.empty() ? runner::failure_when(f)
+                           : f.round == 0  ? "in the warm-up"
+                                           : fmt::format("in round {}", f.round);
   std::string text = fmt::format("{}: {} failed {}: {}", code_span(cell.name), escape_cell(who), when,
                                  escape_cell(f.description.empty() ? "no description" : f.description));
   const std::string tail = printable(f.stderr_tail);

@@ -111,6 +111,9 @@ nlohmann::json to_json(const CellRecord& cell) {
         {"description", cell.failure->description},
         {"stderr_tail", cell.failure->stderr_tail},
     };
+    if (!cell.failure->hook.empty()) {
+      j["failure"]["hook"] = cell.failure->hook;
+    }
   }
   return j;
 }

@@ -1,6 +1,7 @@
 #include <refbench/runner/record.hpp>
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace refbench::runner {
 
@@ -22,6 +23,26 @@ bool usable(const Sample& sample) { return process::succeeded(sample.outcome) &&
 
 std::string arm_label(const CellRecord& cell, Arm arm) {
   return cell.control ? std::string("baseline (A/A control)") : std::string(arm_name(arm));
+}
+
+std::string_view hook_name(Hook hook) {
+  return hook == Hook::setup ? "setup" : hook == Hook::prepare ? "prepare" : "cleanup";
+}
+
+std::string failure_subject(const CellRecord& cell, const CellFailure& failure) {
+  return fmt::format("the {} {}", arm_label(cell, failure.arm),
+                     failure.hook.empty() ? std::string("command") : failure.hook + " hook");
+}
+
+std::string failure_when(const CellFailure& failure) {
+  if (failure.hook == hook_name(Hook::setup)) {
+    return "before warm-up";
+  }
+  if (failure.hook == hook_name(Hook::cleanup)) {
+    return "after the last round";
+  }
+  const std::string round = failure.round == 0 ? "warm-up" : fmt::format("round {}", failure.round);
+  return failure.hook.empty() ? "in " + round : "before its run in " + round;
 }
 
 std::string_view report_source_name(ReportSource source) { return source == ReportSource::file ? "file" : "stdout"; }

@@ -66,6 +66,17 @@ std::map<std::string, double> number_table(const Fields& f, std::string_view key
   return table;
 }
 
+// The "hook" of a failure or a journal "hook" line: "setup", "prepare",
+// "cleanup", or "" (none: the cell's command).
+std::string hook_from(const Fields& f) {
+  auto hook = f.string("hook", "");
+  if (!hook.empty() && hook != hook_name(Hook::setup) && hook != hook_name(Hook::prepare) &&
+      hook != hook_name(Hook::cleanup)) {
+    f.fail(fmt::format("{}: unknown hook \"{}\" (setup, prepare or cleanup)", f.name("hook"), hook));
+  }
+  return hook;
+}
+
 // A cell's "meta" (what the config said about it), checked before it is read.
 CellMeta meta_from(const Fields& cell) {
   const auto meta = cell.part("meta", false, false);
@@ -137,7 +148,8 @@ std::optional<CellFailure> failure_from(const Fields& cell) {
   }
   const auto failure = cell.part("failure", false, true);
   const Fields f = cell.inner(failure, cell.name("failure"));
-  return CellFailure{arm_of(f), f.count("round"), f.string("description"), f.string("stderr_tail", ""), false};
+  return CellFailure{arm_of(f), f.count("round"), f.string("description"), f.string("stderr_tail", ""),
+                     false,     hook_from(f)};
 }
 
 } // namespace
@@ -223,6 +235,13 @@ ReadJournal read_journal(const std::string& text, const std::string& source) {
       auto& added = run.record.cells[cell_of(j.string("name"))];
       added.control = j.boolean("control", false);
       added.meta = meta_from(j);
+    } else if (type == "hook") { // a setup, prepare or cleanup hook ran; a failed one is its cell's failure
+      auto& cell = run.record.cells[cell_of(j.string("cell"))];
+      const auto hook = hook_from(j);
+      if (!j.boolean("ok", true) && !cell.failure) {
+        cell.failure = CellFailure{
+            arm_of(j), j.count("round"), j.string("description", ""), j.string("stderr_tail", ""), false, hook};
+      }
     } else if (type == "stop") {
       auto& cell = run.record.cells[cell_of(j.string("cell"))];
       cell.stop = parse_stop_reason(j.string("reason")).value_or(StopReason::running);

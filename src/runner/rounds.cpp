@@ -37,6 +37,9 @@ public:
   RunRecord run() {
     const double start = m_clock();
     try {
+      for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+        set_up(cell);
+      }
       warm_up();
       if (m_settings.auto_control) {
         add_control_of_cheapest();
@@ -67,11 +70,79 @@ public:
         stop(cell, StopReason::interrupted);
       }
     }
+    clean_up();
     m_record.elapsed_seconds = m_clock() - start;
     return std::move(m_record);
   }
 
 private:
+  // The hooks of `slot`: the A/A control runs the baseline's on both arms.
+  const ArmHooks& hooks_of(Slot slot) const {
+    const CellSpec& spec = m_cells[slot.cell];
+    return slot.arm == Arm::baseline || spec.control ? spec.baseline_hooks : spec.candidate_hooks;
+  }
+
+  // Runs `hook` of `slot` (with {round} = `round`); a failure becomes the
+  // cell's failure naming the hook and stops the cell. True when it ran to exit 0.
+  bool run_hook(Slot slot, Hook hook, int round) {
+    const auto& hooks = hooks_of(slot);
+    const auto& command = hook == Hook::setup ? hooks.setup : hook == Hook::prepare ? hooks.prepare : hooks.cleanup;
+    if (!command) {
+      return true;
+    }
+    process::Invocation invocation = command->invocation;
+    substitute_placeholders(invocation, round, "", command->shell);
+    invocation.despite_interrupt = hook == Hook::cleanup;
+    const process::Outcome outcome = m_executor.run(invocation);
+    const bool ok = process::succeeded(outcome);
+    nlohmann::json line{{"type", "hook"},
+                        {"cell", m_record.cells[slot.cell].name},
+                        {"arm", arm_name(slot.arm)},
+                        {"hook", hook_name(hook)},
+                        {"round", round},
+                        {"ok", ok},
+                        {"wall", outcome.wall_seconds}};
+    if (!ok) {
+      line["description"] = process::describe(outcome, invocation.timeout);
+      line["stderr_tail"] = outcome.stderr_tail;
+    }
+    m_journal.append(line);
+    if (!ok && !m_record.cells[slot.cell].failure) {
+      m_record.cells[slot.cell].failure =
+          CellFailure{slot.arm,
+                      round,
+                      process::describe(outcome, invocation.timeout),
+                      outcome.stderr_tail,
+                      false, // a hook that cannot start is this cell's ERROR, not the run's
+                      std::string(hook_name(hook))};
+      stop(slot.cell, StopReason::error);
+    }
+    return ok;
+  }
+
+  // The setup hooks of `cell`, each arm once; the first that fails stops it.
+  void set_up(std::size_t cell) {
+    for (Arm arm : {Arm::baseline, Arm::candidate}) {
+      if (m_record.cells[cell].stop == StopReason::running) {
+        run_hook({cell, arm}, Hook::setup, 0);
+      }
+    }
+  }
+
+  // Every cell's cleanup hooks, each arm once, whatever stopped the cell or
+  // the run (an interrupt included: they run despite it).
+  void clean_up() {
+    for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+      for (Arm arm : {Arm::baseline, Arm::candidate}) {
+        try {
+          run_hook({cell, arm}, Hook::cleanup, m_record.cells[cell].rounds);
+        } catch (const std::exception&) {
+          // a launcher that died cannot clean up; the run's result stands
+        }
+      }
+    }
+  }
+
   // Points the {arm} links at round `round`'s replicas.
   void place(int round) {
     if (m_hooks.place && m_settings.replicas > 1) {
@@ -121,6 +192,7 @@ private:
                       {"control", true},
                       {"of", m_cells[cheapest].name},
                       {"meta", to_json(control.meta)}});
+    set_up(m_cells.size() - 1);
   }
 
   void run_round(int round, const std::vector<std::size_t>& active) {
@@ -162,6 +234,9 @@ private:
     const bool reads = reads_report(spec.meta);
     const bool reads_file = reads && reads_output_file(spec.meta);
     invocation.capture_stdout = reads && !reads_file;
+    if (!run_hook(slot, Hook::prepare, round)) {
+      return; // the cell is an ERROR naming its prepare hook
+    }
     if (m_hooks.before_invocation) {
       m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
     }

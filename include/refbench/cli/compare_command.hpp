@@ -25,6 +25,10 @@ struct CompareOptions {
   std::string metrics = "wall,cpu,rss";
   std::string gate = "wall";
   std::vector<std::string> scrub_env; // kept from the commands besides the credential variables
+  // README: Hooks, as hyperfine's: run like the commands (words, or /bin/sh -c with --shell); "": none
+  std::string setup;
+  std::string prepare;
+  std::string cleanup;
 };
 
 // Registers the `compare` subcommand and its flags on `app`, bound to `options`.

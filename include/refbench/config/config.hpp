@@ -80,6 +80,11 @@ struct CellConfig {
   // env is filled in by plan_cells)
   std::string sweep;
   std::vector<std::pair<std::string, std::string>> params;
+  // README: Hooks: commands around the measurements, run in each arm's
+  // directory with the command's placeholders and environment
+  std::optional<Command> setup;
+  std::optional<Command> prepare;
+  std::optional<Command> cleanup;
 };
 
 struct Config {

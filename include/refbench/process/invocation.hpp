@@ -22,6 +22,9 @@ struct Invocation {
   // ≥ 0: the child's stdout is this descriptor, which the caller reads (the
   // launcher gets it from refbench); overrides the two above. Never on the wire.
   int stdout_fd = -1;
+  // Runs even after SIGINT/SIGTERM, and is not cancelled by one (only its
+  // timeout stops it): the cleanup hooks. Never on the wire.
+  bool despite_interrupt = false;
 };
 
 enum class Termination {

@@ -90,6 +90,24 @@ struct CellMeta {
   std::vector<std::pair<std::string, std::string>> params;
 };
 
+// The commands around a cell's measurements, per arm (README: Hooks): `setup`
+// once before warm-up, `prepare` before every invocation (untimed),
+// `cleanup` once at the end — also after an error or an interrupt.
+struct HookCommand {
+  process::Invocation invocation;
+  bool shell = false; // argv is {"/bin/sh", "-c", SCRIPT}: {round} is filled in shell-quoted
+};
+
+struct ArmHooks {
+  std::optional<HookCommand> setup;
+  std::optional<HookCommand> prepare;
+  std::optional<HookCommand> cleanup;
+};
+
+// The hooks' names as in refbench.toml and messages: "setup", "prepare", "cleanup".
+enum class Hook { setup, prepare, cleanup };
+std::string_view hook_name(Hook hook);
+
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
   std::string name;
@@ -108,6 +126,9 @@ struct CellSpec {
   // README: refbench run: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
   CellMeta meta;
+  // Per arm; the A/A control runs the baseline's on both of its arms.
+  ArmHooks baseline_hooks;
+  ArmHooks candidate_hooks;
 };
 
 // The end of every A/A control cell's name; no other cell's name may end in it.
@@ -164,6 +185,7 @@ struct CellFailure {
   std::string description;
   std::string stderr_tail;
   bool could_not_start = false; // spawn failed: the command is wrong, not slow
+  std::string hook;             // the hook that failed ("setup", …); "": the cell's command
 };
 
 struct CellRecord {
@@ -178,6 +200,14 @@ struct CellRecord {
 // Who ran in `arm` of `cell`, for messages: "baseline", "candidate", or
 // "baseline (A/A control)" in the control cell, where both arms run it.
 std::string arm_label(const CellRecord& cell, Arm arm);
+
+// "the baseline command", "the candidate setup hook", "the baseline (A/A
+// control) prepare hook": who failed, for messages.
+std::string failure_subject(const CellRecord& cell, const CellFailure& failure);
+
+// When it failed: "in warm-up", "in round 3"; for hooks "before warm-up"
+// (setup), "before its run in round 3" (prepare), "after the last round" (cleanup).
+std::string failure_when(const CellFailure& failure);
 
 struct RunRecord {
   std::uint64_t seed = 0;
