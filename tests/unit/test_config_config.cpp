@@ -237,8 +237,9 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(c[1].slo->value == 2.5);
   }
   SUBCASE("params: a sweep of cells") {
-    const std::string sweep = "\n[[cell]]\nname = \"load-{users}u-{mode}\"\ncommand = [\"./bench\", \"{users}\", \"{mode}\"]\n"
-                              "env = { MODE = \"{mode}\" }\nparams = { users = [8, 32, 128], mode = [\"fast\", \"safe\"] }\n";
+    const std::string sweep =
+        "\n[[cell]]\nname = \"load-{users}u-{mode}\"\ncommand = [\"./bench\", \"{users}\", \"{mode}\"]\n"
+        "env = { MODE = \"{mode}\" }\nparams = { users = [8, 32, 128], mode = [\"fast\", \"safe\"] }\n";
     auto config = parse_config(sweep, "refbench.toml");
     REQUIRE(config.cells.size() == 6);
     std::vector<std::string> names;
@@ -249,7 +250,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     }
     CHECK(names == std::vector<std::string>{"load-8u-fast", "load-8u-safe", "load-32u-fast", "load-32u-safe",
                                             "load-128u-fast", "load-128u-safe"});
-    CHECK(config.cells[3].params == std::vector<std::pair<std::string, std::string>>{{"users", "32"}, {"mode", "safe"}});
+    CHECK(config.cells[3].params ==
+          std::vector<std::pair<std::string, std::string>>{{"users", "32"}, {"mode", "safe"}});
     auto specs = plan_cells(config.cells, {}, {"/w/a", "/w/b", ""}, {}, std::chrono::seconds(1));
     CHECK(specs[3].baseline.argv == std::vector<std::string>{"./bench", "32", "safe"});
     CHECK(std::find(specs[3].candidate.env.begin(), specs[3].candidate.env.end(), "MODE=safe") !=
