@@ -201,6 +201,14 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
   r.candidate_median = stats::median(samples.candidate);
   r.censored =
       share(samples.baseline_at_floor) >= k_censor_share || share(samples.candidate_at_floor) >= k_censor_share;
+  if (cell.candidate_only) { // nothing to compare with: the candidate's median and how many readings
+    r.candidate_only = true;
+    r.gated = false;
+    r.censored = false;
+    r.n = samples.candidate.size();
+    r.ratio = r.ci_low = r.ci_high = r.min_detectable_ratio = k_nan;
+    return r;
+  }
   if (samples.kind == runner::MetricKind::count) {
     estimate_count(samples, settings, seed, r);
   } else {
@@ -311,7 +319,9 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
     if (auto it = floors.find({r.group, r.metric}); it != floors.end()) {
       r.noise_floor = it->second;
     }
-    r.verdict = stats::decide(verdict_input(r, settings));
+    r.verdict = !r.candidate_only ? stats::decide(verdict_input(r, settings))
+                : r.error         ? stats::Verdict::error
+                                  : stats::Verdict::new_cell;
   }
   return results;
 }

@@ -63,11 +63,13 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
                             const std::vector<runner::Metric>& gated, const std::map<std::string, double>& thresholds) {
   const auto& cell = record.cells[c];
   CellSamples samples{cell.name, cell.control, std::nullopt, {}};
+  samples.candidate_only = cell.meta.candidate_only;
   if (cell.failure) {
     samples.error = failure_text(cell, *cell.failure);
   }
   for (runner::Metric metric : metrics) {
-    auto pairs = runner::complete_pairs(record, c, metric);
+    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, metric)
+                                        : runner::complete_pairs(record, c, metric);
     MetricSamples m;
     m.metric = std::string(runner::metric_name(metric));
     m.unit = unit_of(metric);
@@ -89,7 +91,8 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     if (meta.metrics && !listed(meta.metrics, custom.name)) {
       continue;
     }
-    auto pairs = runner::complete_pairs(record, c, custom.name);
+    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, {}, custom.name)
+                                        : runner::complete_pairs(record, c, custom.name);
     MetricSamples m;
     m.metric = custom.name;
     m.unit = Unit::plain;

@@ -264,6 +264,10 @@ std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, 
       throw UsageError(fmt::format("{}: run.control_cell '{}' is not a cell", in.config_path, *control_cell),
                        "name one of the cells (after {size} expansion)");
     }
+    if (it->meta.candidate_only) { // the baseline cannot run a new cell twice: the runner picks another
+      rounds.auto_control = control;
+      return cells;
+    }
     cells.push_back(runner::control_of(*it));
   } else {
     rounds.auto_control = control;
@@ -336,6 +340,10 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
     candidate.name = options.candidate ? candidate.name : event->candidate_name.value_or(candidate.name);
   }
   const auto [out, work] = out_and_work(o);
+  const auto lifecycle = baseline_cells(in.repo, baseline.sha, in.config_path); // README: New and removed cells
+  if (!lifecycle.warning.empty() && !common.quiet) {
+    std::cerr << "refbench: warning: " << util::printable(lifecycle.warning) << "\n";
+  }
   std::vector<std::uint64_t> payload_bytes;
   for (const auto& size : in.config.payload_sizes) {
     payload_bytes.push_back(size.bytes);
@@ -372,12 +380,13 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
       out,         "check the cell's command in " + in.config_path + " and that the build produced it"};
   plan.rounds.output_dir = (out / "outputs").string();
   plan.rounds.replicas = static_cast<int>(replicas.dirs[0].size());
-  plan.cells = with_control(config::plan_cells(in.config.cells, payload_files,
-                                               {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate),
-                                                replicas.dirs[0].size() > 1 ? arms.control_path() : std::string()},
-                                               env, in.settings.timeout.value,
-                                               config::cpu_group_lists(in.config.cells, isolation)),
-                            in, plan.rounds);
+  auto planned =
+      config::plan_cells(in.config.cells, payload_files,
+                         {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate),
+                          replicas.dirs[0].size() > 1 ? arms.control_path() : std::string()},
+                         env, in.settings.timeout.value, config::cpu_group_lists(in.config.cells, isolation));
+  plan.header.removed_cells = mark_new_cells(planned, in.config, lifecycle);
+  plan.cells = with_control(std::move(planned), in, plan.rounds);
   plan.header.command = "run";
   plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidate) +
                           (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");

@@ -1,6 +1,12 @@
 #include <refbench/cli/shard_run.hpp>
 #include <refbench/config/cells.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/util/error.hpp>
 #include <refbench/util/sha256.hpp>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <set>
 
 #include <algorithm>
 
@@ -50,6 +56,55 @@ runner::ShardIdentity shard_identity(runner::Shard shard, const std::string& bas
   hash.update(std::string_view("\n--\n"));
   hash.update(settings);
   return {shard, baseline_sha, candidate_sha, seed, hash.hex_digest(), seed_derived};
+}
+
+BaselineCells baseline_cells(const std::string& repo, const std::string& sha, const std::string& config_path) {
+  namespace fs = std::filesystem;
+  const fs::path top = fs::weakly_canonical(git::run_git(repo, {"rev-parse", "--show-toplevel"}));
+  const fs::path relative = fs::weakly_canonical(fs::absolute(config_path)).lexically_relative(top);
+  if (relative.empty() || *relative.begin() == "..") {
+    return {}; // a config outside the repository: no baseline copy to compare with
+  }
+  const std::string object = sha + ":" + relative.generic_string();
+  try {
+    git::run_git(repo, {"cat-file", "-e", object});
+  } catch (const git::GitError&) {
+    return {std::vector<std::string>{}, ""}; // the baseline has no such file: it has no cells
+  }
+  try {
+    const auto text = git::run_git(repo, {"show", object});
+    std::vector<std::string> names;
+    for (const auto& cell :
+         cells_of_run(config::parse_config(text, sha.substr(0, 12) + ":" + relative.string()), std::nullopt, {})) {
+      names.push_back(cell.name);
+    }
+    return {names, ""};
+  } catch (const UsageError& error) {
+    return {std::nullopt, fmt::format("cannot read the baseline's {} ({}): new and removed cells are not marked",
+                                      relative.string(), error.what())};
+  }
+}
+
+std::vector<std::string> mark_new_cells(std::vector<runner::CellSpec>& cells, const config::Config& config,
+                                        const BaselineCells& baseline) {
+  if (!baseline.names) {
+    return {};
+  }
+  const std::set<std::string> before(baseline.names->begin(), baseline.names->end());
+  for (auto& cell : cells) {
+    cell.meta.candidate_only = !cell.control && !before.contains(cell.name);
+  }
+  std::set<std::string> now;
+  for (const auto& cell : cells_of_run(config, std::nullopt, {})) {
+    now.insert(cell.name);
+  }
+  std::vector<std::string> removed;
+  for (const auto& name : *baseline.names) {
+    if (!now.contains(name)) {
+      removed.push_back(name);
+    }
+  }
+  return removed;
 }
 
 } // namespace refbench::cli

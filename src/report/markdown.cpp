@@ -121,17 +121,18 @@ std::string rounds_text(const RunDocument& m) {
 // Rows are dropped lowest first: PASS before IMPROVED, CENSORED, INCONCLUSIVE,
 // ERROR and REGRESSION; info rows before gated ones, the control's last.
 int drop_order(const MetricResult& r) {
-  static constexpr stats::Verdict k_order[] = {stats::Verdict::pass,     stats::Verdict::improved,
-                                               stats::Verdict::censored, stats::Verdict::inconclusive,
-                                               stats::Verdict::error,    stats::Verdict::regression};
+  static constexpr stats::Verdict k_order[] = {
+      stats::Verdict::pass,         stats::Verdict::improved, stats::Verdict::new_cell,  stats::Verdict::censored,
+      stats::Verdict::inconclusive, stats::Verdict::error,    stats::Verdict::regression};
   const int rank = static_cast<int>(std::find(std::begin(k_order), std::end(k_order), r.verdict) - std::begin(k_order));
   return rank * 3 + (r.control ? 2 : r.gated ? 1 : 0);
 }
 
 std::string rows_note(const std::vector<MetricResult>& dropped, std::size_t total, std::size_t limit) {
   std::string counts;
-  for (auto verdict : {stats::Verdict::pass, stats::Verdict::improved, stats::Verdict::censored,
-                       stats::Verdict::inconclusive, stats::Verdict::error, stats::Verdict::regression}) {
+  for (auto verdict :
+       {stats::Verdict::pass, stats::Verdict::improved, stats::Verdict::new_cell, stats::Verdict::censored,
+        stats::Verdict::inconclusive, stats::Verdict::error, stats::Verdict::regression}) {
     auto n = std::count_if(dropped.begin(), dropped.end(), [&](const MetricResult& r) { return r.verdict == verdict; });
     if (n > 0) {
       counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, stats::verdict_name(verdict));
@@ -289,9 +290,28 @@ std::string render_run_summary(const RunDocument& m) {
   return line;
 }
 
+namespace {
+
+// README: New and removed cells: the baseline's cells this run's config lacks, under the table.
+std::string removed_text(const RunDocument& m) {
+  const auto& removed = m.header.removed_cells;
+  if (removed.empty()) {
+    return "";
+  }
+  constexpr std::size_t k_named = 50;
+  std::string names;
+  for (std::size_t i = 0; i < removed.size() && i < k_named; ++i) {
+    names += (i == 0 ? "" : ", ") + code_span(removed[i]);
+  }
+  return fmt::format("\n**Removed** since the baseline (not measured): {}{}\n", names,
+                     removed.size() > k_named ? fmt::format(" and {} more", removed.size() - k_named) : "");
+}
+
+} // namespace
+
 std::string render_markdown(const RunDocument& m, std::size_t limit) {
   const std::string top = "<!-- refbench -->\n" + render_headline(m) + "\n\n";
-  const std::string summary = "\n" + render_run_summary(m) + "\n";
+  const std::string summary = "\n" + render_run_summary(m) + "\n" + removed_text(m);
   const std::string head = top + render_verdict_table(m.results) + summary;
   const std::string plot_text = render_forest_plot(m.results, m.header.settings.threshold, k_plot_width);
   const std::string sweeps = render_sweeps(m);

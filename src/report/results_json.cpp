@@ -41,8 +41,9 @@ analysis::Unit unit_of(const std::string& name, const std::string& metric) {
 }
 
 std::optional<stats::Verdict> verdict_named(const std::string& name) {
-  for (auto verdict : {stats::Verdict::error, stats::Verdict::censored, stats::Verdict::regression,
-                       stats::Verdict::improved, stats::Verdict::pass, stats::Verdict::inconclusive}) {
+  for (auto verdict :
+       {stats::Verdict::error, stats::Verdict::censored, stats::Verdict::regression, stats::Verdict::improved,
+        stats::Verdict::pass, stats::Verdict::inconclusive, stats::Verdict::new_cell}) {
     if (stats::verdict_name(verdict) == name) {
       return verdict;
     }
@@ -159,6 +160,9 @@ json to_json(const analysis::MetricResult& r) {
     j["candidate_slo_share"] = optional_number(r.candidate_slo_share);
     j["slo_broken"] = r.slo_broken;
   }
+  if (r.candidate_only) {
+    j["new"] = true;
+  }
   if (r.error) {
     j["error"] = *r.error;
   }
@@ -232,6 +236,7 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
     r.error = f.string("error");
   }
   read_metric_kind(f, r);
+  r.candidate_only = f.boolean("new", false);
   return r;
 }
 

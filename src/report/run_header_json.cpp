@@ -247,6 +247,9 @@ json to_json(const RunHeader& h) {
   if (h.shard) {
     j["shard"] = runner::to_json(*h.shard);
   }
+  if (!h.removed_cells.empty()) {
+    j["removed_cells"] = h.removed_cells;
+  }
   return j;
 }
 
@@ -267,6 +270,12 @@ RunHeader header_from_json(const Fields& f) {
   h.rss = rss_from(f);
   if (f.has("shard")) {
     h.shard = runner::shard_identity_from_json(f.part("shard", false, true), f.where());
+  }
+  for (const auto& name : f.part("removed_cells", true, false)) {
+    if (!name.is_string()) {
+      f.fail(f.name("removed_cells") + " must hold only cell names");
+    }
+    h.removed_cells.push_back(name.get<std::string>());
   }
   return h;
 }

@@ -122,7 +122,7 @@ std::string format_verdict(const analysis::MetricResult& r) {
   if (r.slo_broken && r.verdict == stats::Verdict::regression) {
     word += " (SLO broken)";
   }
-  return r.gated || r.control ? word : word + " (info)";
+  return r.gated || r.control || r.candidate_only ? word : word + " (info)"; // a NEW row never gates anyway
 }
 
 std::string_view verdict_sgr(const analysis::MetricResult& r) {
@@ -138,6 +138,8 @@ std::string_view verdict_sgr(const analysis::MetricResult& r) {
     return "\033[32m";
   case stats::Verdict::inconclusive:
     return "\033[33m";
+  case stats::Verdict::new_cell:
+    return "\033[36m";
   case stats::Verdict::censored:
     return "\033[2m";
   }

@@ -164,6 +164,9 @@ nlohmann::json to_json(const CellMeta& meta) {
   for (const auto& requirement : meta.require) {
     j["require"].push_back(requirement_text(requirement));
   }
+  if (meta.candidate_only) {
+    j["new"] = true;
+  }
   if (!meta.sweep.empty()) {
     j["sweep"] = meta.sweep;
     j["params"] = nlohmann::json::array();
@@ -215,6 +218,7 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
       meta.require.push_back(*requirement);
     }
   }
+  meta.candidate_only = j.value("new", false);
   meta.sweep = j.value("sweep", std::string());
   for (const auto& pair : j.value("params", nlohmann::json::array())) {
     meta.params.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());

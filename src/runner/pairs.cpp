@@ -96,6 +96,25 @@ std::map<int, std::array<const Sample*, 2>> paired_samples(const RunRecord& reco
 
 } // namespace
 
+PairedValues candidate_values(const RunRecord& record, std::size_t cell, Metric metric,
+                              const std::string& custom_metric) {
+  PairedValues values;
+  for (const auto& sample : record.samples) {
+    if (sample.cell != cell || sample.arm != Arm::candidate || sample.round == 0 || !usable(sample)) {
+      continue;
+    }
+    if (custom_metric.empty()) {
+      values.candidate.push_back(metric_value(sample.outcome, metric));
+    } else if (auto found = sample.values.find(custom_metric); found != sample.values.end()) {
+      values.candidate.push_back(found->second);
+    } else {
+      continue;
+    }
+    values.rounds.push_back(sample.round);
+  }
+  return values;
+}
+
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric) {
   PairedValues pairs;
   for (const auto& [round, arms] : paired_samples(record, cell, [](const Sample&) { return true; })) {

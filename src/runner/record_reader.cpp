@@ -90,6 +90,7 @@ CellMeta meta_from(const Fields& cell) {
   f.string("window", "");
   check_strings(f, "require");
   f.string("sweep", "");
+  f.boolean("new", false);
   const auto params = f.part("params", true, false);
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (!params[i].is_array() || params[i].size() != 2 || !params[i][0].is_string() || !params[i][1].is_string()) {

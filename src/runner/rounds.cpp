@@ -76,6 +76,9 @@ public:
   }
 
 private:
+  // A new cell's baseline slot: the baseline has no such benchmark.
+  bool skipped(Slot slot) const { return slot.arm == Arm::baseline && m_cells[slot.cell].meta.candidate_only; }
+
   // The hooks of `slot`: the A/A control runs the baseline's on both arms.
   const ArmHooks& hooks_of(Slot slot) const {
     const CellSpec& spec = m_cells[slot.cell];
@@ -85,6 +88,9 @@ private:
   // Runs `hook` of `slot` (with {round} = `round`); a failure becomes the
   // cell's failure naming the hook and stops the cell. True when it ran to exit 0.
   bool run_hook(Slot slot, Hook hook, int round) {
+    if (skipped(slot)) {
+      return true;
+    }
     const auto& hooks = hooks_of(slot);
     const auto& command = hook == Hook::setup ? hooks.setup : hook == Hook::prepare ? hooks.prepare : hooks.cleanup;
     if (!command) {
@@ -178,6 +184,7 @@ private:
   // cost), baseline on both arms; announced in the journal as a "cell" line.
   void add_control_of_cheapest() {
     auto candidates = active_cells();
+    std::erase_if(candidates, [&](std::size_t cell) { return m_cells[cell].meta.candidate_only; });
     if (candidates.empty()) {
       return;
     }
@@ -218,6 +225,9 @@ private:
   }
 
   void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
+    if (skipped(slot)) {
+      return;
+    }
     const CellSpec& spec = m_cells[slot.cell];
     // the control runs the baseline on both arms, the second through its own link when it has one
     process::Invocation invocation = slot.arm == Arm::baseline ? spec.baseline
@@ -246,7 +256,7 @@ private:
     }
     sample.outcome.stdout_text.clear(); // read above, not kept
     if (!output.empty()) {
-      if (spec.check_output && round == 1 && process::succeeded(sample.outcome)) {
+      if (spec.check_output && !spec.meta.candidate_only && round == 1 && process::succeeded(sample.outcome)) {
         record_output_hash(slot, output);
       }
       std::error_code ignored;

@@ -19,6 +19,8 @@ std::string_view verdict_name(Verdict verdict) {
     return "PASS";
   case Verdict::inconclusive:
     return "INCONCLUSIVE";
+  case Verdict::new_cell:
+    return "NEW";
   }
   return "INCONCLUSIVE";
 }

@@ -279,3 +279,28 @@ TEST_CASE("stats::decide on the difference scale") {
   ratio.ci_high = 1.15;
   CHECK(stats::decide(ratio) == stats::Verdict::inconclusive); // a ratio must be below its threshold
 }
+
+TEST_CASE("a new cell: the candidate's median and count, NEW, never gated; ERROR when it failed") {
+  MetricSamples m;
+  m.metric = "wall";
+  m.gated = true;
+  m.candidate = {0.3, 0.1, 0.2};
+  CellSamples cell{"added", false, std::nullopt, {m}};
+  cell.candidate_only = true;
+  auto r = analyze({cell}, {}).front();
+  CHECK(r.verdict == stats::Verdict::new_cell);
+  CHECK(stats::verdict_name(r.verdict) == "NEW");
+  CHECK(r.candidate_only);
+  CHECK_FALSE(r.gated);
+  CHECK(r.n == 3);
+  CHECK(r.candidate_median == doctest::Approx(0.2));
+  CHECK(std::isnan(r.baseline_median));
+  CHECK(std::isnan(r.ratio));
+  CHECK_FALSE(r.p);
+  CHECK(report::format_verdict(r) == "NEW");
+  CHECK(overall_verdict({r}) == RunVerdict::pass);
+  cell.error = "the candidate command exited with code 1 in round 2";
+  auto failed = analyze({cell}, {}).front();
+  CHECK(failed.verdict == stats::Verdict::error);
+  CHECK(overall_verdict({failed}) == RunVerdict::error);
+}

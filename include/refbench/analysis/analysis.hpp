@@ -53,6 +53,8 @@ struct CellSamples {
   std::optional<std::string> error; // why the cell is ERROR, if it is
   std::vector<MetricSamples> metrics;
   std::size_t group = 0; // cells measured together (one run); a control's floor applies to its group
+  // a new cell: its metrics hold only candidate readings; verdict NEW (README: New and removed cells)
+  bool candidate_only = false;
 };
 
 // The defaults of the verdict's threshold and false discovery rate, and
@@ -119,6 +121,7 @@ struct MetricResult {
   std::optional<double> baseline_slo_share;
   std::optional<double> candidate_slo_share;
   bool slo_broken = false;
+  bool candidate_only = false; // a new cell: the candidate's median only, verdict NEW, never gated
 };
 
 // Analyses every cell × metric of `cells`; results in input order.

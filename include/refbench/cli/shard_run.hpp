@@ -25,6 +25,21 @@ runner::Shard checked_shard(const std::string& flag, const config::Config& confi
 std::vector<runner::CellSpec> cells_of_run(const config::Config& config, std::optional<runner::Shard> shard,
                                            const std::vector<std::string>& globs);
 
+// README: New and removed cells. What the baseline's copy of the config
+// says: the names of its cells (expanded), read with `git show SHA:PATH`
+// when `config_path` lies inside `repo`'s work tree.
+struct BaselineCells {
+  std::optional<std::vector<std::string>> names; // none: unknown (outside the repository, or unreadable)
+  std::string warning;                           // why a copy that exists could not be read; "" otherwise
+};
+BaselineCells baseline_cells(const std::string& repo, const std::string& sha, const std::string& config_path);
+
+// Marks the cells of `cells` that `baseline` does not name as new
+// (meta.candidate_only) and returns the baseline's cells that `config` has
+// no more; nothing when the baseline's cells are unknown.
+std::vector<std::string> mark_new_cells(std::vector<runner::CellSpec>& cells, const config::Config& config,
+                                        const BaselineCells& baseline);
+
 // Whether a cell of the run reads the payload of `bytes` (the others are
 // not generated).
 bool run_uses_payload(const config::Config& config, std::optional<runner::Shard> shard,

@@ -97,6 +97,9 @@ struct RunHeader {
   std::optional<EnvironmentInfo> environment;
   std::optional<process::RssProbe> rss;       // none: not measured here (analyze of outside data)
   std::optional<runner::ShardIdentity> shard; // a `run --shard` (README: run --shard)
+  // README: New and removed cells: the baseline config's cells that this
+  // run's config lacks (expanded names)
+  std::vector<std::string> removed_cells;
 };
 
 // A warning of the run, already worded; `facts` holds the numbers behind it

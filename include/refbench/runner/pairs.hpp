@@ -42,6 +42,12 @@ bool at_floor(const process::Outcome& outcome, Metric metric, const process::Rss
 // warm-up samples and rounds with a failed or missing arm are left out.
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric);
 
+// A new cell's readings (README: New and removed cells): every usable
+// measured candidate sample of `cell`, in the candidate fields of the
+// result (its baseline fields stay empty); `custom_metric` "" for `metric`.
+PairedValues candidate_values(const RunRecord& record, std::size_t cell, Metric metric,
+                              const std::string& custom_metric = "");
+
 // The complete pairs of `cell` for the custom metric named `custom_metric`
 // (README: Custom metrics): rounds where both arms reported it. No reading is at a floor.
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, const std::string& custom_metric);

@@ -88,6 +88,9 @@ struct CellMeta {
   // cell's value of each, in the order written; "" and none outside a sweep
   std::string sweep;
   std::vector<std::pair<std::string, std::string>> params;
+  // README: New and removed cells: absent from the baseline's config, so
+  // measured on the candidate only and reported as NEW
+  bool candidate_only = false;
 };
 
 // The commands around a cell's measurements, per arm (README: Hooks): `setup`

@@ -9,7 +9,9 @@
 
 namespace refbench::stats {
 
-enum class Verdict { error, censored, regression, improved, pass, inconclusive };
+// new_cell: a cell the baseline's config does not have, measured on the
+// candidate only (README: New and removed cells); never decided by `decide`.
+enum class Verdict { error, censored, regression, improved, pass, inconclusive, new_cell };
 
 // Upper-case name as in README: Statistics, e.g. "REGRESSION".
 std::string_view verdict_name(Verdict verdict);
