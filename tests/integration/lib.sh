@@ -70,17 +70,34 @@ make_sample() {
   echo "$dir"
 }
 
+# Runs git in the repository $1 with the rest of the arguments, as a fixed
+# identity and without the user's or the system's git config.
+git_in() {
+  local dir="$1"
+  shift
+  GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid \
+    GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$dir" "$@"
+}
+
 # Makes the directory $1 a git repository of two commits (main and
 # main~1, the second empty) holding the files already in it.
 commit_two_refs() {
-  (
-    export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
-    export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-    git -C "$1" init -q -b main
-    git -C "$1" add -A
-    git -C "$1" commit -q -m first
-    git -C "$1" commit -q --allow-empty -m second
-  )
+  git_in "$1" init -q -b main
+  git_in "$1" add -A
+  git_in "$1" commit -q -m first
+  git_in "$1" commit -q --allow-empty -m second
+}
+
+# Makes the directory $1 a git repository of two versions of the files in
+# it: tag v1 with VERSION "old", then main with VERSION "new".
+commit_old_new() {
+  echo old >"$1/VERSION"
+  git_in "$1" init -q -b main
+  git_in "$1" add -A
+  git_in "$1" commit -q -m old
+  git_in "$1" tag v1
+  echo new >"$1/VERSION"
+  git_in "$1" commit -q -am new
 }
 
 # The verdict of `cell`/`metric` in results file $1.

@@ -7,17 +7,17 @@
 # malformed or untrusted events are refused before anything is built.
 source "$(dirname "$0")/lib.sh"
 repo=$(make_sample slower)
-git_in() { git -C "$repo" -c user.name=t -c user.email=t@t "$@"; }
+repo_git() { git -C "$repo" -c user.name=t -c user.email=t@t "$@"; }
 # a PR from main (the slower commit) into `release`, which moved on since
 # they forked at v1.1.0-rc1
-git_in branch release v1.1.0-rc1
-git_in worktree add -q "$WORK/rel" release
+repo_git branch release v1.1.0-rc1
+repo_git worktree add -q "$WORK/rel" release
 echo "release notes" >>"$WORK/rel/README.md"
 git -C "$WORK/rel" -c user.name=t -c user.email=t@t commit -q -am "docs on release"
-git_in worktree remove "$WORK/rel"
-base_sha=$(git_in rev-parse release)
-head_sha=$(git_in rev-parse main)
-fork_sha=$(git_in rev-parse 'v1.1.0-rc1^{commit}')
+repo_git worktree remove "$WORK/rel"
+base_sha=$(repo_git rev-parse release)
+head_sha=$(repo_git rev-parse main)
+fork_sha=$(repo_git rev-parse 'v1.1.0-rc1^{commit}')
 
 # Runs `refbench run --github` for event $1 with payload file $2 into $WORK/$3.
 github_run() { # event payload name [flags]

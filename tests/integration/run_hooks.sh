@@ -92,14 +92,7 @@ setup = "echo \"setup \$(pwd)\" >>\"\$HOOK_LOG\""
 prepare = ["sh", "-c", "echo \"prepare \$1\" >>\"\$HOOK_LOG\"", "prepare", "{round}"]
 cleanup = "echo \"cleanup \$(pwd)\" >>\"\$HOOK_LOG\""
 TOML
-(
-  export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
-  export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-  git -C "$repo" init -q -b main
-  git -C "$repo" add -A
-  git -C "$repo" commit -q -m one
-  git -C "$repo" commit -q --allow-empty -m two
-)
+commit_two_refs "$repo"
 : >"$log"
 run_refbench run -q --repo "$repo" --baseline main~1 --candidate main --seed 2 --out "$WORK/r1"
 [ "$RC" -le 1 ] || fail "run with hooks exited $RC: $(cat "$WORK/err")"

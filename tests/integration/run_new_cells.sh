@@ -8,10 +8,6 @@
 source "$(dirname "$0")/lib.sh"
 repo="$WORK/repo"
 mkdir -p "$repo"
-git_in() {
-  GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid \
-    GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$@"
-}
 cell() { # name command
   printf '\n[[cell]]\nname = "%s"\ncommand = %s\nthreshold = { wall = 3.0 }\n' "$1" "$2"
 }

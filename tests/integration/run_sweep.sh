@@ -53,17 +53,7 @@ gate = ["errors"]
 name = "errors"
 kind = "count"
 TOML
-echo old >"$repo/VERSION"
-(
-  export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
-  export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-  git -C "$repo" init -q -b main
-  git -C "$repo" add -A
-  git -C "$repo" commit -q -m old
-  git -C "$repo" tag v1
-  echo new >"$repo/VERSION"
-  git -C "$repo" commit -q -am new
-)
+commit_old_new "$repo"
 
 run_refbench run -q --repo "$repo" --baseline v1 --candidate main --seed 9 --out "$WORK/o"
 [ "$RC" -le 1 ] || fail "run exited $RC: $(cat "$WORK/err")"
