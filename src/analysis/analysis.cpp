@@ -176,7 +176,8 @@ void judge_slo(const MetricSamples& samples, MetricResult& r) {
   r.slo = slo;
   r.baseline_slo_share = met(samples.baseline);
   r.candidate_slo_share = met(samples.candidate);
-  r.slo_broken = runner::condition_holds(r.baseline_median, slo.op, slo.value) &&
+  // the A/A control shows its shares, but both its arms are the baseline: nothing can break there
+  r.slo_broken = !r.control && runner::condition_holds(r.baseline_median, slo.op, slo.value) &&
                  !runner::condition_holds(r.candidate_median, slo.op, slo.value);
 }
 

@@ -31,6 +31,7 @@
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -386,6 +387,12 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
                           replicas.dirs[0].size() > 1 ? arms.control_path() : std::string()},
                          env, in.settings.timeout.value, config::cpu_group_lists(in.config.cells, isolation));
   plan.header.removed_cells = mark_new_cells(planned, in.config, lifecycle);
+  if (!common.quiet && !planned.empty() &&
+      std::all_of(planned.begin(), planned.end(), [](const auto& c) { return c.meta.candidate_only; })) {
+    std::cerr << fmt::format("refbench: warning: the baseline's copy of {} names none of these cells, so every cell "
+                             "is NEW and nothing is compared (a config moved or cells renamed since the baseline?)\n",
+                             util::printable(in.config_path));
+  }
   plan.cells = with_control(std::move(planned), in, plan.rounds);
   plan.header.command = "run";
   plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidate) +

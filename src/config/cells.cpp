@@ -185,6 +185,9 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
         spec.control_twin = arm_invocation(cell, cell.command, arms.control, payload, base_env, timeout, groups);
       }
       spec.baseline_hooks = arm_hooks(cell, arms.baseline, payload, base_env, timeout, groups);
+      if (!arms.control.empty()) {
+        spec.control_twin_hooks = arm_hooks(cell, arms.control, payload, base_env, timeout, groups);
+      }
       spec.candidate_hooks = arm_hooks(cell, arms.candidate, payload, base_env, timeout, groups);
       spec.placeholders = true;
       spec.shell = cell.command.is_shell();
@@ -196,7 +199,10 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
       spec.meta.min_duration_seconds = cell.min_duration_seconds;
       spec.meta.window_key = cell.window_key;
       spec.meta.require = cell.require;
-      spec.meta.sweep = cell.sweep;
+      // one sweep per payload size: its levels differ in the parameters only
+      spec.meta.sweep = cell.sweep.empty() || payload == nullptr
+                            ? cell.sweep
+                            : expanded_name(CellConfig{.name = cell.sweep}, &payload->label);
       spec.meta.params = cell.params;
       planned.push_back(std::move(spec));
     }

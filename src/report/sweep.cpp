@@ -44,6 +44,21 @@ std::string chart_text(std::string_view text) {
   return out;
 }
 
+// `value` as Mermaid's xychart reads numbers: plain decimals, never an
+// exponent ("1234567", "0.00004"); 6 significant digits, trailing zeros cut.
+std::string chart_number(double value) {
+  const double magnitude = std::fabs(value);
+  const int decimals = magnitude == 0 ? 0 : std::clamp(5 - static_cast<int>(std::floor(std::log10(magnitude))), 0, 12);
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') {
+      text.pop_back();
+    }
+  }
+  return text == "-0" ? "0" : text;
+}
+
 // A level's parameter values joined by "/" ("32/fast").
 std::string level_label(const runner::CellRecord& cell) {
   std::string label;
@@ -160,7 +175,7 @@ std::string render_xychart(const std::string& title, const std::string& axis, co
   for (const auto& line : series) {
     std::string values;
     for (double v : line) {
-      values += fmt::format("{}{:.6g}", values.empty() ? "" : ", ", v);
+      values += (values.empty() ? "" : ", ") + chart_number(v);
     }
     body += "  line [" + values + "]\n";
   }

@@ -69,6 +69,9 @@ public:
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
         stop(cell, StopReason::interrupted);
       }
+    } catch (...) { // a full disk, a launcher that died: the cleanups still run, then the error goes on
+      clean_up();
+      throw;
     }
     clean_up();
     m_record.elapsed_seconds = m_clock() - start;
@@ -79,10 +82,17 @@ private:
   // A new cell's baseline slot: the baseline has no such benchmark.
   bool skipped(Slot slot) const { return slot.arm == Arm::baseline && m_cells[slot.cell].meta.candidate_only; }
 
-  // The hooks of `slot`: the A/A control runs the baseline's on both arms.
+  // The hooks of `slot`: the A/A control runs the baseline's on both arms,
+  // the second where its twin runs (README: Hooks).
   const ArmHooks& hooks_of(Slot slot) const {
     const CellSpec& spec = m_cells[slot.cell];
-    return slot.arm == Arm::baseline || spec.control ? spec.baseline_hooks : spec.candidate_hooks;
+    if (slot.arm == Arm::baseline) {
+      return spec.baseline_hooks;
+    }
+    if (spec.control) {
+      return spec.control_twin_hooks ? *spec.control_twin_hooks : spec.baseline_hooks;
+    }
+    return spec.candidate_hooks;
   }
 
   // Runs `hook` of `slot` (with {round} = `round`); a failure becomes the

@@ -172,6 +172,11 @@ double signed_rank_p_greater(std::span<const double> d, double shift) {
   return normal_upper_tail((w_plus - mean) / sigma);
 }
 
+namespace {
+// How far below the binary search's answer signed_rank_interval_inverted looks for kept shifts.
+constexpr int k_max_step_down = 64;
+} // namespace
+
 Interval signed_rank_interval_inverted(std::span<const double> d, double confidence) {
   if (d.empty() || !has_zeros_or_ties(d)) {
     return signed_rank_interval(d, confidence);
@@ -199,6 +204,11 @@ Interval signed_rank_interval_inverted(std::span<const double> d, double confide
       } else {
         lo = mid + 1;
       }
+    }
+    // dropping zeros makes p not quite monotone in the shift near the data
+    // (Pratt): a few ranks below may be kept too
+    for (int step = 0; step < k_max_step_down && lo > 0 && kept(values, lo - 1); ++step) {
+      --lo;
     }
     return lo;
   };

@@ -6,6 +6,7 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/report/sweep.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/stats/verdict.hpp>
 
@@ -215,6 +216,14 @@ TEST_CASE("an SLO: each arm's share that met it, and a candidate breaking it is 
   CHECK(report::format_metric_value(0.5, Unit::plain) == "0.5");
   CHECK(report::regression_reason(r) == "SLO `<= 5000` broken: candidate median 5060 ms (baseline 4910 ms)");
 
+  SUBCASE("the A/A control shows its shares but never breaks an SLO") {
+    Settings settings;
+    settings.min_rounds = 10;
+    auto control = analyze({{"c-control", true, std::nullopt, {m}}}, settings).front();
+    CHECK(*control.candidate_slo_share == doctest::Approx(0.4));
+    CHECK_FALSE(control.slo_broken);
+    CHECK(control.verdict != stats::Verdict::regression);
+  }
   SUBCASE("an SLO the baseline broke too is no news") {
     auto both = m;
     both.slo = runner::Slo{"<=", 4905};
@@ -303,4 +312,15 @@ TEST_CASE("a new cell: the candidate's median and count, NEW, never gated; ERROR
   auto failed = analyze({cell}, {}).front();
   CHECK(failed.verdict == stats::Verdict::error);
   CHECK(overall_verdict({failed}) == RunVerdict::error);
+}
+
+TEST_CASE("report::render_xychart writes numbers Mermaid reads: plain decimals, never an exponent") {
+  const auto chart = report::render_xychart("t \"q\"", "users", {"1", "2", "3"}, "req/s",
+                                            {{1234567.0, 0.00004, 0.5}, {-0.0, 2.5e-9, 1e15}});
+  CHECK(chart.find("line [1234567, 0.00004, 0.5]") != std::string::npos);
+  CHECK(chart.find("line [0, 0.0000000025, 1000000000000000]") != std::string::npos);
+  CHECK(chart.find("e+") == std::string::npos); // no exponent anywhere
+  CHECK(chart.find("e-") == std::string::npos);
+  CHECK(chart.find("title \"t 'q'\"") != std::string::npos);
+  CHECK(chart.starts_with("```mermaid\n"));
 }

@@ -258,6 +258,17 @@ TEST_CASE("config::parse_config errors name file:line:column") {
           specs[3].candidate.env.end());
     CHECK(specs[3].meta.sweep == "load-{users}u-{mode}");
     CHECK(specs[3].meta.params == config.cells[3].params);
+    // with payload sizes, one sweep per size
+    auto sized = parse_config("[payloads]\nsizes = [\"1KiB\", \"1MiB\"]\n[[cell]]\nname = \"w-{n}\"\n"
+                              "command = [\"./w\", \"{payload}\", \"{n}\"]\nparams = { n = [1, 2] }\n",
+                              "refbench.toml");
+    auto per_size = plan_cells(sized.cells, {{"1KiB", "/p/1k", 1024}, {"1MiB", "/p/1m", 1 << 20}}, {"/w/a", "/w/b", ""},
+                               {}, std::chrono::seconds(1));
+    REQUIRE(per_size.size() == 4);
+    CHECK(per_size[0].name == "w-1-1KiB");
+    CHECK(per_size[0].meta.sweep == "w-{n}-1KiB");
+    CHECK(per_size[1].meta.sweep == "w-{n}-1MiB");
+    CHECK(per_size[2].meta.sweep == "w-{n}-1KiB");
 
     CHECK(error_of(cell + "params = { users = [8] }\n") ==
           "refbench.toml:5:10: cell 'a' has the parameter 'users', so its name must contain {users}: every "

@@ -19,8 +19,9 @@ std::string render_sweeps(const RunDocument& document);
 
 // One chart: a ```mermaid block of xychart-beta with `title`, the x-axis
 // titled `axis` with `labels`, the y-axis titled `unit`, and one line per
-// series (same length as `labels`). Quotes and control characters in the
-// texts become ' and spaces.
+// series (same length as `labels`), numbers in plain decimals (Mermaid
+// reads no exponents). Quotes and control characters in the texts become '
+// and spaces.
 std::string render_xychart(const std::string& title, const std::string& axis, const std::vector<std::string>& labels,
                            const std::string& unit, const std::vector<std::vector<double>>& series);
 

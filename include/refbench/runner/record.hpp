@@ -129,9 +129,11 @@ struct CellSpec {
   // README: refbench run: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
   CellMeta meta;
-  // Per arm; the A/A control runs the baseline's on both of its arms.
+  // Per arm; the A/A control runs the baseline's on both of its arms, its
+  // second arm in the directory of `control_twin` when it has one.
   ArmHooks baseline_hooks;
   ArmHooks candidate_hooks;
+  std::optional<ArmHooks> control_twin_hooks;
 };
 
 // The end of every A/A control cell's name; no other cell's name may end in it.
