@@ -10,6 +10,20 @@
 namespace refbench::config::detail {
 namespace {
 
+// The entries of an inline table in the order they are written (toml++
+// keeps them sorted by key).
+std::vector<std::pair<const toml::key*, const toml::node*>> written_order(const toml::table& table) {
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (const auto& [name, value] : table) {
+    entries.emplace_back(&name, &value);
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const auto &x = a.first->source().begin, &y = b.first->source().begin;
+    return x.line != y.line ? x.line < y.line : x.column < y.column;
+  });
+  return entries;
+}
+
 std::vector<process::CpuGroup> read_cpu_groups(TableReader& r) {
   const auto* node = r.get("cpus");
   if (node == nullptr) {
@@ -19,15 +33,7 @@ std::vector<process::CpuGroup> read_cpu_groups(TableReader& r) {
   if (table == nullptr || table->empty()) {
     r.fail(*node, "cell.cpus must be a table like { service = 3, client = \"rest\" }");
   }
-  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
-  for (const auto& [name, value] : *table) {
-    entries.emplace_back(&name, &value);
-  }
-  auto before = [](const toml::source_position& a, const toml::source_position& b) {
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  };
-  std::sort(entries.begin(), entries.end(),
-            [&](const auto& a, const auto& b) { return before(a.first->source().begin, b.first->source().begin); });
+  const auto entries = written_order(*table);
   std::vector<process::CpuGroup> groups;
   bool rest = false;
   for (const auto& [name, value] : entries) {
@@ -263,14 +269,7 @@ std::vector<Axis> read_params(TableReader& r) {
   if (table == nullptr || table->empty()) {
     r.fail(*node, "cell.params must be a table of arrays like { users = [8, 32, 128] }");
   }
-  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
-  for (const auto& [name, value] : *table) {
-    entries.emplace_back(&name, &value);
-  }
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
-    const auto &x = a.first->source().begin, &y = b.first->source().begin;
-    return x.line != y.line ? x.line < y.line : x.column < y.column;
-  });
+  const auto entries = written_order(*table);
   std::vector<Axis> axes;
   for (const auto& [key, value] : entries) {
     const std::string name(key->str());
