@@ -185,6 +185,7 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
                        std::uint64_t seed) {
   MetricResult r;
   r.cell = cell.name;
+  r.candidate = cell.candidate;
   r.group = cell.group;
   r.metric = samples.metric;
   r.unit = samples.unit;

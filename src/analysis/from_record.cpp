@@ -64,6 +64,7 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
   const auto& cell = record.cells[c];
   CellSamples samples{cell.name, cell.control, std::nullopt, {}};
   samples.candidate_only = cell.meta.candidate_only;
+  samples.candidate = cell.meta.candidate;
   if (cell.failure) {
     samples.error = failure_text(cell, *cell.failure);
   }

@@ -77,13 +77,14 @@ std::vector<FamilyPoint> family_points(const runner::RunRecord& record, const st
     if (cell.control || cell.meta.family.empty()) {
       continue;
     }
-    auto wall = std::find_if(results.begin(), results.end(),
-                             [&](const MetricResult& r) { return r.cell == cell.name && r.metric == "wall"; });
+    auto wall = std::find_if(results.begin(), results.end(), [&](const MetricResult& r) {
+      return r.cell == cell.name && r.candidate == cell.meta.candidate && r.metric == "wall";
+    });
     if (wall == results.end()) {
       continue;
     }
-    points.push_back({cell.name, cell.meta.family, static_cast<double>(cell.meta.payload_bytes), wall->baseline_median,
-                      wall->threshold});
+    points.push_back({runner::cell_title(cell), runner::cell_title(cell.meta.family, cell.meta.candidate),
+                      static_cast<double>(cell.meta.payload_bytes), wall->baseline_median, wall->threshold});
   }
   return points;
 }

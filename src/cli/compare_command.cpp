@@ -22,6 +22,7 @@
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -154,7 +155,14 @@ std::string reproduce_line(const CompareOptions& o, const config::MeasurementSet
   line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", s.threshold.value,
                       s.alpha.value, s.precision.value, analysis::interval_name(s.interval.value),
                       config::fail_on_name(s.fail_on.value));
-  return line + " " + util::quote_shell_word(o.baseline) + " " + util::quote_shell_word(o.candidate);
+  for (const auto& name : o.command_names) {
+    line += " -n " + util::quote_shell_word(name);
+  }
+  line += " " + util::quote_shell_word(o.baseline);
+  for (const auto& candidate : o.candidates) {
+    line += " " + util::quote_shell_word(candidate);
+  }
+  return line;
 }
 
 // Holds `REFBENCH_TEST_BALLAST_MIB` MiB of touched memory, so tests can show
@@ -171,9 +179,13 @@ std::vector<char> test_ballast() {
 } // namespace
 
 CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
-  CLI::App* cmd = app.add_subcommand("compare", "Interleaved A/B of two commands on this machine (no git)");
+  CLI::App* cmd =
+      app.add_subcommand("compare", "Interleaved A/B of a baseline command and one or more candidates (no git)");
   cmd->add_option("baseline", o.baseline, "Baseline command")->required();
-  cmd->add_option("candidate", o.candidate, "Candidate command")->required();
+  cmd->add_option("candidate", o.candidates, "Candidate command(s), each compared with the baseline")->required();
+  cmd->add_option("-n,--command-name", o.command_names,
+                  "Name of a command in the report, once per command in order (baseline first)")
+      ->allow_extra_args(false);
   add_measurement_options(*cmd, o.measure, config::k_compare_defaults);
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
   cmd->add_option("--name", o.name, "Cell name")->capture_default_str();
@@ -191,21 +203,43 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
 
 namespace {
 
-// The one cell of `o` (and its control, unless --no-control), with the
-// programs replicated under `out` when --replicas asks for copies.
+// The labels of the candidates in the report: their -n names, else the commands.
+std::vector<std::string> candidate_labels(const CompareOptions& o) {
+  if (!o.command_names.empty() && o.command_names.size() != o.candidates.size() + 1) {
+    throw UsageError(fmt::format("{} command names for {} commands", o.command_names.size(), o.candidates.size() + 1),
+                     "pass -n NAME once per command, the baseline's first");
+  }
+  std::vector<std::string> labels = o.command_names.empty()
+                                        ? o.candidates
+                                        : std::vector<std::string>(o.command_names.begin() + 1, o.command_names.end());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i].empty() || std::find(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(i), labels[i]) !=
+                                 labels.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw UsageError(fmt::format("candidate name '{}' is empty or names two candidates", util::printable(labels[i])),
+                       "give each candidate its own -n NAME");
+    }
+  }
+  return labels;
+}
+
+// The cell of each candidate of `o` (and the control, unless --no-control),
+// with the programs replicated under `out` when --replicas asks for copies.
 std::vector<runner::CellSpec> compare_cells(const CompareOptions& o, const config::MeasurementSettings& settings,
                                             const fs::path& out, ProgramReplicas& replicas) {
   validate_scrub_names("--scrub-env", o.scrub_env);
+  const auto labels = candidate_labels(o);
   auto env = process::without_secrets(process::current_environment(), o.scrub_env);
   process::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", settings.timeout.value, ""};
-  process::Invocation candidate{command_argv("candidate", o.candidate, o.shell), env, "", settings.timeout.value, ""};
   require_runnable("baseline", baseline.argv, env);
-  require_runnable("candidate", candidate.argv, env);
   if (settings.replicas.value > 1 && o.shell) {
     throw UsageError("--replicas copies the program each command names first, and with --shell that is the shell",
                      "drop --shell, or --replicas");
   }
-  std::vector<runner::CellSpec> cells{{o.name, baseline, candidate, false}};
+  if (settings.replicas.value > 1 && o.candidates.size() > 1) {
+    throw UsageError("--replicas copies the programs of one candidate; this comparison has " +
+                         std::to_string(o.candidates.size()),
+                     "pass --replicas 1 to compare several candidates");
+  }
   auto hook = [&](const char* flag, const std::string& command) -> std::optional<runner::HookCommand> {
     if (command.empty()) {
       return std::nullopt;
@@ -214,8 +248,17 @@ std::vector<runner::CellSpec> compare_cells(const CompareOptions& o, const confi
     require_runnable(flag, invocation.argv, env);
     return runner::HookCommand{invocation, o.shell};
   };
-  cells.front().baseline_hooks = {hook("--setup", o.setup), hook("--prepare", o.prepare), hook("--cleanup", o.cleanup)};
-  cells.front().candidate_hooks = cells.front().baseline_hooks;
+  const runner::ArmHooks hooks{hook("--setup", o.setup), hook("--prepare", o.prepare), hook("--cleanup", o.cleanup)};
+  std::vector<runner::CellSpec> cells;
+  for (std::size_t k = 0; k < o.candidates.size(); ++k) {
+    const std::string arm = o.candidates.size() == 1 ? "candidate" : "candidate '" + labels[k] + "'";
+    process::Invocation candidate{command_argv(arm, o.candidates[k], o.shell), env, "", settings.timeout.value, ""};
+    require_runnable(arm, candidate.argv, env);
+    cells.push_back({o.name, baseline, candidate, false});
+    cells.back().baseline_hooks = hooks;
+    cells.back().candidate_hooks = hooks;
+    cells.back().meta.candidate = o.candidates.size() == 1 ? "" : labels[k];
+  }
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) {
@@ -272,8 +315,17 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   apply_isolation(isolation, *launcher, common.quiet);
   plan.header.command = "compare";
   plan.header.reproduce = reproduce_line(o, settings);
-  plan.header.baseline = report::ArmInfo{.command = o.baseline};
-  plan.header.candidate = report::ArmInfo{.command = o.candidate};
+  plan.header.baseline =
+      report::ArmInfo{.name = o.command_names.empty() ? "" : o.command_names.front(), .command = o.baseline};
+  const auto labels = candidate_labels(o);
+  for (std::size_t k = 0; k < o.candidates.size(); ++k) {
+    plan.header.candidates.push_back(
+        report::ArmInfo{.name = o.command_names.empty() ? "" : labels[k], .command = o.candidates[k]});
+  }
+  plan.header.candidate = plan.header.candidates.front();
+  if (o.candidates.size() == 1) {
+    plan.header.candidates.clear();
+  }
   plan.header.settings.metrics = metrics;
   plan.header.settings.gate = gated;
   plan.header.environment = report::environment_info(&isolation);

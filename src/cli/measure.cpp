@@ -92,7 +92,8 @@ int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
     if (cell.failure && cell.failure->could_not_start) {
       const auto command =
           fmt::format("{} command {}", runner::arm_label(cell, cell.failure->arm), cell.failure->description);
-      throw RefusedError(plan.cell_in_refusal ? fmt::format("cell {}: the {}", cell.name, command) : command,
+      throw RefusedError(plan.cell_in_refusal ? fmt::format("cell {}: the {}", runner::cell_title(cell), command)
+                                              : command,
                          plan.could_not_start_hint);
     }
   }

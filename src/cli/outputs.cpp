@@ -82,7 +82,7 @@ void print_failures(const runner::RunRecord& record) {
     }
     const auto& f = *cell.failure;
     std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — fix the {} (its stderr ends below) and rerun\n",
-                             util::printable(cell.name), runner::failure_subject(cell, f),
+                             util::printable(runner::cell_title(cell)), runner::failure_subject(cell, f),
                              util::printable(f.description), runner::failure_when(f),
                              f.hook.empty() ? "command" : f.hook + " hook");
     std::string tail = util::printable(process::last_lines(f.stderr_tail, 10), "\n\t");

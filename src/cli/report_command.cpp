@@ -21,8 +21,9 @@ namespace {
 // is already there.
 void append_run(runner::RunRecord& merged, const runner::RunRecord& run, const std::string& file) {
   for (const auto& cell : run.cells) {
-    if (std::any_of(merged.cells.begin(), merged.cells.end(), [&](const auto& c) { return c.name == cell.name; })) {
-      throw UsageError(fmt::format("{}: cell '{}' is also in an earlier file", file, cell.name),
+    if (std::any_of(merged.cells.begin(), merged.cells.end(),
+                    [&](const auto& c) { return runner::cell_title(c) == runner::cell_title(cell); })) {
+      throw UsageError(fmt::format("{}: cell '{}' is also in an earlier file", file, runner::cell_title(cell)),
                        "pass each shard's results once; shards must run disjoint cells");
     }
   }

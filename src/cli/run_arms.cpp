@@ -5,6 +5,7 @@
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -15,17 +16,33 @@ namespace fs = std::filesystem;
 
 ReapBuildLeftovers::~ReapBuildLeftovers() { process::kill_children_except(keep); }
 
+namespace {
+
+// The {arm} link of candidate `index`: b, then d, e, … (c is the control's).
+std::string candidate_link(std::size_t index) {
+  return index == 0 ? "b" : std::string(1, static_cast<char>('c' + index));
+}
+
+} // namespace
+
 Arms::Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef& baseline,
-           const git::ResolvedRef& candidate, bool keep)
+           const std::vector<git::ResolvedRef>& candidates, bool keep)
     : m_work(work), m_keep(keep) {
   fs::create_directories(work);
-  std::string candidate_dir = candidate.dir_name == baseline.dir_name ? candidate.dir_name + "-2" : candidate.dir_name;
   m_trees.push_back(
       git::Worktree::add(repo, baseline.sha, (work / baseline.dir_name).string(), process::interrupt_fd()));
-  m_trees.push_back(git::Worktree::add(repo, candidate.sha, (work / candidate_dir).string(), process::interrupt_fd()));
   link("a", baseline.dir_name);
-  link("b", candidate_dir);
   link("c", baseline.dir_name);
+  std::vector<std::string> taken{baseline.dir_name};
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    std::string dir = candidates[k].dir_name; // two arms of one commit get two directories
+    for (int n = 2; std::find(taken.begin(), taken.end(), dir) != taken.end(); ++n) {
+      dir = fmt::format("{}-{}", candidates[k].dir_name, n);
+    }
+    taken.push_back(dir);
+    m_trees.push_back(git::Worktree::add(repo, candidates[k].sha, (work / dir).string(), process::interrupt_fd()));
+    link(candidate_link(k), dir);
+  }
   if (keep) {
     for (auto& tree : m_trees) {
       tree.keep();
@@ -36,8 +53,10 @@ Arms::Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef
 Arms::~Arms() {
   if (!m_keep) {
     std::error_code ignored;
-    for (const char* name : {"a", "b", "c"}) {
-      fs::remove(m_work / name, ignored);
+    fs::remove(m_work / "a", ignored);
+    fs::remove(m_work / "c", ignored);
+    for (std::size_t k = 0; k < candidate_count(); ++k) {
+      fs::remove(m_work / candidate_link(k), ignored);
     }
   }
 }
@@ -47,6 +66,10 @@ std::string Arms::path(runner::Arm arm) const { return (m_work / (arm == runner:
 std::string Arms::control_path() const { return (m_work / "c").string(); }
 
 std::string Arms::tree(runner::Arm arm) const { return m_trees[arm == runner::Arm::baseline ? 0 : 1].path(); }
+
+std::string Arms::candidate_path(std::size_t index) const { return (m_work / candidate_link(index)).string(); }
+
+std::string Arms::candidate_tree(std::size_t index) const { return m_trees.at(index + 1).path(); }
 
 void Arms::place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas) {
   repoint("a", replicas[0].at(static_cast<std::size_t>(placement.baseline)));

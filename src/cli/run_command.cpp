@@ -60,54 +60,87 @@ std::string measurement_settings(const config::MeasurementSettings& s, const con
                      analysis::interval_name(s.interval.value), s.control.value, run.control_cell.value_or(""));
 }
 
-// The refs: both must be named; the candidate first, since `merge-base`
-// as the baseline is relative to it.
-// A pull request's baseline is the merge base of `pr_base_sha` and the candidate.
-std::pair<git::ResolvedRef, git::ResolvedRef> resolve_refs(const RunOptions& o, const std::string& repo,
-                                                           const std::optional<std::string>& pr_base_sha) {
-  if (!o.baseline || !o.candidate) {
+// The refs: the baseline and at least one candidate must be named; the
+// candidates first, since `merge-base` as the baseline is relative to the
+// first. A pull request's baseline is the merge base of `pr_base_sha` and
+// the candidate.
+std::pair<git::ResolvedRef, std::vector<git::ResolvedRef>> resolve_refs(const RunOptions& o, const std::string& repo,
+                                                                        const std::optional<std::string>& pr_base_sha) {
+  if (!o.baseline || o.candidates.empty()) {
     throw RefusedError(fmt::format("only one arm named: {} is missing", o.baseline ? "--candidate" : "--baseline"),
                        "name both refs, e.g. --baseline latest-release --candidate HEAD");
   }
+  if (o.candidates.size() > k_max_candidates) {
+    throw UsageError(fmt::format("{} candidates named; one run compares at most {} with its baseline",
+                                 o.candidates.size(), k_max_candidates),
+                     "split the candidates over several runs");
+  }
+  for (std::size_t i = 0; i < o.candidates.size(); ++i) {
+    if (std::find(o.candidates.begin(), o.candidates.begin() + static_cast<std::ptrdiff_t>(i), o.candidates[i]) !=
+        o.candidates.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw UsageError(fmt::format("--candidate {} is named twice", util::printable(o.candidates[i])),
+                       "name each candidate once");
+    }
+  }
   std::optional<git::ResolvedRef> pr_baseline; // checks first that both PR commits were fetched
   if (pr_base_sha) {
-    pr_baseline = git::resolve_pull_request_base(repo, *pr_base_sha, *o.candidate);
+    pr_baseline = git::resolve_pull_request_base(repo, *pr_base_sha, o.candidates.front());
   }
-  auto candidate = git::resolve(repo, *o.candidate);
-  auto baseline = pr_baseline ? *pr_baseline : git::resolve(repo, *o.baseline, candidate.sha);
-  if (baseline.sha == candidate.sha && !o.allow_same_commit) {
-    throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline, *o.candidate,
-                                   baseline.sha.substr(0, 12)),
-                       "pick two different refs, or pass --allow-same-commit for an A/A run");
+  std::vector<git::ResolvedRef> candidates;
+  for (const auto& ref : o.candidates) {
+    candidates.push_back(git::resolve(repo, ref));
   }
-  return {baseline, candidate};
+  auto baseline = pr_baseline ? *pr_baseline : git::resolve(repo, *o.baseline, candidates.front().sha);
+  for (std::size_t i = 0; i < candidates.size() && !o.allow_same_commit; ++i) {
+    if (baseline.sha == candidates[i].sha) {
+      throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline,
+                                     o.candidates[i], baseline.sha.substr(0, 12)),
+                         "pick two different refs, or pass --allow-same-commit for an A/A run");
+    }
+  }
+  return {baseline, candidates};
 }
 
 std::string reproduce_line(const RunOptions& o, const std::string& config_path, const config::MeasurementSettings& s,
-                           const git::ResolvedRef& baseline, const git::ResolvedRef& candidate) {
-  return fmt::format("refbench run --repo {} --config {} --baseline {} --candidate {} --seed {} --budget {}s "
+                           const git::ResolvedRef& baseline, const std::vector<git::ResolvedRef>& candidates) {
+  std::string candidate_flags;
+  for (const auto& candidate : candidates) {
+    candidate_flags += " --candidate " + candidate.sha;
+  }
+  return fmt::format("refbench run --repo {} --config {} --baseline {}{} --seed {} --budget {}s "
                      "--max-rounds {} --min-rounds {} --warmup {} --precision {} --threshold {} --alpha {} "
                      "--interval {} --fail-on {}",
-                     util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha, candidate.sha,
+                     util::quote_shell_word(o.repo), util::quote_shell_word(config_path), baseline.sha, candidate_flags,
                      s.seed.value, s.budget_seconds.value, s.max_rounds.value, s.min_rounds.value, s.warmup.value,
                      s.precision.value, s.threshold.value, s.alpha.value, analysis::interval_name(s.interval.value),
                      config::fail_on_name(s.fail_on.value)) +
+         (o.allow_same_commit ? " --allow-same-commit" : "") +
          (o.measure.isolate ? " --isolate " + util::quote_shell_word(*o.measure.isolate) : "") +
          (o.measure.replicas ? fmt::format(" --replicas {}", *o.measure.replicas) : "") +
          (o.cells.empty() ? "" : " --cells " + util::quote_shell_word(fmt::format("{}", fmt::join(o.cells, ","))));
 }
 
 // The arms as results.json records them: the ref as typed, what it named,
-// its commit, worktree and build time.
-std::pair<report::ArmInfo, report::ArmInfo> arm_infos(const Arms& arms, const git::ResolvedRef& baseline,
-                                                      const git::ResolvedRef& candidate,
-                                                      const std::string& baseline_ref, const std::string& candidate_ref,
-                                                      const build::BuildTimes& build_times) {
-  auto arm = [&](const git::ResolvedRef& ref, const std::string& typed, runner::Arm which, double seconds) {
-    return report::ArmInfo{typed, ref.name, ref.sha, arms.tree(which), "", seconds};
+// its commit, worktree, build time and [arms.NAME] settings; the
+// candidates in the order named.
+void record_arms(report::RunHeader& header, const Arms& arms, const git::ResolvedRef& baseline,
+                 const std::vector<git::ResolvedRef>& candidates, const RunOptions& o, const config::Config& config,
+                 const build::BuildTimes& build_times) {
+  auto arm = [&](const git::ResolvedRef& ref, const std::string& typed, const std::string& tree, double seconds,
+                 const config::ArmSettings& settings) {
+    return report::ArmInfo{typed, ref.name, ref.sha, tree, "", seconds, settings.env, settings.args};
   };
-  return {arm(baseline, baseline_ref, runner::Arm::baseline, build_times.seconds[0]),
-          arm(candidate, candidate_ref, runner::Arm::candidate, build_times.seconds[1])};
+  header.baseline =
+      arm(baseline, *o.baseline, arms.tree(runner::Arm::baseline), build_times.seconds[0], config.baseline_arm);
+  header.candidates.clear();
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    header.candidates.push_back(arm(candidates[k], o.candidates[k], arms.candidate_tree(k),
+                                    build_times.seconds.at(k + 1), config.candidate_arm));
+  }
+  header.candidate = header.candidates.front();
+  if (candidates.size() == 1) {
+    header.candidates.clear();
+  }
 }
 
 // The refs the flags leave open, taken from the GitHub event (--github;
@@ -124,13 +157,15 @@ EventRefs refs_from_event(const RunOptions& options) {
   if (!o.github) {
     return refs;
   }
-  refs.event = github_event_plan({o.baseline && o.candidate, o.allow_pull_request_target});
+  refs.event = github_event_plan({o.baseline && !o.candidates.empty(), o.allow_pull_request_target});
   if (!o.baseline && refs.event->pr_base_sha) {
     refs.pr_base_sha = refs.event->pr_base_sha;
     o.baseline = "merge-base";
   }
   o.baseline = o.baseline ? o.baseline : refs.event->baseline;
-  o.candidate = o.candidate ? o.candidate : refs.event->candidate;
+  if (o.candidates.empty() && refs.event->candidate) {
+    o.candidates = {*refs.event->candidate};
+  }
   return refs;
 }
 
@@ -207,20 +242,24 @@ void make_out_dirs(const fs::path& out) {
 build::BuildTimes build_both(const config::Config& config, const Arms& arms, const fs::path& out,
                              const std::vector<std::string>& env, pid_t launcher, bool quiet) {
   if (!config.build.command) {
-    return {{0.0, 0.0}};
+    return {std::vector<double>(arms.candidate_count() + 1, 0.0)};
   }
   if (!quiet) {
-    std::cerr << "refbench: building both arms" << (config.build.parallel ? " in parallel" : "") << "\n";
+    std::cerr << "refbench: building " << (arms.candidate_count() == 1 ? "both arms" : "every arm")
+              << (config.build.parallel ? " in parallel" : "") << "\n";
   }
   // what a build leaves running (a daemon that left its process group) is
   // re-parented to refbench and killed once the builds are over
   process::become_subreaper();
   const ReapBuildLeftovers reap{launcher};
-  return build::build_arms(
-      {{"baseline", arms.tree(runner::Arm::baseline), (out / "logs/build-baseline.log").string()},
-       {"candidate", arms.tree(runner::Arm::candidate), (out / "logs/build-candidate.log").string()}},
-      *config.build.command, config.build.env, env, config.build.timeout.value_or(std::chrono::minutes(30)),
-      config.build.parallel);
+  std::vector<build::ArmBuild> builds{
+      {"baseline", arms.tree(runner::Arm::baseline), (out / "logs/build-baseline.log").string()}};
+  for (std::size_t k = 0; k < arms.candidate_count(); ++k) { // candidate, candidate-2, …
+    const std::string name = k == 0 ? "candidate" : fmt::format("candidate-{}", k + 1);
+    builds.push_back({name, arms.candidate_tree(k), (out / "logs" / ("build-" + name + ".log")).string()});
+  }
+  return build::build_arms(builds, *config.build.command, config.build.env, env,
+                           config.build.timeout.value_or(std::chrono::minutes(30)), config.build.parallel);
 }
 
 // The payload files of the config's sizes (only those the shard's or the
@@ -283,7 +322,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_option("-c,--config", o.config, "Config file (default: refbench.toml in the repository)");
   cmd->add_option("--repo", o.repo, "The git repository")->capture_default_str();
   cmd->add_option("--baseline", o.baseline, "Baseline ref (or latest-release, default-branch, merge-base)");
-  cmd->add_option("--candidate", o.candidate, "Candidate ref (or a keyword)");
+  cmd->add_option("--candidate", o.candidates,
+                  "Candidate ref (or a keyword); repeat it to compare several candidates with the baseline")
+      ->allow_extra_args(false);
   add_measurement_options(*cmd, o.measure, config::k_run_defaults);
   cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
   cmd->add_option("--workdir", o.workdir, "Where the worktrees go (default <out>/arms)");
@@ -323,53 +364,146 @@ int run_resolve(const ResolveOptions& o) {
   return 0;
 }
 
+namespace {
+
+// README: More candidates: what a run of several candidates cannot do;
+// replicas, on by default, are off (said unless `quiet`).
+void check_candidates(const RunOptions& o, Inputs& in, bool quiet) {
+  if (o.candidates.size() <= 1) {
+    return;
+  }
+  if (in.shard) {
+    throw UsageError("--shard splits a run of one candidate; this run names " + std::to_string(o.candidates.size()),
+                     "shard each candidate's run, or drop --shard");
+  }
+  if (in.settings.replicas.value > 1 && in.settings.replicas.origin == "default") {
+    in.settings.replicas.value = 1;
+    if (!quiet) {
+      std::cerr << "refbench: note: replicas are made for one candidate, so this run of " << o.candidates.size()
+                << " measures each arm in its one worktree\n";
+    }
+  } else if (in.settings.replicas.value > 1) {
+    throw UsageError(fmt::format("replicas ({}) are made for one candidate; this run names {}",
+                                 in.settings.replicas.value, o.candidates.size()),
+                     "pass --replicas 1 (or set run.replicas = 1) to compare several candidates");
+  }
+}
+
+// The cells of every candidate, cell by cell: with several candidates each
+// cell is planned once per candidate (its meta names the candidate), every
+// copy with its own baseline invocation in each round.
+std::vector<runner::CellSpec> plan_candidates(const Inputs& in, const Arms& arms, const ArmReplicas& replicas,
+                                              const std::vector<config::PayloadFile>& payloads,
+                                              const std::vector<std::string>& env,
+                                              const process::IsolationPlan& isolation,
+                                              const std::vector<std::string>& labels) {
+  std::vector<std::vector<runner::CellSpec>> per_candidate;
+  for (std::size_t k = 0; k < arms.candidate_count(); ++k) {
+    config::ArmPaths paths{arms.path(runner::Arm::baseline),
+                           arms.candidate_path(k),
+                           replicas.dirs[0].size() > 1 ? arms.control_path() : std::string(),
+                           in.config.baseline_arm,
+                           in.config.candidate_arm,
+                           arms.candidate_count() > 1 ? labels.at(k) : std::string()};
+    per_candidate.push_back(config::plan_cells(in.config.cells, payloads, paths, env, in.settings.timeout.value,
+                                               config::cpu_group_lists(in.config.cells, isolation)));
+  }
+  std::vector<runner::CellSpec> cells;
+  for (std::size_t i = 0; i < per_candidate.front().size(); ++i) {
+    for (auto& planned : per_candidate) {
+      cells.push_back(std::move(planned[i]));
+    }
+  }
+  return cells;
+}
+
+// Before anything is built: disk for every checkout, one build per arm
+// (build.disk each) and the payloads.
+void check_run_disk(const Inputs& in, const fs::path& out, const fs::path& work, const git::ResolvedRef& baseline,
+                    const std::vector<git::ResolvedRef>& candidates) {
+  std::vector<std::uint64_t> payload_bytes;
+  for (const auto& size : in.config.payload_sizes) {
+    payload_bytes.push_back(size.bytes);
+  }
+  std::uint64_t candidate_bytes = 0;
+  for (const auto& candidate : candidates) {
+    candidate_bytes += git::checkout_size_bytes(in.repo, candidate.sha);
+  }
+  runner::check_disk(out.string(), work.string(),
+                     runner::disk_needs(git::checkout_size_bytes(in.repo, baseline.sha), candidate_bytes,
+                                        in.config.build.disk.value_or(k_default_build_disk) * candidates.size(),
+                                        payload_bytes, in.settings.replicas.value));
+}
+
+// "refbench: baseline main (1a2b3c4), candidate feat (5d6e7f8)[, candidate …]"
+std::string arms_line(const RunOptions& o, const git::ResolvedRef& baseline,
+                      const std::vector<git::ResolvedRef>& candidates) {
+  std::string line = fmt::format("refbench: baseline {} ({})", *o.baseline, baseline.sha.substr(0, 7));
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    line += fmt::format(", candidate {} ({})", o.candidates[k], candidates[k].sha.substr(0, 7));
+  }
+  return line + "\n";
+}
+
+// The cells to measure: every candidate's, NEW ones marked, the A/A control added.
+std::vector<runner::CellSpec> run_cells(std::vector<runner::CellSpec> planned, const Inputs& in,
+                                        const BaselineCells& lifecycle, MeasurementPlan& plan, bool quiet) {
+  plan.header.removed_cells = mark_new_cells(planned, in.config, lifecycle);
+  if (!quiet && !planned.empty() &&
+      std::all_of(planned.begin(), planned.end(), [](const auto& c) { return c.meta.candidate_only; })) {
+    std::cerr << fmt::format("refbench: warning: the baseline's copy of {} names none of these cells, so every cell "
+                             "is NEW and nothing is compared (a config moved or cells renamed since the baseline?)\n",
+                             util::printable(in.config_path));
+  }
+  return with_control(std::move(planned), in, plan.rounds);
+}
+
+} // namespace
+
 int run_run(const RunOptions& options, const CommonOptions& common) {
   const double started = runner::monotonic_now();
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (README: What is measured)
   process::hide_from_commands();
-  const auto [o, event, pr_base_sha] = refs_from_event(options);
-  auto in = read_inputs(o);
+  auto in = read_inputs(options);
+  auto [o, event, pr_base_sha] = refs_from_event(options);
+  if (o.candidates.empty()) { // the flags win, then the GitHub event, then run.candidates
+    o.candidates = in.config.run.candidates;
+  }
+  check_candidates(o, in, common.quiet);
   auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
-  auto [baseline, candidate] = resolve_refs(o, in.repo, pr_base_sha);
+  auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha);
   const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
   if (seed_derived) {
-    in.settings.seed = {runner::derived_seed(baseline.sha, candidate.sha, in.config_text), "derived"};
+    in.settings.seed = {runner::derived_seed(baseline.sha, candidates.front().sha, in.config_text), "derived"};
   }
   if (pr_base_sha) { // a PR's arms are reported by branch name
     baseline.name = event->baseline_name.value_or(baseline.name);
-    candidate.name = options.candidate ? candidate.name : event->candidate_name.value_or(candidate.name);
+    if (options.candidates.empty()) { // the event's candidate
+      candidates.front().name = event->candidate_name.value_or(candidates.front().name);
+    }
   }
   const auto [out, work] = out_and_work(o);
   const auto lifecycle = baseline_cells(in.repo, baseline.sha, in.config_path); // README: New and removed cells
   if (!lifecycle.warning.empty() && !common.quiet) {
     std::cerr << "refbench: warning: " << util::printable(lifecycle.warning) << "\n";
   }
-  std::vector<std::uint64_t> payload_bytes;
-  for (const auto& size : in.config.payload_sizes) {
-    payload_bytes.push_back(size.bytes);
-  }
-  const int replica_count = in.settings.replicas.value;
-  runner::check_disk(out.string(), work.string(),
-                     runner::disk_needs(git::checkout_size_bytes(in.repo, baseline.sha),
-                                        git::checkout_size_bytes(in.repo, candidate.sha),
-                                        in.config.build.disk.value_or(k_default_build_disk), payload_bytes,
-                                        replica_count));
+  check_run_disk(in, out, work, baseline, candidates);
   make_out_dirs(out);
   if (!common.quiet) {
-    std::cerr << fmt::format("refbench: baseline {} ({}), candidate {} ({})\n", *o.baseline, baseline.sha.substr(0, 7),
-                             *o.candidate, candidate.sha.substr(0, 7));
+    std::cerr << arms_line(o, baseline, candidates);
   }
   if (!o.workdir && fs::is_symlink(work)) { // <out>/arms is refbench's; a link there leads outside --out
     throw RefusedError(work.string() + " is a symlink: the worktrees would be made where it points",
                        "remove it, or pass --workdir DIR");
   }
-  Arms arms(in.repo, work, baseline, candidate, o.keep_worktrees);
+  Arms arms(in.repo, work, baseline, candidates, o.keep_worktrees);
   auto scrub = in.config.run.scrub_env; // the flag adds to the file's list: more is never less safe
   scrub.insert(scrub.end(), o.scrub_env.begin(), o.scrub_env.end());
   const auto env = process::without_secrets(process::current_environment(), scrub);
   const auto build_times = build_both(in.config, arms, out, env, launcher->pid(), common.quiet);
-  const auto replicas = make_replicas(arms, out, work, replica_count, in.config.run.replicate, o.keep_worktrees);
+  const auto replicas =
+      make_replicas(arms, out, work, in.settings.replicas.value, in.config.run.replicate, o.keep_worktrees);
   nlohmann::json payloads_json;
   const auto payload_files = make_payloads(in, out, in.settings.seed.value, payloads_json);
 
@@ -381,29 +515,21 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
       out,         "check the cell's command in " + in.config_path + " and that the build produced it"};
   plan.rounds.output_dir = (out / "outputs").string();
   plan.rounds.replicas = static_cast<int>(replicas.dirs[0].size());
-  auto planned =
-      config::plan_cells(in.config.cells, payload_files,
-                         {arms.path(runner::Arm::baseline), arms.path(runner::Arm::candidate),
-                          replicas.dirs[0].size() > 1 ? arms.control_path() : std::string()},
-                         env, in.settings.timeout.value, config::cpu_group_lists(in.config.cells, isolation));
-  plan.header.removed_cells = mark_new_cells(planned, in.config, lifecycle);
-  if (!common.quiet && !planned.empty() &&
-      std::all_of(planned.begin(), planned.end(), [](const auto& c) { return c.meta.candidate_only; })) {
-    std::cerr << fmt::format("refbench: warning: the baseline's copy of {} names none of these cells, so every cell "
-                             "is NEW and nothing is compared (a config moved or cells renamed since the baseline?)\n",
-                             util::printable(in.config_path));
+  record_arms(plan.header, arms, baseline, candidates, o, in.config, build_times);
+  std::vector<std::string> labels;
+  for (const auto& arm : plan.header.candidates) {
+    labels.push_back(arm.label());
   }
-  plan.cells = with_control(std::move(planned), in, plan.rounds);
+  plan.cells = run_cells(plan_candidates(in, arms, replicas, payload_files, env, isolation, labels), in, lifecycle,
+                         plan, common.quiet);
   plan.header.command = "run";
-  plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidate) +
+  plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidates) +
                           (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");
   plan.header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu, runner::Metric::rss};
   plan.header.settings.gate = {runner::Metric::wall};
   plan.header.environment = report::environment_info(&isolation);
-  std::tie(plan.header.baseline, plan.header.candidate) =
-      arm_infos(arms, baseline, candidate, *o.baseline, *o.candidate, build_times);
   if (in.shard) {
-    plan.header.shard = shard_identity(*in.shard, baseline.sha, candidate.sha, plan.rounds.seed, seed_derived,
+    plan.header.shard = shard_identity(*in.shard, baseline.sha, candidates.front().sha, plan.rounds.seed, seed_derived,
                                        in.config_text, measurement_settings(in.settings, in.config.run));
     if (!common.quiet) {
       const auto& cells = plan.cells;

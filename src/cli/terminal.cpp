@@ -161,8 +161,8 @@ void Progress::invocation_starts(const runner::CellRecord& cell, runner::Arm arm
     return;
   }
   auto end = estimate_end(m_times, m_max_rounds, m_budget_seconds);
-  draw({cell.name, std::string(runner::arm_name(arm)), round, m_max_rounds, m_times.active_cells, now, m_budget_seconds,
-        end ? std::optional<double>(*end - now) : std::nullopt});
+  draw({runner::cell_title(cell), std::string(runner::arm_name(arm)), round, m_max_rounds, m_times.active_cells, now,
+        m_budget_seconds, end ? std::optional<double>(*end - now) : std::nullopt});
   m_drawn_round = round;
   m_drawn_at = now;
 }

@@ -54,21 +54,38 @@ std::string fill(const std::string& text, const std::string& arm, const PayloadF
   return filled;
 }
 
-// `command` of `cell` (its command or a hook) as run in `arm`.
+// What an arm adds to a cell: [arms.NAME]'s env, and its args when it is
+// the cell's command (hooks get the env only).
+struct ArmAdditions {
+  const ArmSettings& settings;
+  bool args = true;
+};
+
+// `command` of `cell` (its command or a hook) as run in `arm`, with `added`.
 process::Invocation arm_invocation(const CellConfig& cell, const Command& command, const std::string& arm,
                                    const PayloadFile* payload, const std::vector<std::string>& base_env,
-                                   std::chrono::nanoseconds timeout, const GroupLists& cpus) {
+                                   std::chrono::nanoseconds timeout, const GroupLists& cpus, ArmAdditions added) {
   process::Invocation invocation;
+  const auto& args = added.settings.args;
   if (command.is_shell()) {
-    invocation.argv = {"/bin/sh", "-c", fill(command.shell, arm, payload, cpus, cell.params, true)};
+    std::string script = command.shell;
+    if (added.args && !args.empty()) { // appended as shell words: an argument stays one argument
+      script += " " + util::join_shell_words(args);
+    }
+    invocation.argv = {"/bin/sh", "-c", fill(script, arm, payload, cpus, cell.params, true)};
   } else {
     for (const auto& word : command.argv) {
       invocation.argv.push_back(fill(word, arm, payload, cpus, cell.params));
     }
+    for (std::size_t i = 0; added.args && i < args.size(); ++i) {
+      invocation.argv.push_back(fill(args[i], arm, payload, cpus, cell.params));
+    }
   }
   std::vector<std::string> entries;
-  for (const auto& entry : cell.env) {
-    entries.push_back(fill(entry, arm, payload, cpus, cell.params));
+  for (const auto* env : {&cell.env, &added.settings.env}) { // the arm's over the cell's
+    for (const auto& entry : *env) {
+      entries.push_back(fill(entry, arm, payload, cpus, cell.params));
+    }
   }
   invocation.env = process::with_overrides(base_env, entries);
   invocation.cwd = arm;
@@ -76,15 +93,15 @@ process::Invocation arm_invocation(const CellConfig& cell, const Command& comman
   return invocation;
 }
 
-// `cell`'s setup, prepare and cleanup hooks as run in `arm`.
+// `cell`'s setup, prepare and cleanup hooks as run in `arm`, with its env.
 runner::ArmHooks arm_hooks(const CellConfig& cell, const std::string& arm, const PayloadFile* payload,
                            const std::vector<std::string>& base_env, std::chrono::nanoseconds timeout,
-                           const GroupLists& cpus) {
+                           const GroupLists& cpus, const ArmSettings& settings) {
   auto hook = [&](const std::optional<Command>& command) -> std::optional<runner::HookCommand> {
     if (!command) {
       return std::nullopt;
     }
-    return runner::HookCommand{arm_invocation(cell, *command, arm, payload, base_env, timeout, cpus),
+    return runner::HookCommand{arm_invocation(cell, *command, arm, payload, base_env, timeout, cpus, {settings, false}),
                                command->is_shell()};
   };
   return {hook(cell.setup), hook(cell.prepare), hook(cell.cleanup)};
@@ -179,16 +196,20 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
         spec.meta.family = cell.name;
         spec.meta.payload_bytes = payload->bytes;
       }
-      spec.baseline = arm_invocation(cell, cell.command, arms.baseline, payload, base_env, timeout, groups);
-      spec.candidate = arm_invocation(cell, cell.command, arms.candidate, payload, base_env, timeout, groups);
+      const ArmSettings& base = arms.baseline_settings;
+      const ArmSettings& cand = arms.candidate_settings;
+      spec.baseline = arm_invocation(cell, cell.command, arms.baseline, payload, base_env, timeout, groups, {base});
+      spec.candidate = arm_invocation(cell, cell.command, arms.candidate, payload, base_env, timeout, groups, {cand});
       if (!arms.control.empty()) {
-        spec.control_twin = arm_invocation(cell, cell.command, arms.control, payload, base_env, timeout, groups);
+        spec.control_twin =
+            arm_invocation(cell, cell.command, arms.control, payload, base_env, timeout, groups, {base});
       }
-      spec.baseline_hooks = arm_hooks(cell, arms.baseline, payload, base_env, timeout, groups);
+      spec.baseline_hooks = arm_hooks(cell, arms.baseline, payload, base_env, timeout, groups, base);
       if (!arms.control.empty()) {
-        spec.control_twin_hooks = arm_hooks(cell, arms.control, payload, base_env, timeout, groups);
+        spec.control_twin_hooks = arm_hooks(cell, arms.control, payload, base_env, timeout, groups, base);
       }
-      spec.candidate_hooks = arm_hooks(cell, arms.candidate, payload, base_env, timeout, groups);
+      spec.candidate_hooks = arm_hooks(cell, arms.candidate, payload, base_env, timeout, groups, cand);
+      spec.meta.candidate = arms.candidate_label;
       spec.placeholders = true;
       spec.shell = cell.command.is_shell();
       spec.check_output = cell.check_output;

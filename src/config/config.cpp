@@ -84,6 +84,12 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.scrub_env = r.strings("scrub_env");
   run.replicas = checked("replicas", as_int(r.integer("replicas", INT32_MIN, INT32_MAX)));
   run.replicate = r.strings("replicate");
+  run.candidates = r.strings("candidates");
+  for (const auto& ref : run.candidates) {
+    if (ref.empty()) {
+      r.fail(*r.table().get("candidates"), "run.candidates: a ref must not be empty");
+    }
+  }
   if (run.isolate && *run.isolate != "auto" && *run.isolate != "off" && !process::parse_cpu_list(*run.isolate)) {
     r.fail(*r.table().get("isolate"), "run.isolate must be \"auto\", \"off\" or a cpu list like \"2-3\"");
   }
@@ -116,7 +122,28 @@ std::vector<PayloadSize> read_payloads(const toml::table& table, const std::stri
   return sizes;
 }
 
-// `cpus = { NAME = COUNT | "rest", ... }` of a cell, groups in the order written.
+ArmSettings read_arm(const toml::table& table, const std::string& source, const std::string& name) {
+  TableReader r(table, source, "arms." + name);
+  ArmSettings arm;
+  arm.env = r.environment("env");
+  arm.args = r.strings("args");
+  r.reject_unknown();
+  return arm;
+}
+
+// [arms.baseline] and [arms.candidate]; any other arm name is refused.
+void read_arms(TableReader& parent, const toml::table& table, const std::string& source, Config& config) {
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    if (name != "baseline" && name != "candidate") {
+      parent.fail(node, fmt::format("[arms.{}]: the arms are baseline and candidate", util::printable(name)));
+    }
+    if (!node.is_table()) {
+      parent.fail(node, fmt::format("arms.{} must be a table ([arms.{}])", name, name));
+    }
+    (name == "baseline" ? config.baseline_arm : config.candidate_arm) = read_arm(*node.as_table(), source, name);
+  }
+}
 
 } // namespace
 
@@ -137,6 +164,9 @@ Config parse_config(const std::string& text, const std::string& source) {
   }
   if (const auto* run = sub_table(r, "run")) {
     config.run = read_run(*run, source);
+  }
+  if (const auto* arms = sub_table(r, "arms")) {
+    read_arms(r, *arms, source, config);
   }
   if (const auto* payloads = sub_table(r, "payloads")) {
     config.payload_sizes = read_payloads(*payloads, source);

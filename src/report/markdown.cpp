@@ -5,6 +5,7 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/record.hpp>
+#include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -144,24 +145,28 @@ std::string rows_note(const std::vector<MetricResult>& dropped, std::size_t tota
 
 // The table with as many rows as fit in `room` bytes, and its note.
 std::string fitted_table(const std::vector<MetricResult>& results, std::size_t room, std::size_t limit) {
-  const std::size_t header = render_verdict_table({}).size();
+  const bool several = several_candidates(results);
+  auto table = [&](const std::vector<MetricResult>& rows) {
+    return render_verdict_table(rows, VerdictColour::plain, several);
+  };
+  const std::size_t header = table({}).size();
   std::vector<std::size_t> order(results.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return drop_order(results[a]) != drop_order(results[b]) ? drop_order(results[a]) < drop_order(results[b]) : a > b;
   });
   std::vector<bool> kept(results.size(), true);
-  std::size_t size = render_verdict_table(results).size() + rows_note(results, results.size(), limit).size() + 1;
+  std::size_t size = table(results).size() + rows_note(results, results.size(), limit).size() + 1;
   for (std::size_t i = 0; i < order.size() && size > room; ++i) {
     kept[order[i]] = false;
-    size -= render_verdict_table({results[order[i]]}).size() - header;
+    size -= table({results[order[i]]}).size() - header;
   }
   std::vector<MetricResult> shown;
   std::vector<MetricResult> dropped;
   for (std::size_t i = 0; i < results.size(); ++i) {
     (kept[i] ? shown : dropped).push_back(results[i]);
   }
-  return render_verdict_table(shown) + "\n" + rows_note(dropped, results.size(), limit);
+  return table(shown) + "\n" + rows_note(dropped, results.size(), limit);
 }
 
 // `text` cut to at most `limit` bytes at a line end (or a character boundary).
@@ -194,7 +199,10 @@ std::string fenced_block(std::string_view text, std::string_view info) {
   return fence + std::string(info) + "\n" + body + fence + "\n";
 }
 
-std::string render_arm(const ArmInfo& arm) {
+namespace {
+
+// The arm's ref (or command) and commit.
+std::string arm_name_text(const ArmInfo& arm) {
   // what a keyword named (the tag of latest-release) says more than the keyword
   const std::string& ref = arm.name.empty() ? arm.ref : arm.name;
   if (ref.empty() && arm.sha.empty()) {
@@ -205,6 +213,21 @@ std::string render_arm(const ArmInfo& arm) {
     return code_span(ref.empty() ? sha : ref);
   }
   return code_span(ref) + (sha.empty() ? "" : " (" + escape_cell(sha) + ")");
+}
+
+} // namespace
+
+std::string render_arm(const ArmInfo& arm) {
+  std::string text = arm_name_text(arm);
+  if (!arm.args.empty() || !arm.env.empty()) { // README: Arm settings: what tells two arms of one build apart
+    std::vector<std::string> added = arm.env;
+    added.push_back(util::join_shell_words(arm.args));
+    if (arm.args.empty()) {
+      added.pop_back();
+    }
+    text += " with " + code_span(fmt::format("{}", fmt::join(added, " ")));
+  }
+  return text;
 }
 
 std::string prose_naming(std::string_view text, std::string_view name) {
@@ -225,7 +248,13 @@ std::string prose_naming(std::string_view text, std::string_view name) {
 
 std::string render_headline(const RunDocument& m) {
   std::string line = "### refbench: " + verdict_words(m);
-  if (m.header.baseline && m.header.candidate) {
+  if (m.header.baseline && m.header.candidates.size() > 1) {
+    std::string names;
+    for (const auto& arm : m.header.candidates) {
+      names += (names.empty() ? "" : ", ") + render_arm(arm);
+    }
+    line += " · baseline " + render_arm(*m.header.baseline) + " vs candidates " + names;
+  } else if (m.header.baseline && m.header.candidate) {
     line += " · baseline " + render_arm(*m.header.baseline) + " vs candidate " + render_arm(*m.header.candidate);
   }
   return m.partial ? line + " · ⏸ partial (interrupted)" : line;

@@ -124,7 +124,7 @@ std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocumen
   std::unordered_map<std::string, std::string> by_cell;
   for (const auto& r : m.results) {
     if (gated_row(r, m.results)) {
-      auto& out = by_cell[r.cell];
+      auto& out = by_cell[runner::cell_title(r.cell, r.candidate)];
       const auto detectable = r.kind != runner::MetricKind::count ? format_ratio(r.min_detectable_ratio)
                               : std::isfinite(r.half_width)
                                   ? "±" + format_metric_value(r.half_width, r.unit, r.unit_label)
@@ -146,7 +146,7 @@ struct CellRow {
 std::string cells_body(const RunDocument& m) {
   std::vector<CellRow> cells;
   for (const auto& cell : m.record.cells) {
-    cells.push_back({cell.name, cell.rounds, cell.stop});
+    cells.push_back({runner::cell_title(cell), cell.rounds, cell.stop});
   }
   if (cells.empty()) { // analyze of outside data: the cells of the analysis
     std::unordered_set<std::string> seen;
@@ -226,8 +226,9 @@ std::string censored_body(const RunDocument& m) {
   std::string body;
   for (const auto& r : m.results) {
     if (r.verdict == stats::Verdict::censored) {
-      body += fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
-                          code_span(r.cell), escape_cell(r.metric), censored_reason(m, r));
+      body +=
+          fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
+                      code_span(runner::cell_title(r.cell, r.candidate)), escape_cell(r.metric), censored_reason(m, r));
     }
   }
   return body;
@@ -243,8 +244,9 @@ std::string slo_body(const RunDocument& m) {
     }
     body += fmt::format("- {} {} `{}`: met by {:.0f} % of the baseline's and {:.0f} % of the candidate's invocations "
                         "(medians {} and {}){}\n",
-                        code_span(r.cell), escape_cell(r.metric), runner::slo_text(*r.slo), 100 * *r.baseline_slo_share,
-                        100 * *r.candidate_slo_share, format_metric_value(r.baseline_median, r.unit, r.unit_label),
+                        code_span(runner::cell_title(r.cell, r.candidate)), escape_cell(r.metric),
+                        runner::slo_text(*r.slo), 100 * *r.baseline_slo_share, 100 * *r.candidate_slo_share,
+                        format_metric_value(r.baseline_median, r.unit, r.unit_label),
                         format_metric_value(r.candidate_median, r.unit, r.unit_label),
                         r.slo_broken ? " — **SLO broken** by the candidate" : "");
   }
@@ -293,7 +295,7 @@ std::string failure_text(const runner::CellRecord& cell, const DetailsPlan& plan
   const std::string when = !f.hook.empty() ? runner::failure_when(f)
                            : f.round == 0  ? "in the warm-up"
                                            : fmt::format("in round {}", f.round);
-  std::string text = fmt::format("{}: {} failed {}: {}", code_span(cell.name), escape_cell(who), when,
+  std::string text = fmt::format("{}: {} failed {}: {}", code_span(runner::cell_title(cell)), escape_cell(who), when,
                                  escape_cell(f.description.empty() ? "no description" : f.description));
   const std::string tail = printable(f.stderr_tail);
   if (!plan.stderr) {
@@ -315,14 +317,15 @@ std::string failures_body(const RunDocument& m, const DetailsPlan& plan) {
   for (const auto& cell : m.record.cells) {
     if (cell.failure) {
       parts.push_back(failure_text(cell, plan));
-      described.push_back(cell.name);
+      described.push_back(runner::cell_title(cell));
     }
   }
   for (const auto& r : m.results) { // ERROR without a recorded failure: a metric missing, outputs differing
     if (r.verdict == stats::Verdict::error &&
-        std::find(described.begin(), described.end(), r.cell) == described.end()) {
-      parts.push_back(fmt::format("{}: {}\n", code_span(r.cell), escape_cell(r.error.value_or("ERROR"))));
-      described.push_back(r.cell);
+        std::find(described.begin(), described.end(), runner::cell_title(r.cell, r.candidate)) == described.end()) {
+      const auto title = runner::cell_title(r.cell, r.candidate);
+      parts.push_back(fmt::format("{}: {}\n", code_span(title), escape_cell(r.error.value_or("ERROR"))));
+      described.push_back(title);
     }
   }
   std::string body;

@@ -163,6 +163,9 @@ json to_json(const analysis::MetricResult& r) {
   if (r.candidate_only) {
     j["new"] = true;
   }
+  if (!r.candidate.empty()) {
+    j["candidate"] = r.candidate;
+  }
   if (r.error) {
     j["error"] = *r.error;
   }
@@ -237,6 +240,7 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   }
   read_metric_kind(f, r);
   r.candidate_only = f.boolean("new", false);
+  r.candidate = f.string("candidate", "");
   return r;
 }
 

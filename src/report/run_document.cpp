@@ -46,10 +46,11 @@ std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settin
   std::string names;
   for (const auto& cell : record.cells) {
     const bool inconclusive = std::any_of(results.begin(), results.end(), [&](const analysis::MetricResult& r) {
-      return r.cell == cell.name && r.gated && r.verdict == stats::Verdict::inconclusive;
+      return r.cell == cell.name && r.candidate == cell.meta.candidate && r.gated &&
+             r.verdict == stats::Verdict::inconclusive;
     });
     if (!cell.control && cell.stop == runner::StopReason::max_rounds && inconclusive) {
-      names += (names.empty() ? "" : ", ") + cell.name;
+      names += (names.empty() ? "" : ", ") + runner::cell_title(cell);
     }
   }
   if (names.empty()) {

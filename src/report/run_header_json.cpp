@@ -123,7 +123,28 @@ json to_json(const ArmInfo& arm) {
   if (arm.build_seconds) {
     j["build_seconds"] = *arm.build_seconds;
   }
+  if (!arm.env.empty()) {
+    j["env"] = arm.env;
+  }
+  if (!arm.args.empty()) {
+    j["args"] = arm.args;
+  }
   return j;
+}
+
+// One arm's object, its strings checked.
+ArmInfo arm_of(const Fields& f) {
+  ArmInfo arm{f.string("ref", ""), f.string("name", ""),    f.string("sha", ""),
+              f.string("dir", ""), f.string("command", ""), f.optional_number("build_seconds", 0.0, 1e9)};
+  for (auto [key, list] : {std::pair{"env", &arm.env}, std::pair{"args", &arm.args}}) {
+    for (const auto& word : f.part(key, true, false)) {
+      if (!word.is_string()) {
+        f.fail(fmt::format("{} must hold only strings", f.name(key)));
+      }
+      list->push_back(word.get<std::string>());
+    }
+  }
+  return arm;
 }
 
 std::optional<ArmInfo> arm_from(const Fields& arms, const char* key) {
@@ -131,9 +152,7 @@ std::optional<ArmInfo> arm_from(const Fields& arms, const char* key) {
     return std::nullopt;
   }
   const auto object = arms.part(key, false, false);
-  const Fields f = arms.inner(object, arms.name(key));
-  return ArmInfo{f.string("ref", ""), f.string("name", ""),    f.string("sha", ""),
-                 f.string("dir", ""), f.string("command", ""), f.optional_number("build_seconds", 0.0, 1e9)};
+  return arm_of(arms.inner(object, arms.name(key)));
 }
 
 json to_json(const IsolationInfo& isolation) {
@@ -235,6 +254,12 @@ json to_json(const RunHeader& h) {
   if (h.baseline || h.candidate) {
     j["arms"] = {{"baseline", to_json(h.baseline.value_or(ArmInfo{}))},
                  {"candidate", to_json(h.candidate.value_or(ArmInfo{}))}};
+    if (h.candidates.size() > 1) {
+      j["arms"]["candidates"] = json::array();
+      for (const auto& arm : h.candidates) {
+        j["arms"]["candidates"].push_back(to_json(arm));
+      }
+    }
   }
   if (h.environment) {
     j["environment"] = to_json(*h.environment);
@@ -266,6 +291,10 @@ RunHeader header_from_json(const Fields& f) {
   const Fields a = f.inner(arms, "arms");
   h.baseline = arm_from(a, "baseline");
   h.candidate = arm_from(a, "candidate");
+  const auto candidates = a.part("candidates", true, false);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    h.candidates.push_back(arm_of(a.inner(candidates[i], fmt::format("{}[{}]", a.name("candidates"), i))));
+  }
   h.environment = environment_from(f);
   h.rss = rss_from(f);
   if (f.has("shard")) {

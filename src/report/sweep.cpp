@@ -24,9 +24,10 @@ std::vector<Sweep> sweeps_of(const RunDocument& m) {
     if (cell.control || cell.meta.sweep.empty()) {
       continue;
     }
-    auto found = std::find_if(sweeps.begin(), sweeps.end(), [&](const Sweep& s) { return s.name == cell.meta.sweep; });
+    const auto name = runner::cell_title(cell.meta.sweep, cell.meta.candidate); // one sweep per candidate
+    auto found = std::find_if(sweeps.begin(), sweeps.end(), [&](const Sweep& s) { return s.name == name; });
     if (found == sweeps.end()) {
-      sweeps.push_back({cell.meta.sweep, {}});
+      sweeps.push_back({name, {}});
       found = std::prev(sweeps.end());
     }
     found->levels.push_back(&cell);
@@ -93,7 +94,7 @@ std::string table_of(const Sweep& sweep, const std::map<std::string, std::vector
   std::string out =
       header + " metric | baseline | candidate | ratio (95% CI) | verdict |\n" + rule + "---|---|---|---|---|\n";
   for (const auto* level : sweep.levels) {
-    const auto found = by_cell.find(level->name);
+    const auto found = by_cell.find(runner::cell_title(*level));
     if (found == by_cell.end()) {
       continue;
     }
@@ -116,7 +117,7 @@ std::string table_of(const Sweep& sweep, const std::map<std::string, std::vector
 std::string charts_of(const Sweep& sweep, const std::map<std::string, std::vector<const MetricResult*>>& by_cell) {
   std::vector<std::vector<const MetricResult*>> per_level;
   for (const auto* level : sweep.levels) {
-    const auto found = by_cell.find(level->name);
+    const auto found = by_cell.find(runner::cell_title(*level));
     per_level.push_back(found == by_cell.end() ? std::vector<const MetricResult*>{} : found->second);
   }
   std::string axis;
@@ -185,7 +186,7 @@ std::string render_xychart(const std::string& title, const std::string& axis, co
 std::string render_sweeps(const RunDocument& m) {
   std::map<std::string, std::vector<const MetricResult*>> by_cell;
   for (const auto& r : m.results) {
-    by_cell[r.cell].push_back(&r);
+    by_cell[runner::cell_title(r.cell, r.candidate)].push_back(&r);
   }
   std::string out;
   for (const auto& sweep : sweeps_of(m)) {

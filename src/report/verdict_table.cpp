@@ -3,6 +3,7 @@
 #include <refbench/runner/reported.hpp>
 #include <refbench/util/strings.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -150,17 +151,30 @@ std::string render_verdict_table(const std::vector<analysis::MetricResult>& resu
   return render_verdict_table(results, VerdictColour::plain);
 }
 
+bool several_candidates(const std::vector<analysis::MetricResult>& results) {
+  return std::any_of(results.begin(), results.end(), [](const auto& r) { return !r.candidate.empty(); });
+}
+
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour) {
-  std::string out = "| cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict |\n"
-                    "|---|---|---|---|---|---|---|---|\n";
+  return render_verdict_table(results, colour, several_candidates(results));
+}
+
+std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour,
+                                 bool several) {
+  std::string out = several
+                        ? "| cell | candidate | metric | baseline | candidate median | ratio (95% CI) | p (BH) | n | "
+                          "verdict |\n|---|---|---|---|---|---|---|---|---|\n"
+                        : "| cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict |\n"
+                          "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results) {
     std::string verdict = format_verdict(r);
     auto sgr = colour == VerdictColour::ansi ? verdict_sgr(r) : std::string_view();
     if (!sgr.empty()) {
       verdict = fmt::format("{}{}\033[0m", sgr, verdict);
     }
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(r.cell), escape_cell(r.metric),
-                       format_metric_value(r.baseline_median, r.unit, r.unit_label),
+    const std::string which = several ? fmt::format(" {} |", escape_cell(r.control ? "—" : r.candidate)) : "";
+    out += fmt::format("| {} |{} {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(r.cell), which,
+                       escape_cell(r.metric), format_metric_value(r.baseline_median, r.unit, r.unit_label),
                        format_metric_value(r.candidate_median, r.unit, r.unit_label), format_ratio_interval(r),
                        format_p(r), r.n, verdict);
   }

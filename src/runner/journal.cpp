@@ -62,11 +62,17 @@ void Journal::sync() {
   }
 }
 
+void name_cell(nlohmann::json& line, const CellRecord& cell) {
+  line["cell"] = cell.name;
+  if (!cell.meta.candidate.empty()) {
+    line["candidate"] = cell.meta.candidate;
+  }
+}
+
 nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cells) {
   const auto& o = sample.outcome;
   nlohmann::json j{
       {"type", "sample"},
-      {"cell", cells.at(sample.cell).name},
       {"arm", arm_name(sample.arm)},
       {"round", sample.round},
       {"order", sample.order},
@@ -93,6 +99,7 @@ nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cell
   if (!usable(sample)) {
     j["stderr_tail"] = o.stderr_tail;
   }
+  name_cell(j, cells.at(sample.cell));
   return j;
 }
 
@@ -167,6 +174,9 @@ nlohmann::json to_json(const CellMeta& meta) {
   if (meta.candidate_only) {
     j["new"] = true;
   }
+  if (!meta.candidate.empty()) {
+    j["candidate"] = meta.candidate;
+  }
   if (!meta.sweep.empty()) {
     j["sweep"] = meta.sweep;
     j["params"] = nlohmann::json::array();
@@ -219,6 +229,7 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
     }
   }
   meta.candidate_only = j.value("new", false);
+  meta.candidate = j.value("candidate", std::string());
   meta.sweep = j.value("sweep", std::string());
   for (const auto& pair : j.value("params", nlohmann::json::array())) {
     meta.params.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());

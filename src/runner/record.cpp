@@ -16,13 +16,24 @@ CellSpec control_of(const CellSpec& cell) {
   control.meta.payload_bytes = 0;
   control.meta.sweep.clear(); // nor of its sweep's table
   control.meta.params.clear();
+  control.meta.candidate.clear(); // both its arms run the baseline
   return control;
 }
 
 bool usable(const Sample& sample) { return process::succeeded(sample.outcome) && sample.problem.empty(); }
 
+std::string cell_title(const std::string& name, const std::string& candidate) {
+  return candidate.empty() ? name : name + " (" + candidate + ")";
+}
+
+std::string cell_title(const CellRecord& cell) { return cell_title(cell.name, cell.meta.candidate); }
+
 std::string arm_label(const CellRecord& cell, Arm arm) {
-  return cell.control ? std::string("baseline (A/A control)") : std::string(arm_name(arm));
+  if (cell.control) {
+    return "baseline (A/A control)";
+  }
+  return arm == Arm::candidate && !cell.meta.candidate.empty() ? "candidate " + cell.meta.candidate
+                                                               : std::string(arm_name(arm));
 }
 
 std::string_view hook_name(Hook hook) {

@@ -91,6 +91,7 @@ CellMeta meta_from(const Fields& cell) {
   check_strings(f, "require");
   f.string("sweep", "");
   f.boolean("new", false);
+  f.string("candidate", "");
   const auto params = f.part("params", true, false);
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (!params[i].is_array() || params[i].size() != 2 || !params[i][0].is_string() || !params[i][1].is_string()) {
@@ -174,14 +175,17 @@ void read_cells(const util::JsonFields& document, RunRecord& record) {
 ReadJournal read_journal(const std::string& text, const std::string& source) {
   ReadJournal run;
   run.partial = true;
-  std::map<std::string, std::size_t> cell_index;
-  auto cell_of = [&](const std::string& name) {
-    auto [it, inserted] = cell_index.try_emplace(name, run.record.cells.size());
+  // a cell is its name and, in a run of several candidates, its candidate
+  std::map<std::pair<std::string, std::string>, std::size_t> cell_index;
+  auto cell_named = [&](const std::string& name, const std::string& candidate) {
+    auto [it, inserted] = cell_index.try_emplace({name, candidate}, run.record.cells.size());
     if (inserted) {
       run.record.cells.push_back({name, false, StopReason::interrupted, 0, std::nullopt});
+      run.record.cells.back().meta.candidate = candidate;
     }
     return it->second;
   };
+  auto cell_of = [&](const Fields& line) { return cell_named(line.string("cell"), line.string("candidate", "")); };
   const std::string_view body = util::without_bom(text);
   std::size_t line_number = 0;
   std::size_t start = 0;
@@ -214,12 +218,13 @@ ReadJournal read_journal(const std::string& text, const std::string& source) {
       const auto cells = j.part("cells", true, false);
       for (std::size_t c = 0; c < cells.size(); ++c) {
         const Fields cell = j.inner(cells[c], fmt::format("cells[{}]", c));
-        auto& read = run.record.cells[cell_of(cell.string("name"))];
+        auto meta = meta_from(cell);
+        auto& read = run.record.cells[cell_named(cell.string("name"), meta.candidate)];
         read.control = cell.boolean("control", false);
-        read.meta = meta_from(cell);
+        read.meta = std::move(meta);
       }
     } else if (type == "sample") {
-      auto sample = sample_from(j, cell_of(j.string("cell")));
+      auto sample = sample_from(j, cell_of(j));
       auto& cell = run.record.cells[sample.cell];
       cell.rounds = std::max(cell.rounds, sample.round);
       if (!process::succeeded(sample.outcome) && !cell.failure &&
@@ -233,18 +238,19 @@ ReadJournal read_journal(const std::string& text, const std::string& source) {
       }
       run.record.samples.push_back(std::move(sample));
     } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
-      auto& added = run.record.cells[cell_of(j.string("name"))];
+      auto meta = meta_from(j);
+      auto& added = run.record.cells[cell_named(j.string("name"), meta.candidate)];
       added.control = j.boolean("control", false);
-      added.meta = meta_from(j);
+      added.meta = std::move(meta);
     } else if (type == "hook") { // a setup, prepare or cleanup hook ran; a failed one is its cell's failure
-      auto& cell = run.record.cells[cell_of(j.string("cell"))];
+      auto& cell = run.record.cells[cell_of(j)];
       const auto hook = hook_from(j);
       if (!j.boolean("ok", true) && !cell.failure) {
         cell.failure = CellFailure{
             arm_of(j), j.count("round"), j.string("description", ""), j.string("stderr_tail", ""), false, hook};
       }
     } else if (type == "stop") {
-      auto& cell = run.record.cells[cell_of(j.string("cell"))];
+      auto& cell = run.record.cells[cell_of(j)];
       cell.stop = parse_stop_reason(j.string("reason")).value_or(StopReason::running);
     }
   }

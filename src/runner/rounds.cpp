@@ -111,17 +111,13 @@ private:
     invocation.despite_interrupt = hook == Hook::cleanup;
     const process::Outcome outcome = m_executor.run(invocation);
     const bool ok = process::succeeded(outcome);
-    nlohmann::json line{{"type", "hook"},
-                        {"cell", m_record.cells[slot.cell].name},
-                        {"arm", arm_name(slot.arm)},
-                        {"hook", hook_name(hook)},
-                        {"round", round},
-                        {"ok", ok},
-                        {"wall", outcome.wall_seconds}};
+    nlohmann::json line{{"type", "hook"}, {"arm", arm_name(slot.arm)},   {"hook", hook_name(hook)}, {"round", round},
+                        {"ok", ok},       {"wall", outcome.wall_seconds}};
     if (!ok) {
       line["description"] = process::describe(outcome, invocation.timeout);
       line["stderr_tail"] = outcome.stderr_tail;
     }
+    name_cell(line, m_record.cells[slot.cell]);
     m_journal.append(line);
     if (!ok && !m_record.cells[slot.cell].failure) {
       m_record.cells[slot.cell].failure =
@@ -373,8 +369,9 @@ private:
       return;
     }
     record.stop = reason;
-    m_journal.append(
-        {{"type", "stop"}, {"cell", record.name}, {"reason", stop_reason_name(reason)}, {"rounds", record.rounds}});
+    nlohmann::json line{{"type", "stop"}, {"reason", stop_reason_name(reason)}, {"rounds", record.rounds}};
+    name_cell(line, record);
+    m_journal.append(line);
   }
 
   std::vector<CellSpec> m_cells;

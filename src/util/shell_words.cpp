@@ -105,6 +105,14 @@ std::string quote_shell_word(std::string_view word) {
   return quoted;
 }
 
+std::string join_shell_words(const std::vector<std::string>& words) {
+  std::string joined;
+  for (const auto& word : words) {
+    joined += (joined.empty() ? "" : " ") + quote_shell_word(word);
+  }
+  return joined;
+}
+
 std::string fill_shell_script(std::string_view script, const std::vector<std::pair<std::string, std::string>>& values) {
   enum class Quote { none, single, double_ };
   Quote quote = Quote::none;

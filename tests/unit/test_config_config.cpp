@@ -474,3 +474,53 @@ TEST_CASE("config::select_cells keeps the cells a glob matches, in order, and na
   CHECK(message({"nothing*"}).second == "the cells are: compute, checksum-64KiB, checksum-2MiB, copy");
   CHECK(message({""}).first == "--cells '' matches no cell");
 }
+
+TEST_CASE("config: [arms.baseline] / [arms.candidate] env and args reach each arm's command, env its hooks") {
+  auto c =
+      parse_config("[run]\ncandidates = [\"feat-a\", \"feat-b\"]\n"
+                   "[arms.baseline]\nenv = { MODE = \"off\" }\n"
+                   "[arms.candidate]\nenv = { MODE = \"on\" }\nargs = [\"--fast\", \"{arm}/cache dir\"]\n"
+                   "[[cell]]\nname = \"argv\"\ncommand = [\"{arm}/x\", \"-v\"]\nenv = { MODE = \"cell\", K = \"1\" }\n"
+                   "setup = [\"{arm}/prep\"]\n"
+                   "[[cell]]\nname = \"sh\"\ncommand = \"{arm}/x | tee log\"\n",
+                   "refbench.toml");
+  CHECK(c.run.candidates == std::vector<std::string>{"feat-a", "feat-b"});
+  CHECK(c.baseline_arm.env == std::vector<std::string>{"MODE=off"});
+  CHECK(c.candidate_arm.args == std::vector<std::string>{"--fast", "{arm}/cache dir"});
+  ArmPaths arms{"/w/a", "/w/b", "/w/c", c.baseline_arm, c.candidate_arm, "feat-a"};
+  auto cells = plan_cells(c.cells, {}, arms, {"PATH=/bin"}, std::chrono::seconds(1));
+  REQUIRE(cells.size() == 2);
+  auto env_has = [](const process::Invocation& i, const std::string& entry) {
+    return std::find(i.env.begin(), i.env.end(), entry) != i.env.end();
+  };
+  CHECK(cells[0].baseline.argv == std::vector<std::string>{"/w/a/x", "-v"});
+  CHECK(cells[0].candidate.argv == std::vector<std::string>{"/w/b/x", "-v", "--fast", "/w/b/cache dir"});
+  CHECK(cells[0].control_twin->argv == std::vector<std::string>{"/w/c/x", "-v"});
+  CHECK(env_has(cells[0].baseline, "MODE=off"));
+  CHECK(env_has(cells[0].candidate, "MODE=on")); // the arm's over the cell's
+  CHECK_FALSE(env_has(cells[0].candidate, "MODE=cell"));
+  CHECK(env_has(cells[0].candidate, "K=1"));
+  CHECK(env_has(*cells[0].control_twin, "MODE=off"));
+  // hooks: the env, not the args
+  CHECK(cells[0].candidate_hooks.setup->invocation.argv == std::vector<std::string>{"/w/b/prep"});
+  CHECK(env_has(cells[0].candidate_hooks.setup->invocation, "MODE=on"));
+  CHECK(env_has(cells[0].baseline_hooks.setup->invocation, "MODE=off"));
+  // a string command: the args appended to the script as shell words, {arm} filled quoted
+  CHECK(cells[1].candidate.argv[2] == "/w/b/x | tee log --fast '/w/b/cache dir'");
+  CHECK(cells[1].baseline.argv[2] == "/w/a/x | tee log");
+  CHECK(cells[0].meta.candidate == "feat-a");
+  CHECK(runner::control_of(cells[0]).meta.candidate.empty());
+
+  CHECK(error_of("[arms.other]\nargs = [\"x\"]\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
+        "refbench.toml:1:1: [arms.other]: the arms are baseline and candidate");
+  CHECK(error_of("[arms.candidate]\nflags = [\"x\"]\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
+        "refbench.toml:2:1: unknown key 'flags' in [arms.candidate]");
+  CHECK(error_of("[arms.candidate]\nargs = \"--fast\"\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
+        "refbench.toml:2:8: arms.candidate.args must be an array of strings");
+  CHECK(error_of("[arms.baseline]\nenv = [\"A=1\"]\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
+        "refbench.toml:2:7: arms.baseline.env must be a table like { NAME = \"value\" }");
+  CHECK(error_of("arms = 3\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
+        "refbench.toml:1:8: arms must be a table ([arms])");
+  CHECK(error_of("[run]\ncandidates = [\"\"]\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
+        "refbench.toml:2:14: run.candidates: a ref must not be empty");
+}

@@ -5,6 +5,7 @@
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/results_json.hpp>
+#include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/journal.hpp>
 #include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
@@ -67,6 +68,20 @@ report::RunHeader run_header() {
   return header;
 }
 
+// The journal of `record` as a run writes it: the header, then every sample.
+std::string journal_text(const report::RunHeader& header, const runner::RunRecord& record) {
+  std::vector<runner::CellSpec> specs(record.cells.size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    specs[i].name = record.cells[i].name;
+    specs[i].meta = record.cells[i].meta;
+  }
+  std::string text = report::journal_header(header, specs).dump() + "\n";
+  for (const auto& sample : record.samples) {
+    text += runner::to_json(sample, record.cells).dump() + "\n";
+  }
+  return text;
+}
+
 } // namespace
 
 TEST_CASE("runner::CellMeta travels through the journal and results.json") {
@@ -75,15 +90,7 @@ TEST_CASE("runner::CellMeta travels through the journal and results.json") {
   header.seed = record.seed;
   header.rss = record.rss;
   header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu};
-  std::vector<runner::CellSpec> specs(2);
-  for (std::size_t i = 0; i < 2; ++i) {
-    specs[i].name = record.cells[i].name;
-    specs[i].meta = record.cells[i].meta;
-  }
-  std::string text = report::journal_header(header, specs).dump() + "\n";
-  for (const auto& sample : record.samples) {
-    text += runner::to_json(sample, record.cells).dump() + "\n";
-  }
+  std::string text = journal_text(header, record);
   auto check = [&](const report::RunDocument& read) {
     REQUIRE(read.record.cells.size() == 2);
     const auto& cells = read.record.cells;
@@ -314,10 +321,10 @@ TEST_CASE("report::render_csv") {
   CHECK(report::render_csv({r, control}) ==
         "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict,"
         "censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,baseline_slo_share,"
-        "candidate_slo_share\n"
+        "candidate_slo_share,candidate\n"
         "\"parse, \"\"large\"\"\",wall,seconds,true,false,12,0.25,0.3,1.2,1.1,1.3,0.01,0.02,REGRESSION,false,1.0833,,"
-        "ratio,,,,,,\n"
-        "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04,ratio,,,,,,\n");
+        "ratio,,,,,,,\n"
+        "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04,ratio,,,,,,,\n");
   analysis::MetricResult count = r;
   count.metric = "errors";
   count.kind = runner::MetricKind::count;
@@ -331,6 +338,78 @@ TEST_CASE("report::render_csv") {
   CHECK(report::render_csv({count}).ends_with(
       "\n\"parse, "
       "\"\"large\"\"\",errors,seconds,true,false,12,0.25,0.3,,,,0.01,0.02,REGRESSION,false,,,count,2,0.5,3,<= "
-      "1,1,0.25\n"));
+      "1,1,0.25,\n"));
+  count.candidate = "feat, b";
+  CHECK(report::render_csv({count}).ends_with(",1,0.25,\"feat, b\"\n"));
   CHECK(report::csv_field("a\rb") == "\"a\rb\"");
+}
+
+TEST_CASE("several candidates: cells of one name told apart by candidate in the journal, results.json and reports") {
+  // one cell measured against two candidates: "fast" at the baseline's speed, "slow" 30 % slower
+  runner::RunRecord record;
+  record.seed = 3;
+  record.rss = {"launcher", 4 << 20, 0.0001};
+  for (const char* candidate : {"fast", "slow"}) {
+    runner::CellMeta meta;
+    meta.candidate = candidate;
+    record.cells.push_back({"parse", false, runner::StopReason::max_rounds, 12, std::nullopt, meta});
+  }
+  for (int round = 0; round <= 12; ++round) {
+    for (std::size_t cell = 0; cell < 2; ++cell) {
+      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
+        process::Outcome o;
+        o.wall_seconds = 0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 1 ? 1.3 : 1.0);
+        o.peak_rss_bytes = 64 << 20;
+        record.samples.push_back({cell, arm, round, 0, o});
+      }
+    }
+  }
+  auto header = run_header();
+  header.seed = record.seed;
+  header.rss = record.rss;
+  header.candidates = {report::ArmInfo{"feat/fast", "fast", "aaaa", "/w/b", "", 1.0, {}, {}},
+                       report::ArmInfo{"feat/slow", "slow", "bbbb", "/w/d", "", 1.0, {"MODE=x"}, {"--slow", "a b"}}};
+  header.candidate = header.candidates.front();
+  std::string text = journal_text(header, record);
+  for (const auto& cell : record.cells) {
+    nlohmann::json stop{{"type", "stop"}, {"reason", "max_rounds"}, {"rounds", 12}};
+    runner::name_cell(stop, cell);
+    text += stop.dump() + "\n";
+  }
+  auto check = [](const report::RunDocument& read) {
+    REQUIRE(read.record.cells.size() == 2);
+    CHECK(read.record.cells[0].meta.candidate == "fast");
+    CHECK(read.record.cells[1].meta.candidate == "slow");
+    CHECK(std::count_if(read.record.samples.begin(), read.record.samples.end(),
+                        [](const runner::Sample& s) { return s.cell == 1; }) == 26);
+    REQUIRE(read.header.candidates.size() == 2);
+    CHECK(read.header.candidates[1].args == std::vector<std::string>{"--slow", "a b"});
+    CHECK(read.header.candidates[1].env == std::vector<std::string>{"MODE=x"});
+    CHECK(read.header.candidate->ref == "feat/fast");
+  };
+  const auto from_journal = report::read_document("journal.jsonl", text);
+  check(from_journal);
+  CHECK_FALSE(from_journal.partial);
+  auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
+                                   report::analysis_settings(header));
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].candidate == "fast");
+  CHECK(results[0].verdict == stats::Verdict::pass);
+  CHECK(results[1].candidate == "slow");
+  CHECK(results[1].verdict == stats::Verdict::regression);
+  const auto document = report::make_document(header, record, results);
+  const auto read = report::document_from_json(report::to_json(document), "results.json");
+  check(read);
+  CHECK(read.results[1].candidate == "slow");
+
+  const auto table = report::render_verdict_table(results);
+  CHECK(table.starts_with("| cell | candidate | metric | baseline | candidate median | ratio (95% CI) |"));
+  INFO(table);
+  CHECK(table.find("| parse | slow | wall | 100.3 ms | 130.4 ms | 1.300x [1.300, 1.300] |") != std::string::npos);
+  const auto markdown = report::render_markdown(document, 65536);
+  CHECK(markdown.find("vs candidates `fast` (aaaa), `slow` (bbbb) with `MODE=x --slow 'a b'`") != std::string::npos);
+  CHECK(markdown.find("| parse (slow) | 12 |") != std::string::npos); // the cell table names the candidate
+  // one candidate: no column, the table as before
+  results[0].candidate.clear();
+  CHECK(report::render_verdict_table({results[0]}).starts_with("| cell | metric | baseline | candidate |"));
 }

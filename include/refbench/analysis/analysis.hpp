@@ -55,6 +55,7 @@ struct CellSamples {
   std::size_t group = 0; // cells measured together (one run); a control's floor applies to its group
   // a new cell: its metrics hold only candidate readings; verdict NEW (README: New and removed cells)
   bool candidate_only = false;
+  std::string candidate; // which candidate, when the run has several (README: More candidates); "": one
 };
 
 // The defaults of the verdict's threshold and false discovery rate, and
@@ -122,6 +123,7 @@ struct MetricResult {
   std::optional<double> candidate_slo_share;
   bool slo_broken = false;
   bool candidate_only = false; // a new cell: the candidate's median only, verdict NEW, never gated
+  std::string candidate;       // as CellSamples::candidate
 };
 
 // Analyses every cell × metric of `cells`; results in input order.

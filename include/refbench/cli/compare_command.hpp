@@ -1,5 +1,5 @@
 #pragma once
-// `refbench compare BASELINE_CMD CANDIDATE_CMD` (README: the commands): options as parsed
+// `refbench compare BASELINE_CMD CANDIDATE_CMD...` (README: the commands): options as parsed
 // from the command line, validated into a run, and the run itself.
 
 #include <refbench/cli/options.hpp>
@@ -17,7 +17,9 @@ namespace refbench::cli {
 // defaults of config/settings (k_compare_defaults).
 struct CompareOptions {
   std::string baseline;
-  std::string candidate;
+  std::vector<std::string> candidates; // one or more (README: More candidates)
+  // -n/--command-name, as hyperfine's: one per command, baseline first; empty: the commands name themselves
+  std::vector<std::string> command_names;
   config::MeasurementFlags measure;
   std::string out = "refbench-out";
   std::string name = "compare";

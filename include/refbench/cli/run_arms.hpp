@@ -27,25 +27,34 @@ struct ReapBuildLeftovers {
   ~ReapBuildLeftovers();
 };
 
-// Worktrees of both arms plus the equal-length {arm} links <work>/a,
-// <work>/b and <work>/c (the A/A control's second arm); removed again on
-// destruction unless kept.
+// The most candidates one run compares with its baseline (README: More candidates).
+inline constexpr std::size_t k_max_candidates = 8;
+
+// Worktrees of the baseline and every candidate plus the equal-length {arm}
+// links <work>/a (baseline), <work>/b (the first candidate), <work>/c (the
+// A/A control's second arm) and <work>/d, e, … (further candidates);
+// removed again on destruction unless kept.
 class Arms {
 public:
-  // Adds both worktrees under `work` and the links; throws RefusedError
+  // Adds the worktrees under `work` and the links; throws RefusedError
   // when a link path is taken by something that is not a link.
+  // 1 ≤ candidates.size() ≤ k_max_candidates.
   Arms(const std::string& repo, const std::filesystem::path& work, const git::ResolvedRef& baseline,
-       const git::ResolvedRef& candidate, bool keep);
+       const std::vector<git::ResolvedRef>& candidates, bool keep);
   Arms(const Arms&) = delete;
   Arms& operator=(const Arms&) = delete;
   ~Arms();
 
-  // The {arm} path of `arm`: <work>/a or <work>/b.
+  // The {arm} path of `arm`: <work>/a or <work>/b (the first candidate).
   std::string path(runner::Arm arm) const;
   // The A/A control's own {arm} link: another replica of the baseline.
   std::string control_path() const;
-  // The worktree of `arm`.
+  // The worktree of `arm` (the first candidate for Arm::candidate).
   std::string tree(runner::Arm arm) const;
+  // Candidate `index` (0-based) of `candidate_count()`: its {arm} link and worktree.
+  std::size_t candidate_count() const { return m_trees.size() - 1; }
+  std::string candidate_path(std::size_t index) const;
+  std::string candidate_tree(std::size_t index) const;
   // Points the links at `placement`'s replicas of `replicas` (per arm, the
   // original worktree first); each link is replaced in one rename; throws
   // MeasurementError when it cannot.

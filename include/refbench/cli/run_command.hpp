@@ -18,7 +18,7 @@ struct RunOptions {
   std::optional<std::string> config;
   std::string repo = ".";
   std::optional<std::string> baseline;
-  std::optional<std::string> candidate;
+  std::vector<std::string> candidates; // --candidate, repeatable (README: More candidates)
   config::MeasurementFlags measure;
   std::string out = "refbench-out";
   std::optional<std::string> workdir;

@@ -22,9 +22,12 @@ struct PayloadFile {
 
 // Where and how the arms run.
 struct ArmPaths {
-  std::string baseline;  // the {arm} path of the baseline (e.g. <work>/a)
-  std::string candidate; // of equal length, e.g. <work>/b
-  std::string control;   // the A/A control's second baseline arm, e.g. <work>/c; "": none
+  std::string baseline;           // the {arm} path of the baseline (e.g. <work>/a)
+  std::string candidate;          // of equal length, e.g. <work>/b
+  std::string control;            // the A/A control's second baseline arm, e.g. <work>/c; "": none
+  ArmSettings baseline_settings;  // [arms.baseline]: also the A/A control's, on both arms
+  ArmSettings candidate_settings; // [arms.candidate]
+  std::string candidate_label;    // the cells' meta.candidate (README: More candidates); "": one candidate
 };
 
 // The CPU list of each {cpus.NAME} group, per [[cell]] name.

@@ -49,6 +49,7 @@ struct RunConfig {
   std::vector<std::string> scrub_env;       // more variables (names or globs) kept from commands
   std::optional<int> replicas;              // byte-identical copies of each arm (default 3)
   std::vector<std::string> replicate;       // globs of the files the copies hold; empty: all
+  std::vector<std::string> candidates;      // refs of the candidates (README: More candidates); empty: --candidate
   std::string source;                       // the file, for messages
   std::map<std::string, std::string> where; // key → "file:line:column" of each key given
 };
@@ -87,10 +88,20 @@ struct CellConfig {
   std::optional<Command> cleanup;
 };
 
+// [arms.baseline] / [arms.candidate] (README: Arm settings): what one arm adds to
+// every cell, so one build can be A/B'd on a flag or a setting.
+struct ArmSettings {
+  std::vector<std::string> env;  // "NAME=value", over the cell's env (hooks get it too)
+  std::vector<std::string> args; // appended to every cell's command (not to hooks)
+  bool empty() const { return env.empty() && args.empty(); }
+};
+
 struct Config {
   std::string path;
   BuildConfig build;
   RunConfig run;
+  ArmSettings baseline_arm;               // the A/A control runs this on both of its arms
+  ArmSettings candidate_arm;              // every candidate's
   std::vector<PayloadSize> payload_sizes;
   std::vector<CellConfig> cells;
 };

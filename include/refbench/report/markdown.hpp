@@ -23,7 +23,8 @@ std::string code_span(std::string_view text);
 std::string fenced_block(std::string_view text, std::string_view info = "");
 
 // An arm as "`main` (1a2b3c4)" for a ref and its commit, or the command in
-// a code span.
+// a code span; with its [arms.NAME] settings after " with ", e.g.
+// "`main` (1a2b3c4) with `MODE=fast --cache`".
 std::string render_arm(const ArmInfo& arm);
 
 // `text` as prose, with every mention of `name` (bare or already in a code

@@ -36,6 +36,10 @@ struct ArmInfo {
   std::string dir; // its worktree
   std::string command;
   std::optional<double> build_seconds;
+  // [arms.NAME] of refbench.toml (README: Arm settings): "NAME=value" and the
+  // words every cell's command gets; empty: none
+  std::vector<std::string> env;
+  std::vector<std::string> args;
   // What the report calls it: the keyword's tag, else the ref, else the command.
   const std::string& label() const { return !name.empty() ? name : !ref.empty() ? ref : command; }
 };
@@ -93,7 +97,10 @@ struct RunHeader {
   std::string reproduce; // the command line that reproduces the run, seed included
   RecordedSettings settings;
   std::optional<ArmInfo> baseline;
-  std::optional<ArmInfo> candidate;
+  std::optional<ArmInfo> candidate; // the first candidate when there are several
+  // README: More candidates: every candidate in order, when there are
+  // several (a cell's meta.candidate is its label()); empty: one
+  std::vector<ArmInfo> candidates;
   std::optional<EnvironmentInfo> environment;
   std::optional<process::RssProbe> rss;       // none: not measured here (analyze of outside data)
   std::optional<runner::ShardIdentity> shard; // a `run --shard` (README: run --shard)

@@ -1,6 +1,7 @@
 #pragma once
 // The verdict table of README: Output files in GitHub-flavoured Markdown:
 // cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict
+// (with a candidate column after the cell when a run has several candidates)
 
 #include <refbench/analysis/analysis.hpp>
 
@@ -38,7 +39,13 @@ std::string format_p(const analysis::MetricResult& result);
 // The verdict column, with " (info)" for metrics that are shown, not gated.
 std::string format_verdict(const analysis::MetricResult& result);
 
-// The header, the separator and one row per result, each ending in '\n'.
+// True when `results` come from a run of several candidates (README: More
+// candidates): the tables then name each row's candidate.
+bool several_candidates(const std::vector<analysis::MetricResult>& results);
+
+// The header, the separator and one row per result, each ending in '\n';
+// with several candidates a `candidate` column follows the cell ("—" for
+// the A/A control) and the candidate's median is headed "candidate median".
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results);
 
 // How the verdict cell is decorated: `plain` Markdown, or ANSI colours for a
@@ -54,5 +61,10 @@ std::string_view verdict_sgr(const analysis::MetricResult& result);
 // wrapped in ESC[…m / ESC[0m when `colour` is `ansi`; `plain` gives the
 // Markdown table byte for byte.
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour);
+
+// The same with the candidate column when `several`, whatever `results` hold
+// (for measuring rows of a table that has it).
+std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour,
+                                 bool several);
 
 } // namespace refbench::report

@@ -37,6 +37,10 @@ private:
 nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cells);
 nlohmann::json to_json(const CellRecord& cell);
 nlohmann::json to_json(const CellMeta& meta);
+// Names `cell` in a journal line about it: "cell" and, in a run of several
+// candidates (README: More candidates), "candidate" — together they tell
+// the cells apart.
+void name_cell(nlohmann::json& line, const CellRecord& cell);
 // The inverse of to_json(CellMeta); missing keys keep their defaults.
 CellMeta cell_meta_from_json(const nlohmann::json& meta);
 

@@ -91,6 +91,9 @@ struct CellMeta {
   // README: New and removed cells: absent from the baseline's config, so
   // measured on the candidate only and reported as NEW
   bool candidate_only = false;
+  // README: More candidates: which candidate the cell's candidate arm runs,
+  // when a run has several; "" when it has one
+  std::string candidate;
 };
 
 // The commands around a cell's measurements, per arm (README: Hooks): `setup`
@@ -202,8 +205,14 @@ struct CellRecord {
   CellMeta meta;
 };
 
-// Who ran in `arm` of `cell`, for messages: "baseline", "candidate", or
-// "baseline (A/A control)" in the control cell, where both arms run it.
+// README: More candidates: how reports name a cell of a run with several
+// candidates, "parse (feat-a)"; just `name` when `candidate` is "".
+std::string cell_title(const std::string& name, const std::string& candidate);
+std::string cell_title(const CellRecord& cell);
+
+// Who ran in `arm` of `cell`, for messages: "baseline", "candidate" ("candidate
+// feat-a" when the run has several), or "baseline (A/A control)" in the
+// control cell, where both arms run it.
 std::string arm_label(const CellRecord& cell, Arm arm);
 
 // "the baseline command", "the candidate setup hook", "the baseline (A/A

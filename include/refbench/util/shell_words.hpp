@@ -20,6 +20,9 @@ std::expected<std::vector<std::string>, std::string> split_shell_words(std::stri
 // reproducible command lines).
 std::string quote_shell_word(std::string_view word);
 
+// `words` quoted with quote_shell_word and joined with single spaces.
+std::string join_shell_words(const std::vector<std::string>& words);
+
 // `script` (a /bin/sh -c string) with each occurrence of a placeholder of
 // `values` (pairs of placeholder and value, e.g. {"{arm}", "/w/a"}) replaced
 // in one pass by its value quoted for where it stands: a shell word outside
