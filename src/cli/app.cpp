@@ -2,6 +2,7 @@
 #include <refbench/cli/app.hpp>
 #include <refbench/cli/comment_command.hpp>
 #include <refbench/cli/compare_command.hpp>
+#include <refbench/cli/history_command.hpp>
 #include <refbench/cli/report_command.hpp>
 #include <refbench/cli/run_command.hpp>
 
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
   CLI::App* comment_command = add_comment_command(app, comment);
   ResolveOptions resolve;
   CLI::App* resolve_command = add_resolve_command(app, resolve);
+  HistoryOptions history;
+  CLI::App* history_command = add_history_command(app, history);
 
   try {
     try {
@@ -86,6 +89,9 @@ int main(int argc, char** argv) {
     }
     if (analyze_command->parsed()) {
       return run_analyze(analyze, common);
+    }
+    if (history_command->parsed()) {
+      return run_history(history, common);
     }
     if (run_command->parsed()) {
       return run_run(run, common);

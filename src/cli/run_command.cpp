@@ -2,6 +2,7 @@
 #include <refbench/build/build.hpp>
 #include <refbench/build/replicas.hpp>
 #include <refbench/cli/github_run.hpp>
+#include <refbench/cli/history_command.hpp>
 #include <refbench/cli/measure.hpp>
 #include <refbench/cli/outputs.hpp>
 #include <refbench/cli/run_arms.hpp>
@@ -60,12 +61,25 @@ std::string measurement_settings(const config::MeasurementSettings& s, const con
                      analysis::interval_name(s.interval.value), s.control.value, run.control_cell.value_or(""));
 }
 
+// `ref` resolved, `history-last` through the history in `history`.
+git::ResolvedRef resolve_ref(const std::string& repo, const std::string& ref, const std::optional<fs::path>& history,
+                             const std::optional<std::string>& merge_base_with = std::nullopt) {
+  if (ref != "history-last") {
+    return git::resolve(repo, ref, merge_base_with);
+  }
+  auto resolved = git::resolve(repo, history_last(history, repo));
+  resolved.ref = ref;
+  resolved.name = resolved.sha.substr(0, 12);
+  return resolved;
+}
+
 // The refs: the baseline and at least one candidate must be named; the
 // candidates first, since `merge-base` as the baseline is relative to the
 // first. A pull request's baseline is the merge base of `pr_base_sha` and
-// the candidate.
+// the candidate. `history-last` is read from `history`.
 std::pair<git::ResolvedRef, std::vector<git::ResolvedRef>> resolve_refs(const RunOptions& o, const std::string& repo,
-                                                                        const std::optional<std::string>& pr_base_sha) {
+                                                                        const std::optional<std::string>& pr_base_sha,
+                                                                        const std::optional<fs::path>& history) {
   if (!o.baseline || o.candidates.empty()) {
     throw RefusedError(fmt::format("only one arm named: {} is missing", o.baseline ? "--candidate" : "--baseline"),
                        "name both refs, e.g. --baseline latest-release --candidate HEAD");
@@ -88,9 +102,9 @@ std::pair<git::ResolvedRef, std::vector<git::ResolvedRef>> resolve_refs(const Ru
   }
   std::vector<git::ResolvedRef> candidates;
   for (const auto& ref : o.candidates) {
-    candidates.push_back(git::resolve(repo, ref));
+    candidates.push_back(resolve_ref(repo, ref, history));
   }
-  auto baseline = pr_baseline ? *pr_baseline : git::resolve(repo, *o.baseline, candidates.front().sha);
+  auto baseline = pr_baseline ? *pr_baseline : resolve_ref(repo, *o.baseline, history, candidates.front().sha);
   for (std::size_t i = 0; i < candidates.size() && !o.allow_same_commit; ++i) {
     if (baseline.sha == candidates[i].sha) {
       throw RefusedError(fmt::format("--baseline {} and --candidate {} are the same commit {}", *o.baseline,
@@ -338,6 +352,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_flag("--allow-pull-request-target", o.allow_pull_request_target, "Let --github act on pull_request_target");
   cmd->add_option("--scrub-env", o.scrub_env,
                   "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
+  cmd->add_option("--history", o.history,
+                  "Append the results to DIR/history.jsonl (a pull request's run only reads it); history-last "
+                  "names its last candidate");
   return cmd;
 }
 
@@ -472,7 +489,10 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   }
   check_candidates(o, in, common.quiet);
   auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
-  auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha);
+  const auto history_dir = o.history               ? std::optional<fs::path>(fs::absolute(*o.history))
+                           : in.config.history_dir ? std::optional<fs::path>(fs::absolute(*in.config.history_dir))
+                                                   : std::nullopt;
+  auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
   const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
   if (seed_derived) {
     in.settings.seed = {runner::derived_seed(baseline.sha, candidates.front().sha, in.config_text), "derived"};
@@ -543,8 +563,16 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
-  if (event) {
-    sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
+  const bool append_history = history_dir && !pr_base_sha; // a pull request's run only reads the history
+  if (event || append_history) {
+    sinks.publish = [&](const report::RunDocument& document) {
+      if (append_history) {
+        append_to_history(*history_dir, document, in.repo, common.quiet);
+      }
+      if (event) {
+        publish_to_github(out, document, *event);
+      }
+    };
   }
   sinks.started = started;
   return measure_and_report(plan, *launcher, journal, sinks);

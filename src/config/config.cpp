@@ -165,6 +165,14 @@ Config parse_config(const std::string& text, const std::string& source) {
   if (const auto* run = sub_table(r, "run")) {
     config.run = read_run(*run, source);
   }
+  if (const auto* history = sub_table(r, "history")) {
+    TableReader h(*history, source, "history");
+    config.history_dir = h.string("dir");
+    if (config.history_dir && config.history_dir->empty()) {
+      h.fail(*h.table().get("dir"), "history.dir must not be empty");
+    }
+    h.reject_unknown();
+  }
   if (const auto* arms = sub_table(r, "arms")) {
     read_arms(r, *arms, source, config);
   }

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <fnmatch.h>
 #include <sys/prctl.h>
-
-extern char** environ;
+#include <unistd.h> // environ (with _GNU_SOURCE, which g++ defines)
 
 namespace refbench::process {
 

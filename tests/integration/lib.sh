@@ -100,6 +100,16 @@ commit_old_new() {
   git_in "$1" commit -q -am new
 }
 
+# Fails unless Mermaid's own parser (installed by scripts/install-deps.sh)
+# accepts every ```mermaid block of Markdown file $1, and they are $2 xycharts.
+expect_mermaid() {
+  local dir="${REFBENCH_MERMAID_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/refbench/mermaid}"
+  [ -d "$dir/node_modules/mermaid" ] || fail "Mermaid's parser is not installed in $dir: run scripts/install-deps.sh"
+  NODE_PATH="$dir/node_modules" node "$(dirname "$0")/check_mermaid.mjs" "$1" >"$WORK/mermaid.txt" ||
+    fail "Mermaid rejects a chart: $(cat "$WORK/mermaid.txt")"
+  [ "$(grep -c '^ok xychart$' "$WORK/mermaid.txt")" -eq "$2" ] || fail "mermaid: $(cat "$WORK/mermaid.txt")"
+}
+
 # The verdict of `cell`/`metric` in results file $1.
 verdict_of() {
   json_eval "$1" "next(a['verdict'] for a in r['analysis'] if a['cell'] == '$2' and a['metric'] == '$3')"

@@ -97,11 +97,7 @@ PY
 # the charts: one per gated metric (wall, errors), each valid Mermaid
 [ "$(grep -c '^```mermaid$' "$M")" -eq 2 ] || fail "expected 2 mermaid blocks: $(grep -c '^```mermaid$' "$M")"
 expect_in "$M" 'x-axis "users" ["1", "4", "16"]'
-mermaid_dir="${REFBENCH_MERMAID_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/refbench/mermaid}"
-[ -d "$mermaid_dir/node_modules/mermaid" ] || fail "Mermaid's parser is not installed in $mermaid_dir: run scripts/install-deps.sh"
-NODE_PATH="$mermaid_dir/node_modules" node "$(dirname "$0")/check_mermaid.mjs" "$M" >"$WORK/mermaid.txt" ||
-  fail "Mermaid rejects a chart: $(cat "$WORK/mermaid.txt")"
-[ "$(grep -c '^ok xychart$' "$WORK/mermaid.txt")" -eq 2 ] || fail "mermaid: $(cat "$WORK/mermaid.txt")"
+expect_mermaid "$M" 2
 
 # the journal carries the sweep: a replay renders the same sweep table
 run_refbench report "$WORK/o/journal.jsonl"

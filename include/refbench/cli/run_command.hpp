@@ -29,6 +29,7 @@ struct RunOptions {
   std::optional<std::string> shard;       // "K/N" (README: run --shard)
   std::vector<std::string> cells;         // --cells GLOB[,GLOB…]: only the cells matching one
   std::vector<std::string> scrub_env;     // added to run.scrub_env and the credential variables
+  std::optional<std::string> history;     // --history DIR (README: Nightly history)
 };
 
 struct ResolveOptions {

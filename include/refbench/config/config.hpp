@@ -100,6 +100,7 @@ struct Config {
   std::string path;
   BuildConfig build;
   RunConfig run;
+  std::optional<std::string> history_dir; // [history] dir (README: Nightly history); --history wins
   ArmSettings baseline_arm;               // the A/A control runs this on both of its arms
   ArmSettings candidate_arm;              // every candidate's
   std::vector<PayloadSize> payload_sizes;

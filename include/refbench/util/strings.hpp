@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace refbench::util {
 
@@ -23,6 +24,10 @@ std::string_view trim_left(std::string_view text, std::string_view chars = k_bla
 
 // `text` without the trailing characters that are in `chars`.
 std::string_view trim_right(std::string_view text, std::string_view chars = k_blank_chars);
+
+// The pieces of `text` between occurrences of `separator`, in order: n + 1
+// pieces for n separators ("a\n" gives "a" and "").
+std::vector<std::string_view> split(std::string_view text, char separator);
 
 // `text` with every occurrence of `from` replaced by `to` (`from` non-empty).
 std::string replace_all(std::string text, std::string_view from, std::string_view to);

@@ -1,0 +1,47 @@
+#pragma once
+// `refbench history DIR` (README: Nightly history) and what `run --history`
+// does with a history: append a run's records, resolve `history-last`.
+
+#include <refbench/cli/options.hpp>
+#include <refbench/report/run_document.hpp>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace refbench::cli {
+
+enum class HistoryFormat { markdown, json, html };
+
+struct HistoryOptions {
+  std::string dir;
+  HistoryFormat format = HistoryFormat::markdown;
+  std::vector<std::string> cells; // globs; empty: every cell
+  double threshold = 1.15;
+  std::uint64_t seed = 1; // of the change points' permutation tests
+};
+
+// Registers `history` and its flags on `app`, bound to `options`.
+CLI::App* add_history_command(CLI::App& app, HistoryOptions& options);
+
+// Prints the history of `options.dir`; exit 1 when a gated series is a
+// REGRESSION (creep included), else 0.
+int run_history(const HistoryOptions& options, const CommonOptions& common);
+
+// The repository's identity in a history: its (first) root commit, as
+// reached from `sha`.
+std::string repository_id(const std::string& repo, const std::string& sha);
+
+// The commit `history-last` names: the candidate of the history's last
+// record (file order). RefusedError (exit 3) when the history is empty or
+// that commit is not in `repo`; UsageError without a history directory.
+std::string history_last(const std::optional<std::filesystem::path>& dir, const std::string& repo);
+
+// Appends `document`'s records to `dir`'s history unless it is partial;
+// says what it did on stderr unless `quiet`.
+void append_to_history(const std::filesystem::path& dir, const report::RunDocument& document, const std::string& repo,
+                       bool quiet);
+
+} // namespace refbench::cli

@@ -1,0 +1,80 @@
+#pragma once
+// What a history says per (cell, metric) (README: Nightly history): the
+// chain of same-machine links and its cumulative ratio, creep, the EWMA
+// band and change points; rendered as Markdown, JSON and a self-contained
+// HTML page.
+
+#include <refbench/history/history.hpp>
+#include <refbench/stats/trend.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace refbench::history {
+
+// One point of a series: a record, and where the series stood after it.
+struct Point {
+  const Record* record = nullptr;
+  double log_ratio = 0; // the record's own candidate/baseline
+  double level = 0;     // a chain: the cumulative log-ratio so far; else log_ratio
+  double ewma = 0;      // of the levels, with its standard deviation
+  double sd = 0;
+};
+
+struct SeriesChangePoint {
+  std::string sha; // the commit of the first point after the change
+  std::size_t index = 0;
+  double before = 1; // the level's mean on either side, as ratios
+  double after = 1;
+  double p = 1;
+};
+
+struct Series {
+  std::string cell;
+  std::string metric;
+  std::string unit;
+  bool gated = false;
+  bool chained = false; // each link's baseline is the previous link's candidate
+  std::vector<Point> points;
+  // a chain: the cumulative ratio from the first baseline to the last
+  // candidate with its 95 % interval; a fixed baseline: the last record's
+  double ratio = 1;
+  double ci_low = 1;
+  double ci_high = 1;
+  std::string verdict;                 // PASS, INCONCLUSIVE, REGRESSION, REGRESSION (creep)
+  std::vector<std::size_t> moved_most; // a creep's points that moved most, most first
+  std::vector<SeriesChangePoint> change_points;
+};
+
+struct SeriesSettings {
+  double threshold = 1.15;
+  std::vector<std::string> cells; // globs; empty: every cell
+  std::uint64_t seed = 1;         // of the change points' permutation tests
+};
+
+// The series of `records` (records without a ratio and interval left out),
+// one per (cell, metric) in the order first seen. A series chains when
+// walking back from its newest record through "this baseline was the
+// previous candidate" gives two or more links (the order is the commits',
+// whatever the records' times say); otherwise its records that share the
+// newest one's baseline form a fixed-baseline series in file order.
+// Throws UsageError when a glob of `settings.cells` matches no series.
+std::vector<Series> build_series(const std::vector<Record>& records, const SeriesSettings& settings);
+
+// "### refbench history: …", a table of every series and a Mermaid
+// xychart-beta per gated series; `warnings` (skipped lines) are listed.
+std::string render_history_markdown(const std::vector<Series>& series, const std::vector<std::string>& warnings,
+                                    double threshold);
+
+// {"series": [{cell, metric, links, cumulative_ratio, cumulative_ci_low,
+// cumulative_ci_high, verdict, moved_most, change_points, points}], "warnings": […]}
+nlohmann::json history_json(const std::vector<Series>& series, const std::vector<std::string>& warnings);
+
+// One self-contained HTML page (inline SVG, no script, no network): per
+// series a chart of the levels with the EWMA ±1σ/±2σ band, the change
+// points marked and each point's commit in an SVG <title>.
+std::string render_history_html(const std::vector<Series>& series, const std::vector<std::string>& warnings,
+                                double threshold);
+
+} // namespace refbench::history

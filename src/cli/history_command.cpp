@@ -1,0 +1,108 @@
+#include <refbench/cli/history_command.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/history/history.hpp>
+#include <refbench/history/series.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+
+namespace refbench::cli {
+
+namespace fs = std::filesystem;
+
+CLI::App* add_history_command(CLI::App& app, HistoryOptions& o) {
+  CLI::App* cmd = app.add_subcommand("history", "The trend of a nightly history: chained links, creep, change points");
+  cmd->add_option("dir", o.dir, "The history directory (its history.jsonl)")->required();
+  const std::map<std::string, HistoryFormat> formats{
+      {"markdown", HistoryFormat::markdown}, {"json", HistoryFormat::json}, {"html", HistoryFormat::html}};
+  cmd->add_option("--format", o.format, "Output: markdown (default), json or html")
+      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case));
+  cmd->add_option("--cells", o.cells, "Only the cells matching one of these globs (GLOB[,GLOB...])")->delimiter(',');
+  cmd->add_option("--threshold", o.threshold, "Cumulative ratio beyond which a series is a regression")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1e6));
+  cmd->add_option("--seed", o.seed, "Seed of the change points' permutation tests")->capture_default_str();
+  return cmd;
+}
+
+int run_history(const HistoryOptions& o, const CommonOptions& common) {
+  if (!fs::is_directory(o.dir)) {
+    throw UsageError(o.dir + " is not a directory", "pass the directory that holds history.jsonl");
+  }
+  const auto history = history::read_history(o.dir);
+  if (!common.quiet) {
+    for (const auto& warning : history.warnings) {
+      std::cerr << "refbench: warning: " << util::printable(warning) << "\n";
+    }
+  }
+  if (history.records.empty()) {
+    throw RefusedError(fmt::format("the history in {} has no records", o.dir),
+                       "append runs with `refbench run --history DIR` first");
+  }
+  const auto series = history::build_series(history.records, {o.threshold, o.cells, o.seed});
+  switch (o.format) {
+  case HistoryFormat::json:
+    std::cout << history::history_json(series, history.warnings).dump(2) << "\n";
+    break;
+  case HistoryFormat::html:
+    std::cout << history::render_history_html(series, history.warnings, o.threshold);
+    break;
+  case HistoryFormat::markdown:
+    std::cout << history::render_history_markdown(series, history.warnings, o.threshold);
+    break;
+  }
+  const bool regressed = std::any_of(series.begin(), series.end(), [](const history::Series& s) {
+    return s.gated && s.verdict.starts_with("REGRESSION");
+  });
+  return regressed ? 1 : 0;
+}
+
+std::string repository_id(const std::string& repo, const std::string& sha) {
+  const std::string listed = git::run_git(repo, {"rev-list", "--max-parents=0", sha});
+  auto roots = util::split(util::trim(listed), '\n');
+  std::sort(roots.begin(), roots.end());
+  return roots.empty() ? std::string() : std::string(roots.front());
+}
+
+std::string history_last(const std::optional<fs::path>& dir, const std::string& repo) {
+  if (!dir) {
+    throw UsageError("history-last names the last candidate of a history, and no history is given",
+                     "pass --history DIR (or set [history] dir in refbench.toml)");
+  }
+  const auto history = history::read_history(*dir, repository_id(repo, "HEAD"));
+  if (history.records.empty()) {
+    throw RefusedError(fmt::format("history-last: the history in {} has no records yet", dir->string()),
+                       "start the chain with a run of two named refs, e.g. --baseline latest-release");
+  }
+  const auto& last = history.records.back();
+  try {
+    git::run_git(repo, {"cat-file", "-e", last.candidate.sha + "^{commit}"});
+  } catch (const git::GitError&) {
+    throw RefusedError(fmt::format("history-last: commit {} (line {} of the history) is not in {}",
+                                   util::printable(last.candidate.sha.substr(0, 12)), last.line, repo),
+                       "fetch it (git fetch origin <sha>, or a full clone with fetch-depth: 0)");
+  }
+  return last.candidate.sha;
+}
+
+void append_to_history(const fs::path& dir, const report::RunDocument& document, const std::string& repo, bool quiet) {
+  if (document.partial) {
+    if (!quiet) {
+      std::cerr << "refbench: the run was interrupted: nothing appended to the history in " << dir.string() << "\n";
+    }
+    return;
+  }
+  const auto sha = document.header.baseline ? document.header.baseline->sha : std::string("HEAD");
+  const auto records = history::records_of(document, history::utc_now(), repository_id(repo, sha));
+  const bool appended = history::append(dir, records);
+  if (!quiet) {
+    std::cerr << fmt::format("refbench: history: {} {} record(s) to {}\n", appended ? "appended" : "already holds",
+                             records.size(), (dir / history::k_history_file).string());
+  }
+}
+
+} // namespace refbench::cli

@@ -1,0 +1,293 @@
+#include <refbench/history/series.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fnmatch.h>
+#include <map>
+#include <set>
+
+namespace refbench::history {
+namespace {
+
+bool usable_record(const Record& r) {
+  return r.ratio && r.ci_low && r.ci_high && *r.ratio > 0 && *r.ci_low > 0 && *r.ci_high >= *r.ci_low;
+}
+
+// The records of one series, newest last in file order, one per pair of
+// commits (a rerun of the same pair replaces the earlier record).
+std::vector<const Record*> latest_per_pair(const std::vector<const Record*>& records) {
+  std::map<std::pair<std::string, std::string>, std::size_t> last;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    last[{records[i]->baseline.sha, records[i]->candidate.sha}] = i;
+  }
+  std::vector<const Record*> kept;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (last.at({records[i]->baseline.sha, records[i]->candidate.sha}) == i) {
+      kept.push_back(records[i]);
+    }
+  }
+  return kept;
+}
+
+// Walking back from the newest record through "its baseline is an earlier
+// link's candidate": the chain in commit order (never a commit twice).
+std::vector<const Record*> chain_back(const std::vector<const Record*>& records) {
+  std::map<std::string, const Record*> by_candidate; // the newest record per candidate commit
+  for (const auto* r : records) {
+    by_candidate[r->candidate.sha] = r;
+  }
+  std::vector<const Record*> chain{records.back()};
+  std::set<std::string> seen{records.back()->candidate.sha};
+  for (auto it = by_candidate.find(chain.back()->baseline.sha);
+       it != by_candidate.end() && seen.insert(it->second->candidate.sha).second;
+       it = by_candidate.find(chain.back()->baseline.sha)) {
+    chain.push_back(it->second);
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+// log T as the bad direction sees it: a regression's log-ratio is above
+// it for lower-is-better metrics, below −log T for higher-is-better ones.
+double worse(const Series& s, double log_ratio, bool higher_is_better) {
+  (void)s;
+  return higher_is_better ? -log_ratio : log_ratio;
+}
+
+void decide(Series& s, double threshold, bool higher_is_better) {
+  const double t = std::log(threshold);
+  const double low = worse(s, std::log(higher_is_better ? s.ci_high : s.ci_low), higher_is_better);
+  const double high = worse(s, std::log(higher_is_better ? s.ci_low : s.ci_high), higher_is_better);
+  const bool link_regressed =
+      std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.record->verdict == "REGRESSION"; });
+  if (low > t) {
+    s.verdict = s.chained && !link_regressed ? "REGRESSION (creep)" : "REGRESSION";
+  } else if (high < t) {
+    s.verdict = "PASS";
+  } else {
+    s.verdict = "INCONCLUSIVE";
+  }
+  if (s.verdict == "REGRESSION (creep)") { // the links that moved most in the bad direction
+    std::vector<std::size_t> order(s.points.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return worse(s, s.points[a].log_ratio, higher_is_better) > worse(s, s.points[b].log_ratio, higher_is_better);
+    });
+    order.resize(std::min<std::size_t>(3, order.size()));
+    s.moved_most = order;
+  }
+}
+
+Series series_of(const std::vector<const Record*>& all, const SeriesSettings& settings) {
+  const auto records = latest_per_pair(all);
+  Series s;
+  s.cell = records.back()->cell;
+  s.metric = records.back()->metric;
+  s.unit = records.back()->unit;
+  s.gated = records.back()->gated;
+  auto chain = chain_back(records);
+  s.chained = chain.size() >= 2;
+  if (!s.chained) { // a fixed baseline: the records measured against the newest one's
+    chain.clear();
+    for (const auto* r : records) {
+      if (r->baseline.sha == records.back()->baseline.sha) {
+        chain.push_back(r);
+      }
+    }
+  }
+  std::vector<stats::Link> links;
+  double level = 0;
+  for (const auto* r : chain) {
+    const double log_ratio = std::log(*r->ratio);
+    links.push_back({log_ratio, std::log(*r->ci_low), std::log(*r->ci_high)});
+    level = s.chained ? level + log_ratio : log_ratio;
+    s.points.push_back({r, log_ratio, level, 0, 0});
+  }
+  const auto total = s.chained ? stats::chain(links) : links.back();
+  s.ratio = std::exp(total.estimate);
+  s.ci_low = std::exp(total.low);
+  s.ci_high = std::exp(total.high);
+  std::vector<double> levels;
+  for (const auto& p : s.points) {
+    levels.push_back(p.level);
+  }
+  const auto band = stats::ewma(levels, 10);
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    s.points[i].ewma = band.mean[i];
+    s.points[i].sd = band.sd[i];
+  }
+  for (const auto& c : stats::e_divisive(levels, {0.05, 3, 199, settings.seed})) {
+    s.change_points.push_back(
+        {s.points[c.index].record->candidate.sha, c.index, std::exp(c.before), std::exp(c.after), c.p});
+  }
+  decide(s, settings.threshold, chain.back()->higher_is_better);
+  return s;
+}
+
+std::string short_sha(const std::string& sha) { return sha.substr(0, 7); }
+
+// "`1a2b3c4` (v1.2.0)": a commit and the ref it was measured as.
+std::string commit_text(const Record& r) {
+  return report::code_span(short_sha(r.candidate.sha)) + (r.candidate.ref.empty() || r.candidate.ref == r.candidate.sha
+                                                              ? ""
+                                                              : " (" + report::escape_cell(r.candidate.ref) + ")");
+}
+
+std::string ratio_text(double ratio, double low, double high) {
+  return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", ratio, low, high);
+}
+
+} // namespace
+
+std::vector<Series> build_series(const std::vector<Record>& records, const SeriesSettings& settings) {
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::vector<const Record*>> by_key;
+  for (const auto& r : records) {
+    if (!usable_record(r)) {
+      continue;
+    }
+    const std::pair key{r.cell, r.metric};
+    if (!by_key.contains(key)) {
+      order.push_back(key);
+    }
+    by_key[key].push_back(&r);
+  }
+  for (const auto& glob : settings.cells) {
+    if (std::none_of(order.begin(), order.end(),
+                     [&](const auto& key) { return ::fnmatch(glob.c_str(), key.first.c_str(), 0) == 0; })) {
+      throw UsageError(fmt::format("--cells '{}' matches no cell of the history", util::printable(glob)),
+                       "list the cells with `refbench history DIR --format json`");
+    }
+  }
+  std::vector<Series> series;
+  for (const auto& key : order) {
+    const bool selected =
+        settings.cells.empty() || std::any_of(settings.cells.begin(), settings.cells.end(), [&](const auto& glob) {
+          return ::fnmatch(glob.c_str(), key.first.c_str(), 0) == 0;
+        });
+    if (selected) {
+      series.push_back(series_of(by_key.at(key), settings));
+    }
+  }
+  return series;
+}
+
+nlohmann::json history_json(const std::vector<Series>& series, const std::vector<std::string>& warnings) {
+  nlohmann::json out{{"series", nlohmann::json::array()}, {"warnings", warnings}};
+  for (const auto& s : series) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : s.points) {
+      const auto& r = *p.record;
+      points.push_back({{"baseline", {{"ref", r.baseline.ref}, {"sha", r.baseline.sha}}},
+                        {"candidate", {{"ref", r.candidate.ref}, {"sha", r.candidate.sha}}},
+                        {"time", r.time},
+                        {"ratio", *r.ratio},
+                        {"ci_low", *r.ci_low},
+                        {"ci_high", *r.ci_high},
+                        {"verdict", r.verdict},
+                        {"level", std::exp(p.level)},
+                        {"ewma", std::exp(p.ewma)},
+                        {"ewma_sd", p.sd},
+                        {"line", r.line}});
+    }
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& c : s.change_points) {
+      changes.push_back({{"sha", c.sha}, {"index", c.index}, {"before", c.before}, {"after", c.after}, {"p", c.p}});
+    }
+    std::vector<std::string> moved;
+    for (std::size_t i : s.moved_most) {
+      moved.push_back(s.points[i].record->candidate.sha);
+    }
+    out["series"].push_back({{"cell", s.cell},
+                             {"metric", s.metric},
+                             {"gated", s.gated},
+                             {"chained", s.chained},
+                             {"links", s.chained ? s.points.size() : 0},
+                             {"cumulative_ratio", s.ratio},
+                             {"cumulative_ci_low", s.ci_low},
+                             {"cumulative_ci_high", s.ci_high},
+                             {"verdict", s.verdict},
+                             {"moved_most", moved},
+                             {"change_points", changes},
+                             {"points", points}});
+  }
+  return out;
+}
+
+std::string render_history_markdown(const std::vector<Series>& series, const std::vector<std::string>& warnings,
+                                    double threshold) {
+  const auto creeps =
+      std::count_if(series.begin(), series.end(), [](const Series& s) { return s.verdict == "REGRESSION (creep)"; });
+  const auto regressions =
+      std::count_if(series.begin(), series.end(), [](const Series& s) { return s.verdict == "REGRESSION"; });
+  std::string out =
+      fmt::format("### refbench history: {} · {} series · threshold {:.2f}x\n\n",
+                  creeps + regressions == 0
+                      ? std::string("✅ no regression")
+                      : fmt::format("❌ {} regression{}{}", creeps + regressions, creeps + regressions == 1 ? "" : "s",
+                                    creeps > 0 ? fmt::format(" ({} creep)", creeps) : ""),
+                  series.size(), threshold);
+  out += "| cell | metric | points | from → to | ratio (95% CI) | verdict | moved most | change points |\n"
+         "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : series) {
+    std::string moved;
+    for (std::size_t i : s.moved_most) {
+      const auto& p = s.points[i];
+      moved += fmt::format("{}{} {:.3f}x", moved.empty() ? "" : ", ", commit_text(*p.record), std::exp(p.log_ratio));
+    }
+    std::string changes;
+    for (const auto& c : s.change_points) {
+      changes += fmt::format("{}{} {:.3f}x → {:.3f}x", changes.empty() ? "" : ", ",
+                             commit_text(*s.points[c.index].record), c.before, c.after);
+    }
+    out += fmt::format("| {} | {} | {}{} | {} → {} | {} | {} | {} | {} |\n", report::escape_cell(s.cell),
+                       report::escape_cell(s.metric), s.points.size(), s.chained ? " links" : "",
+                       report::code_span(short_sha(s.points.front().record->baseline.sha)),
+                       report::code_span(short_sha(s.points.back().record->candidate.sha)),
+                       ratio_text(s.ratio, s.ci_low, s.ci_high), s.verdict, moved.empty() ? "—" : moved,
+                       changes.empty() ? "—" : changes);
+  }
+  for (const auto& s : series) {
+    if (!s.gated || s.points.size() < 2) {
+      continue;
+    }
+    std::string labels;
+    std::string level;
+    std::string ewma;
+    std::string upper;
+    std::string lower;
+    for (const auto& p : s.points) {
+      labels += fmt::format("{}\"{}\"", labels.empty() ? "" : ", ", short_sha(p.record->candidate.sha));
+      const auto number = [](double log_value) { return fmt::format("{:.4f}", std::exp(log_value)); };
+      level += (level.empty() ? "" : ", ") + number(p.level);
+      ewma += (ewma.empty() ? "" : ", ") + number(p.ewma);
+      upper += (upper.empty() ? "" : ", ") + number(p.ewma + 2 * p.sd);
+      lower += (lower.empty() ? "" : ", ") + number(p.ewma - 2 * p.sd);
+    }
+    const std::string title =
+        util::replace_all(util::printable(s.cell + " " + s.metric + (s.chained ? " (cumulative)" : "")), "\"", "'");
+    out +=
+        fmt::format("\n**{} {}**{}\n\n", report::code_span(s.cell), report::escape_cell(s.metric),
+                    s.chained ? " — cumulative ratio since the first night; EWMA and ±2σ" : " — ratio; EWMA and ±2σ");
+    out += report::fenced_block(fmt::format("xychart-beta\n  title \"{}\"\n  x-axis [{}]\n  y-axis \"ratio\"\n"
+                                            "  line [{}]\n  line [{}]\n  line [{}]\n  line [{}]\n",
+                                            title, labels, level, ewma, upper, lower),
+                                "mermaid");
+  }
+  if (!warnings.empty()) {
+    out += "\n**Skipped lines**\n\n";
+    for (const auto& warning : warnings) {
+      out += "- " + report::escape_cell(warning) + "\n";
+    }
+  }
+  return out;
+}
+
+} // namespace refbench::history

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Nightly history (README: Nightly history): six nights chained with
+# `--baseline history-last`, five of them 4 % slower than the night before
+# (no link a REGRESSION at 1.15x): `refbench history` calls the creep, with
+# a cumulative interval above 1.10, and names the links that moved most; a
+# chain of six docs-only nights is no creep. Appends are whole lines, one
+# run once; bad lines are skipped by line number; another repository's or
+# another schema's lines are refused; history-last refuses an empty history.
+source "$(dirname "$0")/lib.sh"
+repo="$WORK/repo"
+mkdir -p "$repo/bin"
+work() { # the program of a night: sleeps $1 µs
+  printf '#!/bin/sh\nexec sleep 0.%06d\n' "$1" >"$repo/bin/work"
+  chmod +x "$repo/bin/work"
+}
+work 20000
+cat >"$repo/refbench.toml" <<'EOF'
+[build]
+command = "true"
+
+[run]
+min_rounds = 16
+max_rounds = 16
+replicas = 1
+
+[[cell]]
+name = "work"
+command = ["{arm}/bin/work"]
+EOF
+git_in "$repo" init -q -b main
+git_in "$repo" add -A
+git_in "$repo" commit -q -m night0
+git_in "$repo" tag night0
+micros=20000
+for night in 1 2 3 4 5; do # +4 % a night
+  micros=$((micros * 104 / 100))
+  work "$micros"
+  git_in "$repo" commit -q -am "night$night"
+  git_in "$repo" tag "night$night"
+done
+echo docs >"$repo/NOTES"
+git_in "$repo" add -A
+git_in "$repo" commit -q -m night6
+git_in "$repo" tag night6
+
+H="$WORK/history"
+# history-last with nothing in the history yet: refused before anything is built
+run_refbench run -q --repo "$repo" --baseline history-last --candidate night1 --history "$H" --out "$WORK/o0"
+expect_rc 3
+expect_in "$WORK/err" "history-last: the history in"
+[ ! -e "$WORK/o0/arms" ] || fail "a refused run made worktrees"
+
+run_refbench run -q --repo "$repo" --baseline night0 --candidate night1 --history "$H" --seed 1 --out "$WORK/o1"
+expect_rc 0
+for night in 2 3 4 5 6; do
+  run_refbench run -q --repo "$repo" --baseline history-last --candidate "night$night" --history "$H" --seed "$night" \
+    --out "$WORK/o$night"
+  expect_rc 0
+  expect_json "$WORK/o$night/results.json" "r['arms']['baseline']['ref'] == 'history-last' and r['arms']['baseline']['sha'] == '$(git_in "$repo" rev-parse "night$((night - 1))")'"
+done
+[ "$(wc -l <"$H/history.jsonl")" = 18 ] || fail "expected 6 runs × 3 metrics = 18 lines, got $(wc -l <"$H/history.jsonl")"
+# the history's gate may be stricter than a run's: 1.10 over the chain, 1.15 a night
+run_refbench history "$H" --format json --threshold 1.10
+expect_rc 1
+cp "$WORK/out" "$WORK/h.json"
+S="next(s for s in r['series'] if s['metric'] == 'wall')"
+expect_json "$WORK/h.json" "$S['chained'] and $S['links'] == 6 and $S['verdict'] == 'REGRESSION (creep)'"
+expect_json "$WORK/h.json" "$S['cumulative_ci_low'] > 1.10 and 1.12 < $S['cumulative_ratio'] < 1.30 and all(p['ci_high'] < 1.15 for p in $S['points'])"
+expect_json "$WORK/h.json" "all(p['verdict'] != 'REGRESSION' for p in $S['points'])"
+moved="[p['candidate']['ref'] for p in $S['points'] if p['candidate']['sha'] in $S['moved_most']]"
+expect_json "$WORK/h.json" "len($S['moved_most']) == 3 and 'night6' not in $moved"
+# the order is the commits', not the lines': shuffle the lines, same chain
+shuf --random-source=<(yes) "$H/history.jsonl" >"$WORK/shuffled.jsonl"
+mkdir -p "$WORK/h2" && cp "$WORK/shuffled.jsonl" "$WORK/h2/history.jsonl"
+# … and a bad line and a torn one are skipped, by line number
+printf 'not json\n' >>"$WORK/h2/history.jsonl"
+printf '{"schema_version": 1, "time": "x"' >>"$WORK/h2/history.jsonl"
+run_refbench history "$WORK/h2" --format json --threshold 1.10
+expect_rc 1
+expect_in "$WORK/err" "history.jsonl:19: skipped, not a JSON line"
+expect_in "$WORK/err" "history.jsonl:20: skipped"
+cp "$WORK/out" "$WORK/h2.json"
+expect_json "$WORK/h2.json" "[p['candidate']['sha'] for p in $S['points']] == $(json_eval "$WORK/h.json" "[p['candidate']['sha'] for p in $S['points']]")"
+# Markdown: a table cmark-gfm reads, a Mermaid chart Mermaid's parser accepts
+run_refbench history "$H" --threshold 1.10
+expect_rc 1
+cp "$WORK/out" "$WORK/h.md"
+expect_in "$WORK/h.md" "| work | wall | 6 links |"
+expect_in "$WORK/h.md" "REGRESSION (creep)"
+cmark-gfm -e table "$WORK/h.md" | grep -q "<td>REGRESSION (creep)</td>" || fail "cmark-gfm does not read the history table"
+expect_mermaid "$WORK/h.md" 1
+# HTML: one self-contained page, one series path per series, no script, no URL
+run_refbench history "$H" --format html --threshold 1.10
+expect_rc 1
+cp "$WORK/out" "$WORK/h.html"
+[ "$(grep -c 'class="series"' "$WORK/h.html")" = 3 ] || fail "expected one series path per series"
+! grep -qiE '<script|https?://[a-z]' "$WORK/h.html" || fail "the HTML page loads something"
+
+# a flat chain: six docs-only nights
+F="$WORK/flat"
+echo 0 >"$repo/NOTES"
+git_in "$repo" commit -q -am flat0
+git_in "$repo" tag flat0
+run_refbench run -q --repo "$repo" --baseline night6 --candidate flat0 --history "$F" --seed 11 --out "$WORK/f0"
+expect_rc 0
+for i in 1 2 3 4 5; do
+  echo "$i" >"$repo/NOTES"
+  git_in "$repo" commit -q -am "flat$i"
+  run_refbench run -q --repo "$repo" --baseline history-last --candidate main --history "$F" --seed "1$i" \
+    --out "$WORK/f$i"
+  expect_rc 0
+done
+run_refbench history "$F" --format json --cells 'w*' --threshold 1.10
+expect_rc 0
+cp "$WORK/out" "$WORK/f.json"
+expect_json "$WORK/f.json" "$S['links'] == 6 and $S['verdict'] == 'PASS' and $S['cumulative_ci_low'] < 1.10"
+
+# a run appended twice is one run
+cp "$F/history.jsonl" "$WORK/before.jsonl"
+tail -3 "$F/history.jsonl" >>"$F/history.jsonl"
+run_refbench history "$F" --format json
+expect_rc 0
+# refused: another repository's record, another schema version, a --cells glob that matches nothing
+sed -e '1s/"repository":"[0-9a-f]*"/"repository":"0000000000000000000000000000000000000000"/' "$WORK/before.jsonl" \
+  >"$F/history.jsonl"
+run_refbench run -q --repo "$repo" --baseline history-last --candidate main --history "$F" --out "$WORK/f9" \
+  --allow-same-commit
+expect_rc 2
+expect_in "$WORK/err" "history.jsonl:1: a record of another repository"
+sed -e '1s/"schema_version":1/"schema_version":9/' "$WORK/before.jsonl" >"$F/history.jsonl"
+run_refbench history "$F"
+expect_rc 2
+expect_in "$WORK/err" "history.jsonl:1: history schema_version 9 is not 1"
+cp "$WORK/before.jsonl" "$F/history.jsonl"
+run_refbench history "$F" --cells 'nothing*'
+expect_rc 2
+expect_in "$WORK/err" "--cells 'nothing*' matches no cell of the history"
+# a planted symlink is refused, never written through
+mkdir -p "$WORK/h4" && ln -s "$WORK/target.jsonl" "$WORK/h4/history.jsonl"
+run_refbench run -q --repo "$repo" --baseline night5 --candidate night6 --history "$WORK/h4" --out "$WORK/o9"
+expect_rc 3
+[ ! -e "$WORK/target.jsonl" ] || fail "the history was written through a symlink"
+echo "ok: a creep of five 4 % nights is found across a chain; a docs-only chain is not"

@@ -1,0 +1,58 @@
+#include <doctest/doctest.h>
+
+#include <refbench/stats/trend.hpp>
+
+#include <cmath>
+
+using namespace refbench;
+
+TEST_CASE("stats::chain: the sum of the links with variances from their intervals") {
+  // two links of 0.1 ± 0.05: the sum 0.2, the half-width √2 · 0.05
+  const std::vector<stats::Link> links{{0.1, 0.05, 0.15}, {0.1, 0.05, 0.15}};
+  const auto total = stats::chain(links);
+  CHECK(total.estimate == doctest::Approx(0.2));
+  CHECK(total.high - total.estimate == doctest::Approx(0.05 * std::sqrt(2.0)).epsilon(1e-12));
+  CHECK(total.estimate - total.low == doctest::Approx(0.05 * std::sqrt(2.0)).epsilon(1e-12));
+  // a 90 % link interval is narrower for the same standard error: 1.645 vs 1.96
+  const std::vector<stats::Link> one{{0, -1.6448536269514722, 1.6448536269514722}};
+  CHECK(stats::chain(one, 0.90).high == doctest::Approx(1.959963984540054).epsilon(1e-9));
+  CHECK(stats::chain({}).estimate == 0);
+}
+
+TEST_CASE("stats::ewma: the exponentially weighted mean and deviation, closed form") {
+  const std::vector<double> x{0, 1, 1};
+  const auto e = stats::ewma(x, 10); // α = 2/11
+  const double a = 2.0 / 11;
+  CHECK(e.mean[0] == 0);
+  CHECK(e.sd[0] == 0);
+  CHECK(e.mean[1] == doctest::Approx(a));
+  CHECK(e.sd[1] == doctest::Approx(std::sqrt((1 - a) * a)));
+  const double var2 = (1 - a) * ((1 - a) * a + a * (1 - a) * (1 - a));
+  CHECK(e.mean[2] == doctest::Approx(a + a * (1 - a)));
+  CHECK(e.sd[2] == doctest::Approx(std::sqrt(var2)));
+}
+
+TEST_CASE("stats::e_divisive: a clear step, two steps, none in a flat series") {
+  std::vector<double> step;
+  for (int i = 0; i < 20; ++i) {
+    step.push_back((i >= 12 ? 1.0 : 0.0) + 0.01 * ((i * 7) % 5 - 2));
+  }
+  auto found = stats::e_divisive(step);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].index == 12);
+  CHECK(found[0].before == doctest::Approx(0.0).epsilon(0.01));
+  CHECK(found[0].after == doctest::Approx(1.0).epsilon(0.01));
+  CHECK(found[0].p <= 0.05);
+  std::vector<double> two = step;
+  for (int i = 0; i < 10; ++i) {
+    two.push_back(3.0 + 0.01 * ((i * 3) % 4));
+  }
+  auto both = stats::e_divisive(two);
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].index == 12);
+  CHECK(both[1].index == 20);
+  CHECK(stats::e_divisive(std::vector<double>(30, 1.0)).empty());       // every permutation ties: p = 1
+  CHECK(stats::e_divisive(std::vector<double>{0, 0, 0, 1, 1}).empty()); // too short for two sides of 3
+  // the same seed, the same answer
+  CHECK(stats::e_divisive(two, {0.05, 3, 99, 5}).size() == stats::e_divisive(two, {0.05, 3, 99, 5}).size());
+}
