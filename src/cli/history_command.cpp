@@ -105,4 +105,33 @@ void append_to_history(const fs::path& dir, const report::RunDocument& document,
   }
 }
 
+std::vector<report::DocumentWarning> band_notes(const fs::path& dir, const report::RunDocument& document) {
+  const auto history = history::read_history(dir);
+  if (history.records.empty()) {
+    return {};
+  }
+  const auto series = history::build_series(history.records, {});
+  std::vector<report::DocumentWarning> notes;
+  for (const auto& r : document.results) {
+    if (!r.gated || r.control || !(r.ratio > 0)) {
+      continue;
+    }
+    const auto found = std::find_if(series.begin(), series.end(),
+                                    [&](const history::Series& s) { return s.cell == r.cell && s.metric == r.metric; });
+    if (found == series.end()) {
+      continue;
+    }
+    if (const auto at = history::band_position(*found, r.ratio)) {
+      notes.push_back(
+          {r.cell,
+           fmt::format("history: {} {} {:.3f}x sits {:+.1f}σ from the band of the history's last {} ratios "
+                       "(EWMA {:.3f}x, σ {:.1f} %)",
+                       r.cell, r.metric, r.ratio, at->z, at->points, at->ewma, 100 * at->sd),
+           {{"history",
+             {{"metric", r.metric}, {"ewma", at->ewma}, {"sd", at->sd}, {"z", at->z}, {"points", at->points}}}}});
+    }
+  }
+  return notes;
+}
+
 } // namespace refbench::cli

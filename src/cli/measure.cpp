@@ -123,6 +123,9 @@ int measure_and_report(const MeasurementPlan& plan, process::Executor& executor,
   document.payloads = plan.payloads;
   document.harness_peak_rss_bytes = process::own_peak_rss_bytes();
   document.total_seconds = sinks.clock() - sinks.started;
+  if (sinks.amend) {
+    sinks.amend(document);
+  }
   write_outputs(plan.out, document);
   if (sinks.publish) {
     sinks.publish(document);

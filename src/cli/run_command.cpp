@@ -475,6 +475,38 @@ std::vector<runner::CellSpec> run_cells(std::vector<runner::CellSpec> planned, c
   return with_control(std::move(planned), in, plan.rounds);
 }
 
+// README: Nightly history: --history DIR, else [history] dir, absolute; none without either.
+std::optional<fs::path> history_dir_of(const RunOptions& o, const config::Config& config) {
+  if (o.history) {
+    return fs::absolute(*o.history);
+  }
+  return config.history_dir ? std::optional<fs::path>(fs::absolute(*config.history_dir)) : std::nullopt;
+}
+
+// Wires the history in `dir` into `sinks`: a pull request's run notes in its
+// report where it sits in the history's band; any other run appends its
+// records once its files are written, before anything is published.
+void add_history(Sinks& sinks, const std::optional<fs::path>& dir, bool pull_request, const std::string& repo,
+                 bool quiet) {
+  if (!dir) {
+    return;
+  }
+  if (pull_request) {
+    sinks.amend = [dir = *dir](report::RunDocument& document) {
+      for (auto& note : band_notes(dir, document)) {
+        document.warnings.push_back(std::move(note));
+      }
+    };
+    return;
+  }
+  sinks.publish = [publish = sinks.publish, dir = *dir, repo, quiet](const report::RunDocument& document) {
+    append_to_history(dir, document, repo, quiet);
+    if (publish) {
+      publish(document);
+    }
+  };
+}
+
 } // namespace
 
 int run_run(const RunOptions& options, const CommonOptions& common) {
@@ -489,9 +521,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   }
   check_candidates(o, in, common.quiet);
   auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
-  const auto history_dir = o.history               ? std::optional<fs::path>(fs::absolute(*o.history))
-                           : in.config.history_dir ? std::optional<fs::path>(fs::absolute(*in.config.history_dir))
-                                                   : std::nullopt;
+  const auto history_dir = history_dir_of(o, in.config);
   auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
   const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
   if (seed_derived) {
@@ -563,17 +593,10 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
-  const bool append_history = history_dir && !pr_base_sha; // a pull request's run only reads the history
-  if (event || append_history) {
-    sinks.publish = [&](const report::RunDocument& document) {
-      if (append_history) {
-        append_to_history(*history_dir, document, in.repo, common.quiet);
-      }
-      if (event) {
-        publish_to_github(out, document, *event);
-      }
-    };
+  if (event) {
+    sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
   }
+  add_history(sinks, history_dir, pr_base_sha.has_value(), in.repo, common.quiet);
   sinks.started = started;
   return measure_and_report(plan, *launcher, journal, sinks);
 }

@@ -179,6 +179,20 @@ std::vector<Series> build_series(const std::vector<Record>& records, const Serie
   return series;
 }
 
+std::optional<BandPosition> band_position(const Series& series, double ratio) {
+  if (series.points.empty() || !(ratio > 0)) {
+    return std::nullopt;
+  }
+  std::vector<double> logs;
+  for (const auto& p : series.points) {
+    logs.push_back(p.log_ratio);
+  }
+  const auto band = stats::ewma(logs, 10);
+  const double mean = band.mean.back();
+  const double sd = band.sd.back();
+  return BandPosition{std::exp(mean), sd, sd > 0 ? (std::log(ratio) - mean) / sd : 0.0, logs.size()};
+}
+
 nlohmann::json history_json(const std::vector<Series>& series, const std::vector<std::string>& warnings) {
   nlohmann::json out{{"series", nlohmann::json::array()}, {"warnings", warnings}};
   for (const auto& s : series) {

@@ -2,7 +2,8 @@
 
 Usage: check_actions.py ROOT
 
-Reads ROOT/action.yml, ROOT/comment/action.yml, ROOT/.github/workflows/*.yml
+Reads ROOT/action.yml, ROOT/comment/action.yml, ROOT/history/action.yml,
+ROOT/.github/workflows/*.yml
 and ROOT/examples/workflows/*.yml, prints one line per violation as
 `FILE:LINE: message` and exits 1 if there is any (0 if none, 2 on bad usage).
 
@@ -59,8 +60,10 @@ ACTION_SCRIPT = re.compile(r"\$\{?GITHUB_ACTION_PATH\}?/([\w./-]+)")
 LOCAL_ACTIONS = {
     "refbench/refbench": "action.yml",
     "refbench/refbench/comment": "comment/action.yml",
+    "refbench/refbench/history": "history/action.yml",
     ".": "action.yml",
     "./comment": "comment/action.yml",
+    "./history": "history/action.yml",
 }
 
 violations = []
@@ -606,7 +609,7 @@ def main(argv):
         return 2
     root = Path(argv[1])
     actions = {}
-    for rel in ("action.yml", "comment/action.yml"):
+    for rel in ("action.yml", "comment/action.yml", "history/action.yml"):
         if (root / rel).is_file():
             check_action(root, rel, actions)
         else:

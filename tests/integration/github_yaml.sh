@@ -24,10 +24,11 @@ check() {
 # Copies the files the checker reads into $WORK/$1.
 copy_tree() {
   local dir="$WORK/$1"
-  mkdir -p "$dir/comment" "$dir/scripts" "$dir/.github/workflows" "$dir/examples/workflows"
+  mkdir -p "$dir/comment" "$dir/history" "$dir/scripts" "$dir/.github/workflows" "$dir/examples/workflows"
   cp "$ROOT/action.yml" "$dir/"
   cp "$ROOT/comment/action.yml" "$dir/comment/"
-  cp "$ROOT/scripts/action-binary.sh" "$dir/scripts/"
+  cp "$ROOT/history/action.yml" "$dir/history/"
+  cp "$ROOT/scripts/action-binary.sh" "$ROOT/scripts/history-branch.sh" "$dir/scripts/"
   cp "$ROOT"/.github/workflows/*.yml "$dir/.github/workflows/"
   cp "$ROOT"/examples/workflows/*.yml "$dir/examples/workflows/"
 }

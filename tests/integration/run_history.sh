@@ -96,6 +96,29 @@ cp "$WORK/out" "$WORK/h.html"
 [ "$(grep -c 'class="series"' "$WORK/h.html")" = 3 ] || fail "expected one series path per series"
 ! grep -qiE '<script|https?://[a-z]' "$WORK/h.html" || fail "the HTML page loads something"
 
+# a pull request's run reads the history, never writes it, and says where its ratio sits in the band
+git_in "$repo" checkout -q -b feat night6
+work 30000
+git_in "$repo" commit -q -am "a slower PR"
+cat >"$WORK/pr.json" <<JSON
+{"action": "synchronize", "number": 7,
+ "pull_request": {"number": 7, "base": {"ref": "main", "sha": "$(git_in "$repo" rev-parse night6)"},
+   "head": {"ref": "feat", "sha": "$(git_in "$repo" rev-parse feat)"}}}
+JSON
+lines=$(wc -l <"$H/history.jsonl")
+mkdir -p "$WORK/pr.gh"
+set +e
+GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$WORK/pr.json" GITHUB_STEP_SUMMARY="$WORK/pr.gh/summary" \
+  GITHUB_OUTPUT="$WORK/pr.gh/output" "$REFBENCH" run -q --github --repo "$repo" --history "$H" --out "$WORK/pr" \
+  --seed 3 >"$WORK/out" 2>"$WORK/err"
+RC=$?
+set -e
+expect_rc 1
+[ "$(wc -l <"$H/history.jsonl")" = "$lines" ] || fail "a pull request's run wrote to the history"
+expect_json "$WORK/pr/results.json" "(lambda w: w['cell'] == 'work' and w['history']['points'] == 6 and w['history']['z'] > 2)(next(w for w in r['warnings'] if 'history' in w))"
+expect_in "$WORK/pr/report.md" "history: \`work\` wall"
+git_in "$repo" checkout -q main
+
 # a flat chain: six docs-only nights
 F="$WORK/flat"
 echo 0 >"$repo/NOTES"

@@ -44,4 +44,10 @@ std::string history_last(const std::optional<std::filesystem::path>& dir, const 
 void append_to_history(const std::filesystem::path& dir, const report::RunDocument& document, const std::string& repo,
                        bool quiet);
 
+// README: Nightly history: for a pull request's run, per gated result of
+// `document`, where its ratio sits in the band of the history's series of
+// the same cell and metric, as notes for the report ("history" facts).
+// Nothing when the history is missing or empty.
+std::vector<report::DocumentWarning> band_notes(const std::filesystem::path& dir, const report::RunDocument& document);
+
 } // namespace refbench::cli

@@ -47,6 +47,9 @@ struct Sinks {
   int err_fd = -1;                    // for the progress mode (a terminal or not); -1: plain
   runner::PlacementHook place;        // moves the replicas' links before each round; empty: none
   std::function<void()> after_rounds; // cleanup once the rounds are over; empty: none
+  // Adds to the run's document before its files are written (a pull
+  // request's place in the history); empty: nothing.
+  std::function<void(report::RunDocument&)> amend;
   // Called with the run's document once its files are written (--github); empty: none.
   std::function<void(const report::RunDocument&)> publish;
   runner::Clock clock = runner::monotonic_now;

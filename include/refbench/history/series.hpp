@@ -8,6 +8,7 @@
 #include <refbench/stats/trend.hpp>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,19 @@ struct SeriesSettings {
 // newest one's baseline form a fixed-baseline series in file order.
 // Throws UsageError when a glob of `settings.cells` matches no series.
 std::vector<Series> build_series(const std::vector<Record>& records, const SeriesSettings& settings);
+
+// Where a pull request's `ratio` sits among the series' own ratios (each
+// point's candidate/baseline, a night's change for a chain): the EWMA
+// (span 10) of their logs at the newest point with its standard deviation
+// (log units), and the ratio's distance from it in deviations (0 when the
+// deviation is 0). None for a series without points.
+struct BandPosition {
+  double ewma = 1; // as a ratio
+  double sd = 0;
+  double z = 0;
+  std::size_t points = 0;
+};
+std::optional<BandPosition> band_position(const Series& series, double ratio);
 
 // "### refbench history: …", a table of every series and a Mermaid
 // xychart-beta per gated series; `warnings` (skipped lines) are listed.
