@@ -95,6 +95,35 @@ expect_rc 1
 cp "$WORK/out" "$WORK/h.html"
 [ "$(grep -c 'class="series"' "$WORK/h.html")" = 3 ] || fail "expected one series path per series"
 ! grep -qiE '<script|https?://[a-z]' "$WORK/h.html" || fail "the HTML page loads something"
+# … and in a real browser (Debian's Chromium, headless): the DOM it built holds one series path
+# per chart, and the screenshot is a chart, not a blank page
+command -v chromium >/dev/null || fail "chromium is not installed: run scripts/install-deps.sh"
+browse() {
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$WORK/chrome" \
+    --window-size=800,1000 "$@" "file://$WORK/h.html" 2>>"$WORK/chromium.log"
+}
+browse --dump-dom >"$WORK/dom.html" || fail "chromium --dump-dom failed: $(tail -3 "$WORK/chromium.log")"
+"$PY" - "$WORK/dom.html" <<'PY' || fail "the browser's DOM: $(head -c 300 "$WORK/dom.html")"
+import sys
+from html.parser import HTMLParser
+class Charts(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.charts = []
+    def handle_starttag(self, tag, attrs):
+        if tag == "svg":
+            self.charts.append(0)
+        elif tag == "path" and ("class", "series") in attrs and self.charts:
+            self.charts[-1] += 1
+charts = Charts()
+charts.feed(open(sys.argv[1]).read())
+sys.exit(0 if charts.charts == [1, 1, 1] else 1)
+PY
+browse --screenshot="$WORK/h.png" >/dev/null || fail "chromium --screenshot failed: $(tail -3 "$WORK/chromium.log")"
+read -r width height colours ink < <("$PY" "$(dirname "$0")/png_stats.py" "$WORK/h.png")
+[ "$width" = 800 ] && [ "$colours" -ge 8 ] && "$PY" -c "import sys; sys.exit(not 0.02 < $ink < 0.9)" ||
+  fail "the screenshot looks blank: ${width}x$height, $colours colours, $ink of it not background"
 
 # a pull request's run reads the history, never writes it, and says where its ratio sits in the band
 git_in "$repo" checkout -q -b feat night6
