@@ -52,17 +52,16 @@ std::vector<const Record*> chain_back(const std::vector<const Record*>& records)
   return chain;
 }
 
-// log T as the bad direction sees it: a regression's log-ratio is above
-// it for lower-is-better metrics, below −log T for higher-is-better ones.
-double worse(const Series& s, double log_ratio, bool higher_is_better) {
-  (void)s;
-  return higher_is_better ? -log_ratio : log_ratio;
-}
+// A log-ratio turned so that larger is worse: as it is for lower-is-better
+// metrics, negated for higher-is-better ones (a falling throughput).
+double worse(double log_ratio, bool higher_is_better) { return higher_is_better ? -log_ratio : log_ratio; }
 
+// The verdict of `s` from its (cumulative) interval against `threshold`,
+// and for a creep the three points that moved most in the bad direction.
 void decide(Series& s, double threshold, bool higher_is_better) {
   const double t = std::log(threshold);
-  const double low = worse(s, std::log(higher_is_better ? s.ci_high : s.ci_low), higher_is_better);
-  const double high = worse(s, std::log(higher_is_better ? s.ci_low : s.ci_high), higher_is_better);
+  const double low = worse(std::log(higher_is_better ? s.ci_high : s.ci_low), higher_is_better);
+  const double high = worse(std::log(higher_is_better ? s.ci_low : s.ci_high), higher_is_better);
   const bool link_regressed =
       std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.record->verdict == "REGRESSION"; });
   if (low > t) {
@@ -78,7 +77,7 @@ void decide(Series& s, double threshold, bool higher_is_better) {
       order[i] = i;
     }
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return worse(s, s.points[a].log_ratio, higher_is_better) > worse(s, s.points[b].log_ratio, higher_is_better);
+      return worse(s.points[a].log_ratio, higher_is_better) > worse(s.points[b].log_ratio, higher_is_better);
     });
     order.resize(std::min<std::size_t>(3, order.size()));
     s.moved_most = order;
