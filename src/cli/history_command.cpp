@@ -134,4 +134,28 @@ std::vector<report::DocumentWarning> band_notes(const fs::path& dir, const repor
   return notes;
 }
 
+// Wires the history in `dir` into `sinks`: a pull request's run notes in its
+// report where it sits in the history's band; any other run appends its
+// records once its files are written, before anything is published.
+void add_history(Sinks& sinks, const std::optional<fs::path>& dir, bool pull_request, const std::string& repo,
+                 bool quiet) {
+  if (!dir) {
+    return;
+  }
+  if (pull_request) {
+    sinks.amend = [dir = *dir](report::RunDocument& document) {
+      for (auto& note : band_notes(dir, document)) {
+        document.warnings.push_back(std::move(note));
+      }
+    };
+    return;
+  }
+  sinks.publish = [publish = sinks.publish, dir = *dir, repo, quiet](const report::RunDocument& document) {
+    append_to_history(dir, document, repo, quiet);
+    if (publish) {
+      publish(document);
+    }
+  };
+}
+
 } // namespace refbench::cli

@@ -2,6 +2,7 @@
 // `refbench history DIR` (README: Nightly history) and what `run --history`
 // does with a history: append a run's records, resolve `history-last`.
 
+#include <refbench/cli/measure.hpp>
 #include <refbench/cli/options.hpp>
 #include <refbench/report/run_document.hpp>
 
@@ -49,5 +50,12 @@ void append_to_history(const std::filesystem::path& dir, const report::RunDocume
 // the same cell and metric, as notes for the report ("history" facts).
 // Nothing when the history is missing or empty.
 std::vector<report::DocumentWarning> band_notes(const std::filesystem::path& dir, const report::RunDocument& document);
+
+// Wires the history in `dir` into `sinks`: a pull request's run notes in its
+// report where it sits in the history's band; any other run appends its
+// records once its files are written, before anything is published. No
+// `dir`: nothing.
+void add_history(Sinks& sinks, const std::optional<std::filesystem::path>& dir, bool pull_request,
+                 const std::string& repo, bool quiet);
 
 } // namespace refbench::cli
