@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric'] == '$2')"; }
 
 # same program on both arms: PASS, exit 0, interval around 1
-run_refbench compare -q --seed 8 --max-rounds 20 --out "$WORK/same" "$SAMPLE_WORK 10" "$SAMPLE_WORK 10"
+run_refbench compare -q --seed 8 --max-rounds 60 --out "$WORK/same" "$SAMPLE_WORK 10" "$SAMPLE_WORK 10"
 expect_rc 0
 expect_json "$WORK/same/results.json" "$(row compare wall)['verdict'] == 'PASS' and r['verdict'] == 'pass'"
 expect_json "$WORK/same/results.json" "$(row compare wall)['ci_low'] < 1.05 and $(row compare wall)['ci_high'] < 1.15"
