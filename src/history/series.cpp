@@ -105,7 +105,7 @@ Series series_of(const std::vector<const Record*>& all, const SeriesSettings& se
   double level = 0;
   for (const auto* r : chain) {
     const double log_ratio = std::log(*r->ratio);
-    links.push_back({log_ratio, std::log(*r->ci_low), std::log(*r->ci_high)});
+    links.push_back({log_ratio, std::log(*r->ci_low), std::log(*r->ci_high), r->n});
     level = s.chained ? level + log_ratio : log_ratio;
     s.points.push_back({r, log_ratio, level, 0, 0});
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,15 @@ namespace {
 
 // The two-sided normal quantile of `confidence`: 1.96 for 0.95.
 double two_sided_z(double confidence) { return boost::math::quantile(boost::math::normal(), 0.5 + confidence / 2); }
+
+// The two-sided quantile of Student's t on `df` degrees of freedom; the
+// normal one when df is infinite.
+double two_sided_t(double confidence, double df) {
+  if (!std::isfinite(df)) {
+    return two_sided_z(confidence);
+  }
+  return boost::math::quantile(boost::math::students_t(df), 0.5 + confidence / 2);
+}
 
 // The energy statistic of splitting values[from, to) before `at`, from the
 // pairwise distance sums: Q = m k / (m + k) · (2/(m k) B − W_L/C(m,2) − W_R/C(k,2)),
@@ -98,14 +108,19 @@ double mean_of(std::span<const double> x, std::size_t from, std::size_t to) {
 Link chain(std::span<const Link> links, double link_confidence, double confidence) {
   double sum = 0;
   double variance = 0;
-  const double z_link = two_sided_z(link_confidence);
+  double df_denominator = 0; // Σ s_i⁴ / (n_i − 1); a link of unknown n adds nothing
+  std::size_t n = 0;
   for (const auto& link : links) {
     sum += link.estimate;
-    const double se = (link.high - link.low) / (2 * z_link);
+    const double df = link.n >= 2 ? static_cast<double>(link.n - 1) : std::numeric_limits<double>::infinity();
+    const double se = (link.high - link.low) / (2 * two_sided_t(link_confidence, df));
     variance += se * se;
+    df_denominator += std::isfinite(df) ? se * se * se * se / df : 0.0;
+    n += link.n;
   }
-  const double half = two_sided_z(confidence) * std::sqrt(variance);
-  return {sum, sum - half, sum + half};
+  const double df = df_denominator > 0 ? variance * variance / df_denominator : std::numeric_limits<double>::infinity();
+  const double half = two_sided_t(confidence, df) * std::sqrt(variance);
+  return {sum, sum - half, sum + half, n};
 }
 
 Ewma ewma(std::span<const double> values, double span) {

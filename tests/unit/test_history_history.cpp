@@ -103,8 +103,9 @@ TEST_CASE("history::build_series: chains by commits, creep, a fixed baseline") {
   CHECK(s.points[0].record->candidate.sha == "n1"); // commit order, not line order
   CHECK(s.points[5].record->candidate.sha == "n6");
   CHECK(s.ratio == doctest::Approx(std::pow(1.04, 5)));
-  // six links of ±1 %: the half-width √6 · log 1.01
-  CHECK(std::log(s.ci_high / s.ratio) == doctest::Approx(std::sqrt(6.0) * std::log(1.01)).epsilon(1e-9));
+  // six links of ±1 % from 20 pairs each: the half-width t(114) / t(19) · √6 · log 1.01
+  // (scipy: t.ppf(0.975, 114) / t.ppf(0.975, 19) · √6 · log 1.01)
+  CHECK(std::log(s.ci_high / s.ratio) == doctest::Approx(0.02306862525756874).epsilon(1e-9));
   CHECK(s.verdict == "REGRESSION (creep)");
   CHECK(s.moved_most.size() == 3);
   CHECK(s.points[5].level == doctest::Approx(5 * std::log(1.04)));

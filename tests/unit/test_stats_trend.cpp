@@ -19,6 +19,23 @@ TEST_CASE("stats::chain: the sum of the links with variances from their interval
   CHECK(stats::chain({}).estimate == 0);
 }
 
+TEST_CASE("stats::chain: links of n pairs read as t intervals, the sum on Welch–Satterthwaite degrees of freedom") {
+  // one link of 20 pairs gives back its own interval
+  const std::vector<stats::Link> one{{0.1, 0.05, 0.15, 20}};
+  const auto same = stats::chain(one);
+  CHECK(same.low == doctest::Approx(0.05).epsilon(1e-12));
+  CHECK(same.high == doctest::Approx(0.15).epsilon(1e-12));
+  CHECK(same.n == 20);
+  // two such links: s = 0.05 / t(19), 38 degrees of freedom, half-width t(38) √2 s
+  // (scipy: t.ppf(0.975, 38) / t.ppf(0.975, 19) · 0.05 · √2)
+  const std::vector<stats::Link> two{{0.1, 0.05, 0.15, 20}, {0.1, 0.05, 0.15, 20}};
+  CHECK(stats::chain(two).high - 0.2 == doctest::Approx(0.0683920874464224).epsilon(1e-9));
+  // a link of unknown n is normal and adds no term to the degrees of freedom
+  // (scipy: 360.46 degrees of freedom, half-width 0.10934734295872746)
+  const std::vector<stats::Link> mixed{{0, -0.05, 0.05, 10}, {0, -0.1, 0.1, 0}};
+  CHECK(stats::chain(mixed).high == doctest::Approx(0.10934734295872746).epsilon(1e-9));
+}
+
 TEST_CASE("stats::ewma: the exponentially weighted mean and deviation, closed form") {
   const std::vector<double> x{0, 1, 1};
   const auto e = stats::ewma(x, 10); // α = 2/11

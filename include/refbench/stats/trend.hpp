@@ -10,18 +10,24 @@
 namespace refbench::stats {
 
 // One link of a chain: a log-ratio estimate and its two-sided interval at
-// some confidence, in log units (low ≤ estimate ≤ high).
+// some confidence, in log units (low ≤ estimate ≤ high), from `n` pairs
+// (0: not known).
 struct Link {
   double estimate = 0;
   double low = 0;
   double high = 0;
+  std::size_t n = 0;
 };
 
 // The chain's cumulative log-ratio: the sum of the links' estimates, with
-// an interval at `confidence` from independent normal links whose standard
-// errors are their intervals' full widths / (2 z), z the normal quantile of
-// the links' own `link_confidence` (docs/design.md, Nightly history).
-// Empty `links`: {0, 0, 0}.
+// an interval at `confidence` from independent links (docs/design.md,
+// Chained links). A link of n ≥ 2 pairs reads as a t interval on n − 1
+// degrees of freedom: its standard error is its full width / (2 t), t the
+// Student quantile of `link_confidence`; a link of unknown n uses the
+// normal quantile. The sum's variance is Σ s_i², its quantile Student's on
+// the Welch–Satterthwaite degrees of freedom (Σ s_i²)² / Σ s_i⁴ / (n_i − 1),
+// so one link gives back its own interval and many links approach the
+// normal one. Empty `links`: {0, 0, 0}.
 Link chain(std::span<const Link> links, double link_confidence = 0.95, double confidence = 0.95);
 
 // An exponentially weighted mean and standard deviation of `values`, point
