@@ -281,11 +281,16 @@ int run_resolve(const ResolveOptions& o) {
 
 namespace {
 
-// README: More candidates: what a run of several candidates cannot do;
-// replicas, on by default, are off (said unless `quiet`).
-void check_candidates(const RunOptions& o, Inputs& in, bool quiet) {
+// README: More candidates: what a run of several candidates cannot do
+// (shards, a history: its series are one candidate's); replicas, on by
+// default, are off (said unless `quiet`).
+void check_candidates(const RunOptions& o, Inputs& in, bool quiet, bool history) {
   if (o.candidates.size() <= 1) {
     return;
+  }
+  if (history) {
+    throw UsageError(fmt::format("--history keeps the series of one candidate; this run names {}", o.candidates.size()),
+                     "run each candidate with its own --history DIR, or drop --history (and [history] dir)");
   }
   if (in.shard) {
     throw UsageError("--shard splits a run of one candidate; this run names " + std::to_string(o.candidates.size()),
@@ -375,9 +380,9 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   if (o.candidates.empty()) { // the flags win, then the GitHub event, then run.candidates
     o.candidates = in.config.run.candidates;
   }
-  check_candidates(o, in, common.quiet);
-  auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
   const auto history_dir = history_dir_of(o, in.config);
+  check_candidates(o, in, common.quiet, history_dir.has_value());
+  auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
   auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
   const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
   if (seed_derived) {

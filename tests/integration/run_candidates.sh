@@ -147,6 +147,10 @@ expect_in "$WORK/err" "--shard splits a run of one candidate"
 run_refbench run --repo "$repo" --baseline v1 --candidate docs --candidate slower --replicas 2 --out "$WORK/o3"
 expect_rc 2
 expect_in "$WORK/err" "pass --replicas 1"
+run_refbench run --repo "$repo" --baseline v1 --candidate docs --candidate slower --history "$WORK/h" --out "$WORK/o3"
+expect_rc 2
+expect_in "$WORK/err" "--history keeps the series of one candidate; this run names 2"
+[ ! -e "$WORK/h/history.jsonl" ] || fail "a refused run wrote a history"
 printf '[arms.other]\nenv = { A = "1" }\n' >>"$WORK/ab.toml"
 run_refbench run --repo "$repo" --config "$WORK/ab.toml" --baseline v1 --candidate docs --out "$WORK/o3"
 expect_rc 2
