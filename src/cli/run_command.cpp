@@ -7,6 +7,7 @@
 #include <refbench/cli/outputs.hpp>
 #include <refbench/cli/run_arms.hpp>
 #include <refbench/cli/run_command.hpp>
+#include <refbench/cli/run_plan.hpp>
 #include <refbench/cli/run_refs.hpp>
 #include <refbench/cli/shard_run.hpp>
 #include <refbench/cli/terminal.hpp>
@@ -49,9 +50,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What a build may need on disk when build.disk does not say (preflight).
-constexpr std::uint64_t k_default_build_disk = 1ull << 30;
-
 // The settings that affect measurement, as text: part of what the shards
 // of one run must share (README: run --shard).
 std::string measurement_settings(const config::MeasurementSettings& s, const config::RunConfig& run) {
@@ -81,75 +79,6 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
          (o.cells.empty() ? "" : " --cells " + util::quote_shell_word(fmt::format("{}", fmt::join(o.cells, ","))));
 }
 
-// The repository and its config, read and checked before anything is resolved.
-struct Inputs {
-  std::string repo;
-  std::string config_path;
-  config::Config config;
-  std::string config_text;
-  config::MeasurementSettings settings;
-  std::optional<runner::Shard> shard;
-  std::vector<std::string> cells; // --cells: the globs of the cells to run; empty: all
-};
-
-Inputs read_inputs(const RunOptions& o) {
-  Inputs in;
-  in.repo = fs::absolute(o.repo).lexically_normal().string();
-  if (!git::is_repository(in.repo)) {
-    throw RefusedError(in.repo + " is not a git repository", "pass --repo DIR with the repository to compare");
-  }
-  in.config_path = o.config ? *o.config : (fs::path(in.repo) / "refbench.toml").string();
-  if (!o.config && !fs::exists(in.config_path)) {
-    throw UsageError("no refbench.toml in " + in.repo, "create one (see the README) or pass --config FILE");
-  }
-  in.config = config::load_config(in.config_path);
-  in.settings = config::resolve(o.measure, &in.config.run, config::k_run_defaults);
-  validate_scrub_names("--scrub-env", o.scrub_env);
-  validate_scrub_names(in.config_path + ": run.scrub_env", in.config.run.scrub_env);
-  in.shard = o.shard ? std::optional(checked_shard(*o.shard, in.config)) : std::nullopt;
-  in.cells = o.cells;
-  if (!in.cells.empty()) {
-    if (in.shard) { // the shards of one run must measure the same cells
-      throw UsageError("--cells and --shard cannot be combined",
-                       "select cells with --cells, or split all with --shard");
-    }
-    cells_of_run(in.config, std::nullopt, in.cells); // a glob that matches no cell stops here, before the builds
-  }
-  in.config_text = util::read_file(in.config_path).value_or("");
-  return in;
-}
-
-// --out and --workdir as absolute paths, refused when a brace in them
-// would be read as a placeholder.
-std::pair<fs::path, fs::path> out_and_work(const RunOptions& o) {
-  const fs::path out = fs::absolute(o.out).lexically_normal();
-  const fs::path work = o.workdir ? fs::absolute(*o.workdir).lexically_normal() : out / "arms";
-  for (const auto& [flag, path] : {std::pair{"--out", out}, std::pair{"--workdir", work}}) {
-    if (path.string().find_first_of("{}") != std::string::npos) {
-      throw UsageError(
-          fmt::format("{} {} holds a brace, which the cells' placeholders are made of", flag, path.string()),
-          "choose a directory without { or }");
-    }
-  }
-  return {out, work};
-}
-
-// Creates <out>/logs and <out>/outputs, refusing links planted there.
-void make_out_dirs(const fs::path& out) {
-  std::error_code ec;
-  fs::create_directories(out / "logs", ec);
-  fs::create_directories(out / "outputs", ec);
-  if (ec) {
-    throw RefusedError("cannot create " + out.string() + ": " + ec.message(), "choose a writable --out directory");
-  }
-  for (const fs::path& dir : {out / "logs", out / "outputs"}) { // nothing is written through a planted link
-    if (!util::is_real_directory(dir)) {
-      throw RefusedError(dir.string() + " is not a directory of its own (a symlink?)",
-                         "remove it, or choose another --out directory");
-    }
-  }
-}
-
 // Builds both arms with `env`; refbench reaps what the builds leave running.
 build::BuildTimes build_both(const config::Config& config, const Arms& arms, const fs::path& out,
                              const std::vector<std::string>& env, pid_t launcher, bool quiet) {
@@ -172,59 +101,6 @@ build::BuildTimes build_both(const config::Config& config, const Arms& arms, con
   }
   return build::build_arms(builds, *config.build.command, config.build.env, env,
                            config.build.timeout.value_or(std::chrono::minutes(30)), config.build.parallel);
-}
-
-// The payload files of the config's sizes (only those the shard's or the
-// selected cells read) and their results.json entries.
-std::vector<config::PayloadFile> make_payloads(const Inputs& in, const fs::path& out, std::uint64_t seed,
-                                               nlohmann::json& payloads_json) {
-  std::vector<config::PayloadFile> files;
-  payloads_json = nlohmann::json::array();
-  for (const auto& size : in.config.payload_sizes) {
-    if ((in.shard || !in.cells.empty()) && !run_uses_payload(in.config, in.shard, in.cells, size.bytes)) {
-      files.push_back({size.label, "", size.bytes});
-      continue;
-    }
-    auto payload = runner::make_payload(out.string(), size.bytes, seed);
-    files.push_back({size.label, payload.path, size.bytes});
-    payloads_json.push_back({{"label", size.label},
-                             {"bytes", size.bytes},
-                             {"path", payload.path},
-                             {"sha256", payload.sha256},
-                             {"reused", payload.reused}});
-  }
-  return files;
-}
-
-// The shard's (or the selected) cells with the A/A control of
-// run.control_cell appended; else, and when that cell is in another shard
-// or not selected, the runner picks one among them (`rounds.auto_control`).
-std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in,
-                                           runner::RoundSettings& rounds) {
-  const auto& control_cell = in.config.run.control_cell;
-  auto named = [&](const auto& c) { return control_cell && c.name == *control_cell; };
-  const bool control_planned =
-      (in.shard || !in.cells.empty()) && std::any_of(cells.begin(), cells.end(), named); // among all cells
-  if (in.shard) {
-    cells = runner::cells_of_shard(cells, *in.shard);
-  }
-  cells = config::select_cells(std::move(cells), in.cells, "--cells");
-  const bool control = in.settings.control.value;
-  if (control && control_cell && (!control_planned || std::any_of(cells.begin(), cells.end(), named))) {
-    auto it = std::find_if(cells.begin(), cells.end(), named);
-    if (it == cells.end()) {
-      throw UsageError(fmt::format("{}: run.control_cell '{}' is not a cell", in.config_path, *control_cell),
-                       "name one of the cells (after {size} expansion)");
-    }
-    if (it->meta.candidate_only) { // the baseline cannot run a new cell twice: the runner picks another
-      rounds.auto_control = control;
-      return cells;
-    }
-    cells.push_back(runner::control_of(*it));
-  } else {
-    rounds.auto_control = control;
-  }
-  return cells;
 }
 
 } // namespace
@@ -307,34 +183,6 @@ void check_candidates(const RunOptions& o, Inputs& in, bool quiet, bool history)
                                  in.settings.replicas.value, o.candidates.size()),
                      "pass --replicas 1 (or set run.replicas = 1) to compare several candidates");
   }
-}
-
-// The cells of every candidate, cell by cell: with several candidates each
-// cell is planned once per candidate (its meta names the candidate), every
-// copy with its own baseline invocation in each round.
-std::vector<runner::CellSpec> plan_candidates(const Inputs& in, const Arms& arms, const ArmReplicas& replicas,
-                                              const std::vector<config::PayloadFile>& payloads,
-                                              const std::vector<std::string>& env,
-                                              const process::IsolationPlan& isolation,
-                                              const std::vector<std::string>& labels) {
-  std::vector<std::vector<runner::CellSpec>> per_candidate;
-  for (std::size_t k = 0; k < arms.candidate_count(); ++k) {
-    config::ArmPaths paths{arms.path(runner::Arm::baseline),
-                           arms.candidate_path(k),
-                           replicas.dirs[0].size() > 1 ? arms.control_path() : std::string(),
-                           in.config.baseline_arm,
-                           in.config.candidate_arm,
-                           arms.candidate_count() > 1 ? labels.at(k) : std::string()};
-    per_candidate.push_back(config::plan_cells(in.config.cells, payloads, paths, env, in.settings.timeout.value,
-                                               config::cpu_group_lists(in.config.cells, isolation)));
-  }
-  std::vector<runner::CellSpec> cells;
-  for (std::size_t i = 0; i < per_candidate.front().size(); ++i) {
-    for (auto& planned : per_candidate) {
-      cells.push_back(std::move(planned[i]));
-    }
-  }
-  return cells;
 }
 
 // Before anything is built: disk for every checkout, one build per arm
