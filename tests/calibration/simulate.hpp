@@ -2,6 +2,7 @@
 // Noise models and helpers for the calibration suite: seeded, portable
 // (built on refbench's own xoshiro generator), log-scale noise.
 
+#include <refbench/analysis/analysis.hpp>
 #include <refbench/util/rng.hpp>
 
 #include <cmath>
@@ -117,6 +118,19 @@ inline double count_reading(CountModel model, Noise& noise, double mean) {
     return noise.poisson(mean);
   }
   return noise.uniform() < 0.5 ? 0.0 : -mean * std::log(noise.uniform());
+}
+
+// One A/A or A/B cell as analysis input, from paired log-ratios `d`.
+inline refbench::analysis::CellSamples cell_from(const std::string& name, const std::vector<double>& d,
+                                                 bool control = false) {
+  refbench::analysis::MetricSamples wall;
+  wall.metric = "wall";
+  wall.gated = true;
+  for (double v : d) {
+    wall.baseline.push_back(1.0);
+    wall.candidate.push_back(std::exp(v));
+  }
+  return {name, control, std::nullopt, {wall}};
 }
 
 } // namespace calibration

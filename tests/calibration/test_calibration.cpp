@@ -20,18 +20,6 @@ namespace {
 
 constexpr double k_threshold = 1.15;
 
-// One A/A or A/B cell as analysis input, from paired log-ratios `d`.
-analysis::CellSamples cell_from(const std::string& name, const std::vector<double>& d, bool control = false) {
-  analysis::MetricSamples wall;
-  wall.metric = "wall";
-  wall.gated = true;
-  for (double v : d) {
-    wall.baseline.push_back(1.0);
-    wall.candidate.push_back(std::exp(v));
-  }
-  return {name, control, std::nullopt, {wall}};
-}
-
 struct Rates {
   double excludes_one = 0;
   double regression = 0;

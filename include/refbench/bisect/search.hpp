@@ -1,0 +1,99 @@
+#pragma once
+// The search of `refbench bisect` (README: Bisect): a binary search over a
+// path of commits, index 0 the good end and the last the bad end, where a
+// midpoint's side is taken only when its interval says so. Pure: the
+// builds and the measurements come through an Oracle, so the rule is
+// tested on simulated histories (docs/design.md, Bisect).
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace refbench::bisect {
+
+// A commit's metric against the good end's from one step's rounds: the
+// log-ratio estimate and its interval (log units), from n pairs.
+struct Reading {
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+  std::size_t n = 0;
+};
+
+// What a step measured: the midpoint and the bad end, each against the
+// good end, in the same interleaved rounds.
+struct Measured {
+  Reading mid;
+  Reading bad;
+  int rounds = 0;
+};
+
+// What a measured midpoint was taken for: like the good end, like the bad
+// end, or neither (its interval reaches across the halfway point, or the
+// bad end did not show its move this time).
+enum class Side { good, bad, unclear };
+
+// The midpoint's side: bad-like when its whole interval is past half the
+// bad end's log-ratio (on the bad end's side), good-like when wholly short
+// of it; unclear when the bad end's own interval reaches 0 (the step could
+// not see the move it is looking for) or when the midpoint's reaches across.
+Side side_of(const Reading& mid, const Reading& bad);
+
+// One measured step of the search.
+struct Step {
+  std::size_t good = 0; // the ends it was measured against
+  std::size_t bad = 0;
+  std::size_t mid = 0;
+  Measured measured;
+  Side side = Side::unclear;
+};
+
+// The builds and measurements of a path of `count` commits.
+class Oracle {
+public:
+  virtual ~Oracle() = default;
+  // Builds commit `index` (once: later calls answer from memory); false
+  // when it does not build.
+  virtual bool build(std::size_t index) = 0;
+  // Measures `mid` and `bad` against `good` together, in the same rounds.
+  virtual Measured measure(std::size_t good, std::size_t mid, std::size_t bad) = 0;
+};
+
+// Where the search ended: `good` is the last commit taken for good, `bad`
+// the first taken for bad. Found when every commit strictly between them
+// was skipped (none when adjacent): the culprit is `bad` when nothing was
+// skipped between, else one of the skipped commits or `bad` (a range).
+// Ambiguous when a step was unclear: the culprit is somewhere in
+// (good, bad].
+struct Outcome {
+  std::size_t good = 0;
+  std::size_t bad = 0;
+  bool ambiguous = false;
+  std::vector<Step> steps;
+  std::vector<std::size_t> skipped; // commits that did not build, in the order tried
+  // The culprit when it is one commit: `bad`, found and nothing skipped between.
+  std::optional<std::size_t> culprit() const;
+};
+
+// Binary search over indices 0 … count − 1 (count ≥ 2): 0 is good, the
+// last is bad, both built and their difference confirmed by the caller.
+// Each step builds the unskipped commit nearest the middle of (good, bad)
+// (skipping, as `git bisect skip` does, those that do not build) and
+// measures it with both ends; a good-like midpoint becomes the good end, a
+// bad-like one the bad end, an unclear one ends the search as ambiguous.
+Outcome search(std::size_t count, Oracle& oracle);
+
+// The confidence of each step's intervals for a path of `count` commits,
+// so that one search takes a wrong side with probability at most `error`
+// (docs/design.md, Bisect): at most k = ⌈log2(count − 1)⌉ steps halve the
+// path, a wrong side needs a step's interval to miss its truth on one
+// side (probability (1 − confidence) / 2), and the union bound gives
+// k (1 − confidence) / 2 = error, so confidence = 1 − 2 error / k.
+double step_confidence(std::size_t count, double error);
+
+// The midpoint rule on its own: the index in (good, bad), not in
+// `skipped`, nearest to (good + bad) / 2 (the lower one on a tie); none
+// when every commit between is skipped or there is none.
+std::optional<std::size_t> midpoint(std::size_t good, std::size_t bad, const std::vector<std::size_t>& skipped);
+
+} // namespace refbench::bisect

@@ -1,0 +1,81 @@
+#include <refbench/bisect/search.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace refbench::bisect {
+
+Side side_of(const Reading& mid, const Reading& bad) {
+  if (bad.low <= 0 && bad.high >= 0) { // this step's rounds do not show the move
+    return Side::unclear;
+  }
+  const double half = bad.estimate / 2;
+  const bool worse_up = bad.estimate > 0;
+  const double near_end = worse_up ? mid.low : -mid.high; // the interval's end nearest the good end
+  const double far_end = worse_up ? mid.high : -mid.low;
+  const double h = std::abs(half);
+  if (near_end > h) {
+    return Side::bad;
+  }
+  if (far_end < h) {
+    return Side::good;
+  }
+  return Side::unclear;
+}
+
+std::optional<std::size_t> Outcome::culprit() const {
+  if (ambiguous) {
+    return std::nullopt;
+  }
+  for (std::size_t i = good + 1; i < bad; ++i) {
+    if (std::find(skipped.begin(), skipped.end(), i) != skipped.end()) {
+      return std::nullopt; // a skipped commit between: the culprit is one of a range
+    }
+  }
+  return bad;
+}
+
+std::optional<std::size_t> midpoint(std::size_t good, std::size_t bad, const std::vector<std::size_t>& skipped) {
+  std::optional<std::size_t> best;
+  const double middle = (static_cast<double>(good) + static_cast<double>(bad)) / 2;
+  for (std::size_t i = good + 1; i < bad; ++i) {
+    if (std::find(skipped.begin(), skipped.end(), i) != skipped.end()) {
+      continue;
+    }
+    if (!best || std::abs(static_cast<double>(i) - middle) < std::abs(static_cast<double>(*best) - middle)) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+double step_confidence(std::size_t count, double error) {
+  const double k = count > 2 ? std::ceil(std::log2(static_cast<double>(count - 1))) : 1.0;
+  return 1 - 2 * error / k;
+}
+
+Outcome search(std::size_t count, Oracle& oracle) {
+  Outcome out;
+  out.good = 0;
+  out.bad = count - 1;
+  while (true) {
+    const auto mid = midpoint(out.good, out.bad, out.skipped);
+    if (!mid) {
+      return out;
+    }
+    if (!oracle.build(*mid)) {
+      out.skipped.push_back(*mid);
+      continue;
+    }
+    Step step{out.good, out.bad, *mid, oracle.measure(out.good, *mid, out.bad), Side::unclear};
+    step.side = side_of(step.measured.mid, step.measured.bad);
+    out.steps.push_back(step);
+    if (step.side == Side::unclear) {
+      out.ambiguous = true;
+      return out;
+    }
+    (step.side == Side::good ? out.good : out.bad) = *mid;
+  }
+}
+
+} // namespace refbench::bisect

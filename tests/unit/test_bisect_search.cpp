@@ -1,0 +1,114 @@
+#include <doctest/doctest.h>
+
+#include <refbench/bisect/search.hpp>
+
+#include <cmath>
+#include <set>
+
+using namespace refbench;
+
+namespace {
+
+// A path whose commits read exactly their `level` (intervals ± `spread`);
+// commits in `broken` do not build; it counts builds and measurements.
+class ExactPath : public bisect::Oracle {
+public:
+  explicit ExactPath(std::vector<double> level, double spread = 0.01) : m_level(std::move(level)), m_spread(spread) {}
+  std::set<std::size_t> broken;
+  std::set<std::size_t> built;
+  int measured = 0;
+  bool build(std::size_t i) override {
+    built.insert(i);
+    return !broken.contains(i);
+  }
+  bisect::Measured measure(std::size_t good, std::size_t mid, std::size_t bad) override {
+    ++measured;
+    return {reading(mid, good), reading(bad, good), 10};
+  }
+
+private:
+  bisect::Reading reading(std::size_t i, std::size_t good) const {
+    const double d = m_level[i] - m_level[good];
+    return {d, d - m_spread, d + m_spread, 10};
+  }
+  std::vector<double> m_level;
+  double m_spread;
+};
+
+std::vector<double> step_at(std::size_t count, std::size_t step, double size) {
+  std::vector<double> level(count, 0.0);
+  for (std::size_t i = step; i < count; ++i) {
+    level[i] = size;
+  }
+  return level;
+}
+
+} // namespace
+
+TEST_CASE("bisect::side_of: the midpoint's interval against half the bad end's move") {
+  const bisect::Reading bad{0.2, 0.15, 0.25, 10};
+  CHECK(bisect::side_of({0.2, 0.12, 0.28, 10}, bad) == bisect::Side::bad);
+  CHECK(bisect::side_of({0.0, -0.05, 0.05, 10}, bad) == bisect::Side::good);
+  CHECK(bisect::side_of({0.1, 0.05, 0.15, 10}, bad) == bisect::Side::unclear); // across 0.1
+  // an improvement: the bad end's move is downwards, so are the sides
+  const bisect::Reading faster{-0.2, -0.25, -0.15, 10};
+  CHECK(bisect::side_of({-0.2, -0.28, -0.12, 10}, faster) == bisect::Side::bad);
+  CHECK(bisect::side_of({0.01, -0.03, 0.05, 10}, faster) == bisect::Side::good);
+  // the bad end did not show its move in this step: nothing is decided
+  CHECK(bisect::side_of({0.2, 0.15, 0.25, 10}, {0.05, -0.01, 0.11, 10}) == bisect::Side::unclear);
+}
+
+TEST_CASE("bisect::midpoint: the unskipped commit nearest the middle") {
+  CHECK(bisect::midpoint(0, 8, {}) == 4u);
+  CHECK(bisect::midpoint(0, 7, {}) == 3u); // the lower one on a tie
+  CHECK(bisect::midpoint(0, 8, {4}) == 3u);
+  CHECK(bisect::midpoint(0, 8, {4, 3}) == 5u);
+  CHECK_FALSE(bisect::midpoint(3, 4, {}).has_value());
+  CHECK_FALSE(bisect::midpoint(3, 6, {4, 5}).has_value());
+}
+
+TEST_CASE("bisect::search: every position of a step in 12 commits, found in ⌈log2 11⌉ steps") {
+  for (std::size_t step = 1; step < 12; ++step) {
+    ExactPath path(step_at(12, step, std::log(1.4)));
+    const auto outcome = bisect::search(12, path);
+    CAPTURE(step);
+    CHECK_FALSE(outcome.ambiguous);
+    CHECK(outcome.culprit() == step);
+    CHECK(outcome.good == step - 1);
+    CHECK(path.measured <= 4);
+    CHECK(path.built.size() <= 4); // the two ends are the caller's: log2 N + 2 builds in all
+  }
+}
+
+TEST_CASE("bisect::search: broken commits are skipped, and a culprit next to one is a range") {
+  ExactPath path(step_at(10, 6, 0.3));
+  path.broken = {5};
+  auto outcome = bisect::search(10, path);
+  CHECK(outcome.skipped == std::vector<std::size_t>{5});
+  CHECK_FALSE(outcome.culprit().has_value()); // 5 or 6: 5 did not build
+  CHECK(outcome.good == 4);
+  CHECK(outcome.bad == 6);
+
+  ExactPath other(step_at(10, 3, 0.3));
+  other.broken = {5};
+  outcome = bisect::search(10, other);
+  CHECK(outcome.culprit() == 3u);
+}
+
+TEST_CASE("bisect::search: an unclear step ends it as ambiguous with the range so far") {
+  auto level = step_at(16, 9, 0.2);
+  level[8] = 0.1; // a commit halfway: neither side
+  ExactPath path(level);
+  const auto outcome = bisect::search(16, path);
+  CHECK(outcome.ambiguous);
+  CHECK_FALSE(outcome.culprit().has_value());
+  CHECK(outcome.good < 8);
+  CHECK(outcome.bad >= 9);
+  CHECK(outcome.steps.back().side == bisect::Side::unclear);
+}
+
+TEST_CASE("bisect::step_confidence: the union bound over the halving steps") {
+  CHECK(bisect::step_confidence(65, 0.01) == doctest::Approx(1 - 0.02 / 6));
+  CHECK(bisect::step_confidence(12, 0.01) == doctest::Approx(1 - 0.02 / 4));
+  CHECK(bisect::step_confidence(2, 0.01) == doctest::Approx(0.98));
+}
