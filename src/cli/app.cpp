@@ -1,5 +1,6 @@
 #include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/app.hpp>
+#include <refbench/cli/bisect_command.hpp>
 #include <refbench/cli/comment_command.hpp>
 #include <refbench/cli/compare_command.hpp>
 #include <refbench/cli/history_command.hpp>
@@ -33,6 +34,23 @@ std::optional<std::string> unknown_command(const std::vector<std::string>& left_
   return std::nullopt;
 }
 
+// Says what a JSON error means and returns the exit code: bad input (2)
+// for a command that reads JSON `from_files` only (report, analyze and
+// comment: what their checked readers let through is still bad input),
+// else an internal error (4).
+int json_error_exit(const nlohmann::json::exception& error, bool from_files) {
+  if (!from_files) {
+    std::cerr << "refbench: error: internal error: " << error.what()
+              << " — please report it with the command line; the journal in the output directory has the samples\n";
+    return static_cast<int>(ExitCode::measurement);
+  }
+  std::cerr << format_error_line(UsageError(fmt::format("a file given is not a well-formed refbench document: {}",
+                                                        util::printable(error.what())),
+                                            "pass results.json or journal.jsonl files as refbench wrote them"))
+            << "\n";
+  return static_cast<int>(ExitCode::usage);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -63,6 +81,8 @@ int main(int argc, char** argv) {
   CLI::App* resolve_command = add_resolve_command(app, resolve);
   HistoryOptions history;
   CLI::App* history_command = add_history_command(app, history);
+  BisectOptions bisect;
+  CLI::App* bisect_command = add_bisect_command(app, bisect);
 
   try {
     try {
@@ -96,6 +116,9 @@ int main(int argc, char** argv) {
     if (run_command->parsed()) {
       return run_run(run, common);
     }
+    if (bisect_command->parsed()) {
+      return run_bisect(bisect, common);
+    }
     if (report_command->parsed()) {
       return run_report(report, common);
     }
@@ -110,24 +133,14 @@ int main(int argc, char** argv) {
     std::cerr << format_error_line(error) << "\n";
     return static_cast<int>(error.code());
   } catch (const nlohmann::json::exception& error) {
-    // report, analyze and comment read JSON only from the files they are
-    // given: what their checked readers let through is still bad input
-    if (!(report_command->parsed() || analyze_command->parsed() || comment_command->parsed())) {
-      std::cerr << "refbench: error: internal error: " << error.what()
-                << " — please report it with the command line; the journal in the output directory has the samples\n";
-      return static_cast<int>(ExitCode::measurement);
-    }
-    std::cerr << format_error_line(UsageError(fmt::format("a file given is not a well-formed refbench document: {}",
-                                                          util::printable(error.what())),
-                                              "pass results.json or journal.jsonl files as refbench wrote them"))
-              << "\n";
-    return static_cast<int>(ExitCode::usage);
+    return json_error_exit(error, report_command->parsed() || analyze_command->parsed() || comment_command->parsed());
   } catch (const std::system_error& error) {
     std::cerr << "refbench: error: " << error.what()
               << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";
     return static_cast<int>(ExitCode::measurement);
   } catch (const std::exception& error) {
-    const bool measured = compare_command->parsed() || run_command->parsed(); // only these write a journal
+    const bool measured =
+        compare_command->parsed() || run_command->parsed() || bisect_command->parsed(); // only these write a journal
     std::cerr << "refbench: error: internal error: " << error.what() << " — please report it with the command line"
               << (measured ? "; the journal in the output directory has the samples" : "") << "\n";
     return static_cast<int>(ExitCode::measurement);

@@ -71,6 +71,18 @@ github::EventPlan github_event_plan(const EventOptions& options) {
   return plan;
 }
 
+void publish_bisect_to_github(const fs::path& out, const std::string& culprit) {
+  const std::string report = read_input_file((out / "report.md").string());
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary) {
+    github::append_to_file(summary, github::summary_text(report, file_size_or_zero(summary)));
+  }
+  if (const char* output = std::getenv("GITHUB_OUTPUT"); output && *output) {
+    const std::string delimiter = fmt::format("refbench_{:016x}", util::random_seed());
+    github::append_to_file(output, github::output_entry("culprit", culprit, delimiter) +
+                                       github::output_entry("bisect", (out / "bisect.json").string(), delimiter));
+  }
+}
+
 void publish_to_github(const fs::path& out, const report::RunDocument& document, const github::EventPlan& plan) {
   const std::string report_path = (out / "report.md").string();
   const std::string report = read_input_file(report_path);
@@ -85,7 +97,11 @@ void publish_to_github(const fs::path& out, const report::RunDocument& document,
         output, github::output_entry("verdict", std::string(analysis::run_verdict_name(document.verdict)), delimiter) +
                     github::output_entry("regressions", std::to_string(regressions), delimiter) +
                     github::output_entry("report", report_path, delimiter) +
-                    github::output_entry("results", (out / "results.json").string(), delimiter));
+                    github::output_entry("results", (out / "results.json").string(), delimiter) +
+                    github::output_entry("baseline-sha", document.header.baseline ? document.header.baseline->sha : "",
+                                         delimiter) +
+                    github::output_entry("candidate-sha",
+                                         document.header.candidate ? document.header.candidate->sha : "", delimiter));
   }
   std::vector<github::Regression> regressions;
   for (const auto& r : document.results) {

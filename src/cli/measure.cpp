@@ -37,9 +37,11 @@ runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& execut
   progress.attach(hooks);
   hooks.place = sinks.place;
   const auto& gated = plan.header.settings.gate;
+  auto precision_settings = analysis_settings;
+  precision_settings.confidence = plan.stop_confidence.value_or(analysis_settings.confidence);
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, gated),
-                                    plan.settings.precision.value, analysis_settings);
+                                    plan.settings.precision.value, precision_settings);
   };
   auto record = runner::run_rounds(plan.cells, plan.rounds, executor, journal, hooks);
   progress.finish();

@@ -43,10 +43,20 @@ Arms::Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef
     m_trees.push_back(git::Worktree::add(repo, candidates[k].sha, (work / dir).string(), process::interrupt_fd()));
     link(candidate_link(k), dir);
   }
-  if (keep) {
-    for (auto& tree : m_trees) {
+  for (auto& tree : m_trees) {
+    m_paths.push_back(tree.path());
+    if (keep) {
       tree.keep();
     }
+  }
+}
+
+Arms::Arms(const fs::path& work, const std::vector<std::string>& trees) : m_work(work), m_keep(false), m_paths(trees) {
+  fs::create_directories(work);
+  link("a", trees.at(0));
+  link("c", trees.at(0));
+  for (std::size_t k = 0; k + 1 < trees.size(); ++k) {
+    link(candidate_link(k), trees[k + 1]);
   }
 }
 
@@ -65,11 +75,11 @@ std::string Arms::path(runner::Arm arm) const { return (m_work / (arm == runner:
 
 std::string Arms::control_path() const { return (m_work / "c").string(); }
 
-std::string Arms::tree(runner::Arm arm) const { return m_trees[arm == runner::Arm::baseline ? 0 : 1].path(); }
+std::string Arms::tree(runner::Arm arm) const { return m_paths.at(arm == runner::Arm::baseline ? 0 : 1); }
 
 std::string Arms::candidate_path(std::size_t index) const { return (m_work / candidate_link(index)).string(); }
 
-std::string Arms::candidate_tree(std::size_t index) const { return m_trees.at(index + 1).path(); }
+std::string Arms::candidate_tree(std::size_t index) const { return m_paths.at(index + 1); }
 
 void Arms::place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas) {
   repoint("a", replicas[0].at(static_cast<std::size_t>(placement.baseline)));

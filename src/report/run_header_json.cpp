@@ -1,4 +1,5 @@
 #include <refbench/report/results_json.hpp>
+#include <refbench/runner/journal.hpp>
 #include <refbench/version.hpp>
 
 #include "document_limits.hpp"

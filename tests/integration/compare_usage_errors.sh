@@ -25,7 +25,7 @@ check "pass --shell" compare true "echo \$HOME"
 check "unterminated single quote" compare "echo 'x" true
 check "candidate" compare true
 check "A subcommand is required" --quiet
-check "unknown command 'bisect' — run refbench --help for the commands" bisect HEAD~3 HEAD
-check "unknown command 'bisect' — run refbench --help for the commands" --quiet --color never bisect
+check "unknown command 'bissect' — run refbench --help for the commands" bissect HEAD~3 HEAD
+check "unknown command 'bissect' — run refbench --help for the commands" --quiet --color never bissect
 [ ! -e "$WORK/refbench-out" ] || fail "a usage error created the output directory"
 echo "ok: usage errors exit 2 with one line"

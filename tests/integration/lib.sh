@@ -27,6 +27,23 @@ run_refbench() {
   set -e
 }
 
+# Waits (up to 30 s) until a journal matching the glob $2 has a sample of
+# round 2, then sends SIGTERM to process $1 and puts its exit code in $RC.
+terminate_after_round_2() {
+  local pid="$1" glob="$2" journal
+  for _ in $(seq 300); do
+    for journal in $glob; do
+      grep -q '"round":2' "$journal" 2>/dev/null && break 2
+    done
+    sleep 0.1
+  done
+  kill -TERM "$pid"
+  set +e
+  wait "$pid"
+  RC=$?
+  set -e
+}
+
 expect_rc() {
   [ "$RC" -eq "$1" ] || fail "expected exit $1, got $RC; stderr: $(cat "$WORK/err")"
 }

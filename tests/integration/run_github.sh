@@ -48,10 +48,12 @@ r="$WORK/pr/results.json"
 expect_json "$r" "r['arms']['baseline']['sha'] == '$fork_sha' and r['arms']['candidate']['sha'] == '$head_sha'"
 expect_json "$r" "r['arms']['baseline']['name'] == 'release' and r['arms']['candidate']['name'] == 'feat/slower'"
 expect_in "$WORK/pr/report.md" "baseline \`release\` (${fork_sha:0:7}) vs candidate \`feat/slower\` (${head_sha:0:7})"
-# outputs: exactly the four keys, with the run's values
-[ "$(cut -d= -f1 "$WORK/pr.gh/output" | tr '\n' ' ')" = "verdict regressions report results " ] ||
+# outputs: exactly these keys, with the run's values
+[ "$(cut -d= -f1 "$WORK/pr.gh/output" | tr '\n' ' ')" = "verdict regressions report results baseline-sha candidate-sha " ] ||
   fail "GITHUB_OUTPUT keys: $(cat "$WORK/pr.gh/output")"
 [ "$(output_of "$WORK/pr.gh/output" verdict)" = regression ] || fail "verdict output: $(cat "$WORK/pr.gh/output")"
+[ "$(output_of "$WORK/pr.gh/output" baseline-sha)" = "$fork_sha" ] && [ "$(output_of "$WORK/pr.gh/output" candidate-sha)" = "$head_sha" ] ||
+  fail "the SHA outputs: $(cat "$WORK/pr.gh/output")"
 regressions=$(json_eval "$r" "sum(a['verdict'] == 'REGRESSION' for a in r['analysis'])")
 [ "$regressions" -ge 1 ] || fail "the slower PR has no regression"
 [ "$(output_of "$WORK/pr.gh/output" regressions)" = "$regressions" ] || fail "regressions output"

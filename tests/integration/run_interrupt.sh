@@ -5,16 +5,7 @@ source "$(dirname "$0")/lib.sh"
 repo=$(make_sample slower)
 "$REFBENCH" run --repo "$repo" --baseline v1.0.0 --candidate main --max-rounds 200 --budget 10m \
   --out "$WORK/o" >"$WORK/out" 2>"$WORK/err" &
-pid=$!
-for _ in $(seq 300); do
-  [ "$(grep -c '"round":2' "$WORK/o/journal.jsonl" 2>/dev/null || echo 0)" -ge 1 ] && break
-  sleep 0.1
-done
-kill -TERM "$pid"
-set +e
-wait "$pid"
-RC=$?
-set -e
+terminate_after_round_2 $! "$WORK/o/journal.jsonl"
 expect_rc 143
 [ "$(git -C "$repo" worktree list | wc -l)" -eq 1 ] || fail "worktrees left after SIGTERM: $(git -C "$repo" worktree list)"
 [ -z "$(find "$WORK/o/arms" -mindepth 1 -maxdepth 1 2>/dev/null)" ] || fail "arms directory not empty: $(ls "$WORK/o/arms")"

@@ -28,9 +28,13 @@ github::EventPlan github_event_plan(const EventOptions& options);
 
 // Hands the run in `out` (its `document`, report.md already
 // written) to the job: appends report.md to $GITHUB_STEP_SUMMARY (under
-// 1 MiB), writes verdict, regressions, report and results to
-// $GITHUB_OUTPUT, prints up to 10 `::error` annotations, and for a PR
-// writes `out`/comment.json. Variables that are not set are skipped.
+// 1 MiB), writes verdict, regressions, report, results, baseline-sha and
+// candidate-sha (the SHAs measured; a bisect's range) to $GITHUB_OUTPUT, prints up to 10 `::error` annotations, and for
+// a PR writes `out`/comment.json. Variables that are not set are skipped. Hands a bisect's report.md (in `out`) to the
+// job summary and its culprit's SHA (empty when none was named) and bisect.json's path to $GITHUB_OUTPUT as `culprit`
+// and `bisect`. Variables that are not set are skipped.
+void publish_bisect_to_github(const std::filesystem::path& out, const std::string& culprit);
+
 void publish_to_github(const std::filesystem::path& out, const report::RunDocument& document,
                        const github::EventPlan& plan);
 

@@ -18,6 +18,7 @@
 #include <functional>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct MeasurementPlan {
   bool cell_in_refusal = true;      // that message names the cell (`compare` has only the one)
   std::string config;               // run: the config file, recorded in results.json
   nlohmann::json payloads;          // run: the payload files made, recorded in results.json
+  // The confidence of the intervals precision stopping looks at; none: the
+  // analysis' (95 %). A bisect step stops on its own, higher confidence.
+  std::optional<double> stop_confidence;
 };
 
 // Where the run's side effects go besides --out.

@@ -41,6 +41,10 @@ public:
   // 1 ≤ candidates.size() ≤ k_max_candidates.
   Arms(const std::string& repo, const std::filesystem::path& work, const git::ResolvedRef& baseline,
        const std::vector<git::ResolvedRef>& candidates, bool keep);
+  // Links the worktrees `trees` (the baseline's, then 1 … k_max_candidates
+  // candidates'), which stay their owner's: `bisect` builds each commit
+  // once and measures it in several steps. The links go on destruction.
+  Arms(const std::filesystem::path& work, const std::vector<std::string>& trees);
   Arms(const Arms&) = delete;
   Arms& operator=(const Arms&) = delete;
   ~Arms();
@@ -52,7 +56,7 @@ public:
   // The worktree of `arm` (the first candidate for Arm::candidate).
   std::string tree(runner::Arm arm) const;
   // Candidate `index` (0-based) of `candidate_count()`: its {arm} link and worktree.
-  std::size_t candidate_count() const { return m_trees.size() - 1; }
+  std::size_t candidate_count() const { return m_paths.size() - 1; }
   std::string candidate_path(std::size_t index) const;
   std::string candidate_tree(std::size_t index) const;
   // Points the links at `placement`'s replicas of `replicas` (per arm, the
@@ -65,7 +69,8 @@ private:
   void repoint(const std::string& name, const std::string& target);
   std::filesystem::path m_work;
   bool m_keep;
-  std::vector<git::Worktree> m_trees;
+  std::vector<git::Worktree> m_trees; // empty when the worktrees are borrowed
+  std::vector<std::string> m_paths;   // the worktrees' paths, the baseline's first
 };
 
 // The byte-identical copies of both built arms and, per arm, every

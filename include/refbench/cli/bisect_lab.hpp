@@ -1,0 +1,84 @@
+#pragma once
+// The commits of `refbench bisect` on disk (README: Bisect): a worktree per
+// commit, built once, and each measured step a run of its own through
+// measure_and_report, its readings analysed again at the step's confidence.
+
+#include <refbench/analysis/analysis.hpp>
+#include <refbench/bisect/search.hpp>
+#include <refbench/cli/bisect_command.hpp>
+#include <refbench/cli/bisect_report.hpp>
+#include <refbench/cli/run_plan.hpp>
+#include <refbench/git/worktree.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/launcher.hpp>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace refbench::cli {
+
+// The commits of a bisect on disk and its measured steps: one worktree per
+// commit, built once; each step a run of its own in <out>/steps/NN-KIND.
+class Lab {
+public:
+  // The scrubbed environment and the payloads are made here; the budget
+  // (in's settings) starts now and covers every step.
+  Lab(Inputs& in, const BisectOptions& o, std::filesystem::path out, std::filesystem::path work,
+      process::Launcher& launcher, process::IsolationPlan& isolation, BisectReport& report, bool quiet);
+
+  // The worktree of `sha`, built; nullptr when it does not build.
+  const std::string* built(const std::string& sha);
+
+  // One step's readings, analysed at the step's confidence.
+  struct Run {
+    std::vector<analysis::MetricResult> rows;
+    int rounds = 0;
+    std::string dir;
+  };
+
+  // Measures `others` against `good` in one step; `precision` (log units,
+  // a half-width at `confidence`) stops its rounds early, else the
+  // config's precision at 95 %; `print` shows the step's verdict table.
+  Run measure(const std::string& good, const std::vector<std::string>& others, const std::string& kind,
+              double confidence, std::optional<double> precision, bool print);
+
+  bool budget_left() const;
+
+  // Writes bisect.json and report.md as the bisect stands.
+  void save() const;
+
+  BisectReport& report() { return m_report; }
+  const std::string& repo() const { return m_in.repo; }
+
+private:
+  MeasurementPlan plan_step(const std::vector<std::string>& shas, Arms& arms, const std::string& dir,
+                            std::optional<double> precision);
+
+  Inputs& m_in;
+  const BisectOptions& m_o;
+  std::filesystem::path m_out;
+  std::filesystem::path m_work;
+  process::Launcher& m_launcher;
+  process::IsolationPlan& m_isolation;
+  BisectReport& m_report;
+  bool m_quiet;
+  double m_deadline;
+  bool m_pinned = false;
+  std::vector<std::string> m_env;
+  std::vector<config::PayloadFile> m_payloads;
+  nlohmann::json m_payloads_json;
+  std::map<std::string, std::optional<git::Worktree>> m_trees; // none: it did not build
+  int m_steps = 0;
+};
+
+// The reading of `cell` × `metric` for candidate `label` (or the one
+// candidate) in `run`; an interval from −∞ to ∞ when the step has none (the
+// cell failed).
+bisect::Reading reading_of(const Lab::Run& run, const std::string& cell, const std::string& metric,
+                           const std::string& label);
+
+} // namespace refbench::cli

@@ -1,0 +1,339 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/bisect/search.hpp>
+#include <refbench/build/build.hpp>
+#include <refbench/cli/bisect_command.hpp>
+#include <refbench/cli/bisect_lab.hpp>
+#include <refbench/cli/bisect_report.hpp>
+#include <refbench/cli/github_run.hpp>
+#include <refbench/cli/measure.hpp>
+#include <refbench/cli/run_plan.hpp>
+#include <refbench/cli/run_refs.hpp>
+#include <refbench/git/commits.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/git/worktree.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/environment.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/report/run_document.hpp>
+#include <refbench/runner/pairs.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+#include <refbench/util/shell_words.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+namespace refbench::cli {
+namespace {
+
+// The chance of naming a wrong commit that one search allows (docs/design.md, Bisect).
+constexpr double k_wrong_commit = 0.01;
+
+// A path of commits (the good end first, the bad end last) measured
+// through the Lab for bisect::search; every step lands in the report.
+class PathOracle : public bisect::Oracle {
+public:
+  PathOracle(Lab& lab, const std::vector<std::string>& path, const std::string& cell, const std::string& metric,
+             double confidence, double precision)
+      : m_lab(lab), m_path(path), m_cell(cell), m_metric(metric), m_confidence(confidence), m_precision(precision) {}
+
+  bool build(std::size_t index) override { return m_lab.built(m_path[index]) != nullptr; }
+
+  bisect::Measured measure(std::size_t good, std::size_t mid, std::size_t bad) override {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if (!m_lab.budget_left()) { // nothing measured: the step is unclear and the search ends there
+      m_lab.report().notes.push_back("The budget was spent before the range was narrowed to one commit; pass a "
+                                     "larger --budget.");
+      return {{0, -inf, inf, 0}, {0, -inf, inf, 0}, 0};
+    }
+    const auto run = m_lab.measure(m_path[good], {m_path[mid], m_path[bad]}, "step", m_confidence, m_precision, false);
+    const bisect::Measured measured{reading_of(run, m_cell, m_metric, git::short_sha(m_path[mid])),
+                                    reading_of(run, m_cell, m_metric, git::short_sha(m_path[bad])), run.rounds};
+    const auto side = bisect::side_of(measured.mid, measured.bad);
+    BisectStep step{"step", git::commit_info(m_lab.repo(), m_path[mid]), m_path[good], m_path[bad]};
+    step.confidence = m_confidence;
+    if (std::isfinite(measured.mid.low)) {
+      step.ratio = std::exp(measured.mid.estimate);
+      step.ci_low = std::exp(measured.mid.low);
+      step.ci_high = std::exp(measured.mid.high);
+    }
+    if (std::isfinite(measured.bad.low)) {
+      step.bad_ratio = std::exp(measured.bad.estimate);
+    }
+    step.side = side == bisect::Side::good ? "good" : side == bisect::Side::bad ? "bad" : "unclear";
+    step.rounds = run.rounds;
+    step.dir = run.dir;
+    m_lab.report().steps.push_back(step);
+    m_lab.save();
+    if (!m_quiet_progress) {
+      std::cerr << fmt::format("refbench: bisect: {} {} → {}\n", git::short_sha(m_path[mid]),
+                               step.ratio ? fmt::format("{:.3f}x", *step.ratio) : std::string("no reading"), step.side);
+    }
+    return measured;
+  }
+
+  bool m_quiet_progress = false;
+
+private:
+  Lab& m_lab;
+  const std::vector<std::string>& m_path;
+  std::string m_cell;
+  std::string m_metric;
+  double m_confidence;
+  double m_precision;
+};
+
+// The cell that moved most from `good` to `bad` in `metric` (a REGRESSION,
+// or IMPROVED with --improvement), measured in a step of its own, and its
+// log-ratio; none when no cell did. `only_cell` limits it to that cell.
+struct Moved {
+  std::string cell;
+  double estimate = 0;
+};
+std::optional<Moved> confirm(Lab& lab, const BisectOptions& o, const std::string& good, const std::string& bad,
+                             const std::optional<std::string>& only_cell, bool print) {
+  const auto run = lab.measure(good, {bad}, "confirm", 0.95, std::nullopt, print);
+  const auto wanted = o.improvement ? stats::Verdict::improved : stats::Verdict::regression;
+  std::optional<Moved> moved;
+  const analysis::MetricResult* row = nullptr;
+  for (const auto& r : run.rows) {
+    if (r.metric == o.metric && !r.control && r.verdict == wanted && (!only_cell || r.cell == *only_cell) &&
+        r.ratio > 0 && (!moved || std::abs(std::log(r.ratio)) > std::abs(moved->estimate))) {
+      moved = Moved{r.cell, std::log(r.ratio)};
+      row = &r;
+    }
+  }
+  BisectStep step{"confirm", git::commit_info(lab.repo(), bad), good, bad};
+  if (row) {
+    step.ratio = row->ratio;
+    step.ci_low = row->ci_low;
+    step.ci_high = row->ci_high;
+  }
+  step.rounds = run.rounds;
+  step.dir = run.dir;
+  lab.report().steps.push_back(step);
+  lab.save();
+  return moved;
+}
+
+// Names `culprit` (its parent `parent`) in the report, with its ratio
+// against the parent from a step of their own.
+void name_culprit(Lab& lab, const std::string& parent, const std::string& culprit, const std::string& cell,
+                  const std::string& metric) {
+  auto& report = lab.report();
+  report.culprit = git::commit_info(lab.repo(), culprit);
+  const auto run = lab.measure(parent, {culprit}, "culprit", 0.95, std::nullopt, false);
+  const auto reading = reading_of(run, cell, metric, "");
+  BisectStep step{"culprit", *report.culprit, parent, culprit};
+  if (std::isfinite(reading.low)) {
+    report.culprit_ratio = step.ratio = std::exp(reading.estimate);
+    report.culprit_ci_low = step.ci_low = std::exp(reading.low);
+    report.culprit_ci_high = step.ci_high = std::exp(reading.high);
+  }
+  step.rounds = run.rounds;
+  step.dir = run.dir;
+  report.steps.push_back(step);
+}
+
+// When `merge` (a merge commit named by the search) should be descended
+// into: the first-parent path from its parents' merge base to its second
+// parent, when that side alone shows the move; else none, with a note.
+std::optional<std::pair<std::vector<std::string>, double>>
+merged_side(Lab& lab, const BisectOptions& o, const git::CommitInfo& merge, const std::string& cell) {
+  const std::string base = git::merge_base(lab.repo(), merge.parents[0], merge.parents[1]);
+  std::vector<std::string> side;
+  try {
+    side = base.empty() ? std::vector<std::string>{} : git::first_parent_path(lab.repo(), base, merge.parents[1]);
+  } catch (const RefusedError&) {
+    side.clear();
+  }
+  if (side.size() < 2 || !lab.built(side.front()) || !lab.built(side.back())) {
+    lab.report().notes.push_back(fmt::format("The merge {} is named: its merged side has no first-parent path that "
+                                             "builds at both ends to descend into.",
+                                             git::short_sha(merge.sha)));
+    return std::nullopt;
+  }
+  const auto moved = confirm(lab, o, side.front(), side.back(), cell, false);
+  if (!moved) {
+    lab.report().notes.push_back(fmt::format("The merge {} is named: its merged side alone ({}..{}) does not show "
+                                             "the move, so the change came from combining the two sides.",
+                                             git::short_sha(merge.sha), git::short_sha(side.front()),
+                                             git::short_sha(side.back())));
+    return std::nullopt;
+  }
+  return std::pair{side, moved->estimate};
+}
+
+// Bisects `path` (good first, bad last, both built) for `cell` × `metric`,
+// whose bad end moved by `moved` (log units); names the culprit, or the
+// range, in the report; descends into a merge named unless
+// --first-parent-only.
+void bisect_path(Lab& lab, const BisectOptions& o, const std::vector<std::string>& path, const std::string& cell,
+                 double moved, bool quiet) {
+  const double confidence = bisect::step_confidence(path.size(), k_wrong_commit);
+  // a step's rounds stop once its intervals (at its confidence) have a half-width of a quarter of the move
+  const double precision = std::abs(moved) / 4;
+  PathOracle oracle(lab, path, cell, o.metric, confidence, precision);
+  oracle.m_quiet_progress = quiet;
+  const auto outcome = bisect::search(path.size(), oracle);
+  auto& report = lab.report();
+  const auto culprit = outcome.culprit();
+  if (!culprit) {
+    report.ambiguous = outcome.ambiguous;
+    report.range_good = path[outcome.good];
+    report.range_bad = path[outcome.bad];
+    return;
+  }
+  const auto info = git::commit_info(lab.repo(), path[*culprit]);
+  if (info.parents.size() >= 2 && !o.first_parent_only) {
+    if (auto side = merged_side(lab, o, info, cell)) {
+      report.descent.push_back(info);
+      bisect_path(lab, o, side->first, cell, side->second, quiet);
+      return;
+    }
+  }
+  name_culprit(lab, path[*culprit - 1], path[*culprit], cell, o.metric);
+}
+
+} // namespace
+} // namespace refbench::cli
+
+namespace refbench::cli {
+namespace {
+
+// Refuses, before anything is built, a metric no cell of the config shows.
+void check_metric(const Inputs& in, const std::string& metric) {
+  for (const auto& cell : in.config.cells) {
+    const bool builtin = cell.metrics.empty() ? (metric == "wall" || metric == "cpu" || metric == "rss")
+                                              : std::ranges::find(cell.metrics, metric) != cell.metrics.end();
+    if (builtin || std::ranges::any_of(cell.custom, [&](const auto& m) { return m.name == metric; })) {
+      return;
+    }
+  }
+  throw UsageError(fmt::format("--metric {}: no cell of {} shows that metric", metric, in.config_path),
+                   "name a metric the cells measure (wall, cpu, rss or a [[cell.metric]])");
+}
+
+// The path good..bad, first parent only, refused before anything is built
+// when it cannot be bisected (README: Bisect).
+std::vector<std::string> checked_path(const Inputs& in, const BisectOptions& o, const git::ResolvedRef& good,
+                                      const git::ResolvedRef& bad) {
+  if (good.sha == bad.sha) {
+    throw UsageError(
+        fmt::format("--good {} and --bad {} are the same commit {}", o.good, o.bad, git::short_sha(good.sha)),
+        "pass the last commit known to be fine as --good and a later one as --bad");
+  }
+  if (!git::is_ancestor(in.repo, good.sha, bad.sha)) {
+    throw RefusedError(
+        fmt::format("--good {} is not an ancestor of --bad {}: there is no range to bisect", o.good, o.bad),
+        "pass an older commit of the same history as --good");
+  }
+  const auto count = git::first_parent_count(in.repo, good.sha, bad.sha);
+  const auto max = o.max_commits.value_or(k_default_max_commits);
+  if (count > max) {
+    throw UsageError(
+        fmt::format("{}..{} has {} commits on its first-parent path, more than {}", o.good, o.bad, count, max),
+        fmt::format("narrow the range, or pass --max-commits {}", count));
+  }
+  return git::first_parent_path(in.repo, good.sha, bad.sha);
+}
+
+} // namespace
+
+CLI::App* add_bisect_command(CLI::App& app, BisectOptions& o) {
+  CLI::App* cmd =
+      app.add_subcommand("bisect", "Find the first commit between two refs that made a metric worse (or better)");
+  cmd->add_option("--good", o.good, "The last commit known to be fine (a ref or SHA)")->required();
+  cmd->add_option("--bad", o.bad, "A later commit that is slower (a ref or SHA)")->required();
+  cmd->add_option("-c,--config", o.run.config, "Config file (default: refbench.toml in the repository)");
+  cmd->add_option("--repo", o.run.repo, "The git repository")->capture_default_str();
+  cmd->add_option("--metric", o.metric, "The metric to bisect")->capture_default_str();
+  cmd->add_flag("--improvement", o.improvement, "Find the commit that made it better instead");
+  cmd->add_flag("--first-parent-only", o.first_parent_only, "Name a merge commit rather than descend into it");
+  cmd->add_option("--max-commits", o.max_commits, "Allow a range of more commits than 10000");
+  cmd->add_option("--cells", o.run.cells, "Bisect only the cells matching one of these globs (GLOB[,GLOB...])")
+      ->delimiter(',');
+  add_measurement_options(*cmd, o.run.measure, config::k_run_defaults);
+  cmd->add_option("--out", o.run.out, "Output directory")->default_str("refbench-bisect");
+  cmd->add_option("--workdir", o.run.workdir, "Where the worktrees go (default <out>/arms)");
+  cmd->add_flag("--keep-worktrees", o.run.keep_worktrees, "Leave the worktrees in place");
+  cmd->add_option("--scrub-env", o.run.scrub_env,
+                  "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
+  cmd->add_flag("--github", o.github, "Write the job summary and the culprit output (GitHub Actions)");
+  o.run.out = "refbench-bisect";
+  return cmd;
+}
+
+int run_bisect(const BisectOptions& o, const CommonOptions& common) {
+  process::install_interrupt_handlers();
+  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (README: What is measured)
+  process::hide_from_commands();
+  auto in = read_inputs(o.run);
+  check_metric(in, o.metric);
+  if (in.settings.replicas.value > 1 && in.settings.replicas.origin != "default") {
+    throw UsageError("bisect measures each commit in its one worktree; --replicas does not apply",
+                     "drop --replicas (and run.replicas) for bisect");
+  }
+  in.settings.replicas.value = 1;
+  if (!in.config.baseline_arm.empty() || !in.config.candidate_arm.empty()) {
+    throw UsageError(in.config_path + ": [arms.baseline] / [arms.candidate] make two arms differ on purpose; bisect "
+                                      "compares commits with the same settings",
+                     "bisect with a config without [arms.*] (pass -c FILE)");
+  }
+  const auto good = git::resolve(in.repo, o.good);
+  const auto bad = git::resolve(in.repo, o.bad);
+  const auto path = checked_path(in, o, good, bad);
+  const auto [out, work] = out_and_work(o.run);
+  make_out_dirs(out);
+  auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
+  BisectReport report;
+  report.good = good.sha;
+  report.bad = bad.sha;
+  report.metric = o.metric;
+  Lab lab(in, o, out, work, *launcher, isolation, report, common.quiet);
+  if (!common.quiet) {
+    std::cerr << fmt::format("refbench: bisect: {} commits from {} ({}) to {} ({})\n", path.size() - 1, o.good,
+                             git::short_sha(good.sha), o.bad, git::short_sha(bad.sha));
+  }
+  try {
+    const auto moved = confirm(lab, o, good.sha, bad.sha, std::nullopt, true);
+    if (!moved) {
+      report.status = "done";
+      report.notes.push_back(fmt::format("Nothing to bisect: no cell's {} is {} from good to bad.", o.metric,
+                                         o.improvement ? "IMPROVED" : "a REGRESSION"));
+      lab.save();
+      if (o.github) {
+        publish_bisect_to_github(out, "");
+      }
+      throw RefusedError(fmt::format("nothing to bisect: no cell's {} is {} from {} to {} (the table above)", o.metric,
+                                     o.improvement ? "IMPROVED" : "a REGRESSION", o.good, o.bad),
+                         "check the range, the metric (--metric) and --improvement");
+    }
+    report.cell = moved->cell;
+    bisect_path(lab, o, path, moved->cell, moved->estimate, common.quiet);
+    report.status = "done";
+    lab.save();
+  } catch (const InterruptedError&) {
+    report.status = "interrupted";
+    lab.save();
+    throw;
+  }
+  std::cout << bisect_markdown(report);
+  if (o.github) {
+    publish_bisect_to_github(out, report.culprit ? report.culprit->sha : std::string());
+  }
+  return report.culprit ? 0 : 1;
+}
+
+} // namespace refbench::cli

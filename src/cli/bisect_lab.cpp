@@ -1,0 +1,198 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/bisect/search.hpp>
+#include <refbench/build/build.hpp>
+#include <refbench/cli/bisect_lab.hpp>
+#include <refbench/cli/bisect_report.hpp>
+#include <refbench/cli/github_run.hpp>
+#include <refbench/cli/measure.hpp>
+#include <refbench/cli/run_plan.hpp>
+#include <refbench/cli/run_refs.hpp>
+#include <refbench/git/commits.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/git/worktree.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/environment.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/report/run_document.hpp>
+#include <refbench/runner/pairs.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+#include <refbench/util/shell_words.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+namespace refbench::cli {
+
+namespace fs = std::filesystem;
+
+Lab::Lab(Inputs& in, const BisectOptions& o, fs::path out, fs::path work, process::Launcher& launcher,
+         process::IsolationPlan& isolation, BisectReport& report, bool quiet)
+    : m_in(in), m_o(o), m_out(std::move(out)), m_work(std::move(work)), m_launcher(launcher), m_isolation(isolation),
+      m_report(report), m_quiet(quiet), m_deadline(runner::monotonic_now() + in.settings.budget_seconds.value) {
+  auto scrub = in.config.run.scrub_env;
+  scrub.insert(scrub.end(), o.run.scrub_env.begin(), o.run.scrub_env.end());
+  m_env = process::without_secrets(process::current_environment(), scrub);
+  m_payloads = make_payloads(in, m_out, in.settings.seed.value, m_payloads_json);
+}
+
+bool Lab::budget_left() const { return runner::monotonic_now() < m_deadline; }
+
+void Lab::save() const {
+  util::write_file_atomically(m_out / "bisect.json", bisect_json(m_report).dump(2) + "\n");
+  util::write_file_atomically(m_out / "report.md", bisect_markdown(m_report));
+}
+
+const std::string* Lab::built(const std::string& sha) {
+  if (auto it = m_trees.find(sha); it != m_trees.end()) {
+    return it->second ? &it->second->path() : nullptr;
+  }
+  // each commit is one more checkout and build on the work filesystem (README: Bisect)
+  runner::check_disk(m_out.string(), m_work.string(),
+                     {{"checkout of " + git::short_sha(sha), git::checkout_size_bytes(m_in.repo, sha)},
+                      {"build of " + git::short_sha(sha), m_in.config.build.disk.value_or(k_default_build_disk)}});
+  auto tree = git::Worktree::add(m_in.repo, sha, (m_work / git::short_sha(sha)).string(), process::interrupt_fd());
+  if (m_o.run.keep_worktrees) {
+    tree.keep();
+  }
+  ++m_report.builds;
+  if (m_in.config.build.command) {
+    if (m_pinned && !m_isolation.refbench.empty()) { // a build may use every CPU again
+      process::set_affinity(0, m_isolation.usable);
+    }
+    if (!m_quiet) {
+      std::cerr << "refbench: bisect: building " << git::short_sha(sha) << "\n";
+    }
+    try {
+      build::build_arms({{"commit " + git::short_sha(sha), tree.path(),
+                          (m_out / "logs" / ("build-" + git::short_sha(sha) + ".log")).string()}},
+                        *m_in.config.build.command, m_in.config.build.env, m_env,
+                        m_in.config.build.timeout.value_or(std::chrono::minutes(30)), false);
+    } catch (const RefusedError&) { // it does not build: skipped, as `git bisect skip` does
+      m_report.skipped.push_back(sha);
+      m_trees.emplace(sha, std::nullopt);
+      return nullptr;
+    }
+    if (m_pinned && !m_isolation.refbench.empty()) {
+      process::set_affinity(0, m_isolation.refbench);
+    }
+  }
+  return &m_trees.emplace(sha, std::move(tree)).first->second->path();
+}
+
+MeasurementPlan Lab::plan_step(const std::vector<std::string>& shas, Arms& arms, const std::string& dir,
+                               std::optional<double> precision) {
+  auto settings = m_in.settings;
+  settings.budget_seconds.value = std::max(1.0, m_deadline - runner::monotonic_now());
+  if (precision) {
+    settings.precision.value = *precision;
+  }
+  Inputs in = m_in;
+  in.settings = settings;
+  MeasurementPlan plan{
+      {}, settings.rounds(), settings,
+      {}, m_out / dir,       "check the cell's command in " + in.config_path + " and that the build produced it"};
+  plan.rounds.output_dir = (plan.out / "outputs").string();
+  RunOptions o = m_o.run;
+  o.baseline = git::short_sha(shas[0]);
+  o.candidates.clear();
+  std::vector<git::ResolvedRef> refs;
+  std::vector<std::string> labels;
+  for (const auto& sha : shas) {
+    refs.push_back({git::short_sha(sha), sha, git::short_sha(sha), git::short_sha(sha)});
+    if (&sha != &shas[0]) {
+      o.candidates.push_back(git::short_sha(sha));
+      labels.push_back(git::short_sha(sha));
+    }
+  }
+  record_arms(plan.header, arms, refs[0], {refs.begin() + 1, refs.end()}, o, in.config,
+              {std::vector<double>(shas.size(), 0.0)});
+  const ArmReplicas replicas{
+      {}, {std::vector{arms.tree(runner::Arm::baseline)}, std::vector{arms.tree(runner::Arm::candidate)}}};
+  plan.cells =
+      with_control(plan_candidates(in, arms, replicas, m_payloads, m_env, m_isolation, labels), in, plan.rounds);
+  plan.header.command = "bisect";
+  plan.header.reproduce =
+      fmt::format("refbench report {}", util::quote_shell_word((plan.out / "journal.jsonl").string()));
+  plan.header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu, runner::Metric::rss};
+  plan.header.settings.gate = {runner::Metric::wall};
+  if (const auto metric = runner::parse_metric_list(m_o.metric); metric && metric->size() == 1) {
+    plan.header.settings.gate = *metric; // precision stopping looks at the metric bisected
+  }
+  plan.header.environment = report::environment_info(&m_isolation);
+  plan.payloads = m_payloads_json;
+  plan.config = in.config_path;
+  return plan;
+}
+
+Lab::Run Lab::measure(const std::string& good, const std::vector<std::string>& others, const std::string& kind,
+                      double confidence, std::optional<double> precision, bool print) {
+  std::vector<std::string> shas{good};
+  shas.insert(shas.end(), others.begin(), others.end());
+  std::vector<std::string> trees;
+  for (const auto& sha : shas) {
+    const auto* tree = built(sha);
+    if (!tree) { // a search never measures a skipped commit: this is an end of the range
+      throw RefusedError(fmt::format("{} does not build, and an end of a range must: see {}", git::short_sha(sha),
+                                     (m_out / "logs" / ("build-" + git::short_sha(sha) + ".log")).string()),
+                         "pass ends that build as --good and --bad");
+    }
+    trees.push_back(*tree);
+  }
+  if (!m_pinned) { // after the first builds, which use every CPU
+    apply_isolation(m_isolation, m_launcher, m_quiet);
+    m_pinned = true;
+  }
+  const std::string dir = fmt::format("steps/{:02}-{}", ++m_steps, kind);
+  make_out_dirs(m_out / dir);
+  Arms arms(m_work, trees);
+  auto plan = plan_step(shas, arms, dir, precision);
+  if (precision) { // the step's rounds stop on intervals of the confidence it decides at
+    plan.stop_confidence = confidence;
+  }
+  runner::Journal journal((plan.out / "journal.jsonl").string());
+  std::ostringstream hidden;
+  CommonOptions common;
+  common.quiet = true;
+  Sinks sinks{common, print ? &std::cout : &hidden, m_quiet ? &hidden : &std::cerr, -1};
+  sinks.started = runner::monotonic_now();
+  measure_and_report(plan, m_launcher, journal, sinks);
+  // the step's readings again, at the step's own confidence
+  const auto path = plan.out / "journal.jsonl";
+  auto read = runner::read_journal(util::read_file(path.string()).value_or(""), path.string());
+  auto analysis_settings = plan.settings.analysis();
+  analysis_settings.confidence = confidence;
+  Run run{
+      analysis::analyze(analysis::cell_samples(read.record, plan.header.settings.metrics, plan.header.settings.gate),
+                        analysis_settings),
+      0, dir};
+  for (const auto& cell : read.record.cells) {
+    run.rounds = std::max(run.rounds, cell.rounds);
+  }
+  return run;
+}
+
+bisect::Reading reading_of(const Lab::Run& run, const std::string& cell, const std::string& metric,
+                           const std::string& label) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (const auto& r : run.rows) {
+    if (r.cell == cell && r.metric == metric && !r.control && (r.candidate == label || r.candidate.empty()) &&
+        !r.error && r.ratio > 0 && r.ci_low > 0 && std::isfinite(r.ci_high)) {
+      return {std::log(r.ratio), std::log(r.ci_low), std::log(r.ci_high), r.n};
+    }
+  }
+  return {0, -inf, inf, 0};
+}
+
+} // namespace refbench::cli
