@@ -44,8 +44,8 @@ from pathlib import Path
 import yaml
 
 # What `refbench run --github` writes to $GITHUB_OUTPUT (README: GitHub Actions).
-RUN_GITHUB_OUTPUTS = {"verdict", "regressions", "report", "results"}
-ACTION_OUTPUTS = RUN_GITHUB_OUTPUTS
+RUN_GITHUB_OUTPUTS = {"verdict", "regressions", "report", "results", "baseline-sha", "candidate-sha", "culprit", "bisect"}
+ACTION_OUTPUTS = {"verdict", "regressions", "report", "results", "culprit"}
 
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
 STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
@@ -477,9 +477,10 @@ def check_code_job(file, doc, job_id, job, steps, on):
 
 
 def check_run_step_of_action(rel, step, where):
-    """The action's step that runs `refbench run` gets no token."""
+    """The action's steps that run `refbench run` or `refbench bisect` (both
+    build and run the code) get no token."""
     text = step.get("run")
-    if not isinstance(text, str) or not re.search(r"\(run\b|\brun --github\b", text):
+    if not isinstance(text, str) or not re.search(r"\((run|bisect)\b|\b(run|bisect) --github\b", text):
         return
     for line, message in token_in(step.get("env"), f"{where}: env:"):
         report(rel, line, message + " (the step that builds and runs the code)")

@@ -72,9 +72,9 @@ copy_tree pristine
 check "$WORK/pristine"
 [ "$RC" -eq 0 ] || fail "the checker rejects an unchanged copy: $(cat "$WORK/check")"
 
-# The action's outputs are exactly what `refbench run --github` writes.
+# The action's outputs are what `refbench run --github` and `refbench bisect --github` write.
 outputs="$("$PY" -c 'import sys, yaml; print(" ".join(sorted(yaml.safe_load(open(sys.argv[1]))["outputs"])))' "$ROOT/action.yml")"
-[ "$outputs" = "regressions report results verdict" ] || fail "action.yml outputs are '$outputs'"
+[ "$outputs" = "culprit regressions report results verdict" ] || fail "action.yml outputs are '$outputs'"
 
 # --- broken copies fail, one line per violation ---------------------------
 # An undeclared input in with:, reported at its line.
@@ -121,7 +121,7 @@ expect_in "$WORK/check" "check_actions: 1 violation(s)" # and nothing else about
 
 # The action's outputs must stay exactly verdict, regressions, report, results.
 broken_copy outputs_changed action.yml '  regressions:' '  regression-count:'
-expect_violation outputs_changed "expected exactly ['regressions', 'report', 'results', 'verdict']"
+expect_violation outputs_changed "expected exactly ['culprit', 'regressions', 'report', 'results', 'verdict']"
 
 # An undeclared input inside the action (and the declared one left unused).
 broken_copy action_input action.yml \
@@ -178,8 +178,12 @@ broken_copy token_env examples/workflows/refbench-nightly.yml \
   'VERDICT: ${{ steps.refbench.outputs.verdict }}' $'GH_TOKEN: ${{ github.token }}\n          VERDICT: ${{ steps.refbench.outputs.verdict }}'
 expect_violation token_env "step 3 ('Verdict'): env: 'GH_TOKEN' hands the token to it in a job that runs the checked-out code"
 broken_copy token_run_step action.yml \
-  'REFBENCH_CONFIG: ${{ inputs.config }}' $'GITHUB_TOKEN: ${{ inputs.github-token }}\n        REFBENCH_CONFIG: ${{ inputs.config }}'
+  'REFBENCH_BUDGET: ${{ inputs.budget }}' $'GITHUB_TOKEN: ${{ inputs.github-token }}\n        REFBENCH_BUDGET: ${{ inputs.budget }}'
 expect_violation token_run_step "step 'run': env: 'GITHUB_TOKEN' hands the token to it (the step that builds and runs the code)"
+broken_copy token_bisect_step action.yml \
+  'REFBENCH_GOOD: ${{ steps.run.outputs.baseline-sha }}' \
+  $'GH_TOKEN: ${{ inputs.github-token }}\n        REFBENCH_GOOD: ${{ steps.run.outputs.baseline-sha }}'
+expect_violation token_bisect_step "step 'bisect': env: 'GH_TOKEN' hands the token to it (the step that builds and runs the code)"
 broken_copy token_input examples/workflows/refbench-pr.yml \
   'comment: false' $'comment: false\n          github-token: ${{ secrets.COMMENT_TOKEN }}'
 expect_violation token_input "with: 'github-token' hands the token to the step that builds and runs the code"
