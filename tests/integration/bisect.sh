@@ -72,8 +72,13 @@ expect_in "$WORK/out" "| work | wall |"
 expect_json "$WORK/b2/bisect.json" "r['culprit'] is None and r['builds'] == 2"
 
 # refused before anything is built
-for args in "--good main --bad main|are the same commit|2" "--good c9 --bad c3|is not an ancestor of --bad c3|3" \
-  "--good good --bad main --max-commits 5|more than 5|2" "--good good --bad main --metric p99|--metric p99: no cell|2" \
+{ cat "$repo/refbench.toml"; printf '\n[arms.candidate]\nenv = { MODE = "fast" }\n'; } >"$WORK/arms.toml"
+for args in "--good good --bad main -c $WORK/arms.toml|make two arms differ on purpose|2" \
+  "--good good --bad main --replicas 2|--replicas does not apply|2" \
+  "--good main --bad main|are the same commit|2" \
+  "--good c9 --bad c3|is not an ancestor of --bad c3|3" \
+  "--good good --bad main --max-commits 5|more than 5|2" \
+  "--good good --bad main --metric p99|--metric p99: no cell|2" \
   "--good nosuch --bad main|nosuch|3"; do
   IFS='|' read -r flags message code <<<"$args"
   # shellcheck disable=SC2086
