@@ -25,8 +25,8 @@ cat >"$repo/refbench.toml" <<EOF
 command = "true"
 
 [run]
-min_rounds = 8
-max_rounds = 8
+min_rounds = 16 # fixed, so that every cell runs every round; 16 pairs keep a docs-only PASS inside ±15 % under load
+max_rounds = 16
 control_cell = "argv"
 
 [[cell]]
@@ -55,8 +55,8 @@ expect_json "$R" "next(a for a in r['analysis'] if a.get('candidate') == 'slower
 expect_json "$R" "next(a for a in r['analysis'] if a.get('candidate') == 'docs' and a['metric'] == 'wall')['verdict'] in ('PASS', 'IMPROVED')"
 # one BH family over both candidates' gated rows: with m = 2, the larger p stays and the smaller one doubles (capped by it)
 expect_json "$R" "(lambda g, ps: len(g) == 2 and all(abs(a['p_bh'] - (max(ps) if a['p'] == max(ps) else min(2 * a['p'], max(ps)))) < 1e-12 for a in g))(*(lambda g: (g, [a['p'] for a in g]))([a for a in r['analysis'] if a['gated']]))"
-# every pair was measured in the same rounds: each candidate's cell ran all 8 rounds, each round holding both
-expect_json "$R" "all(sorted({s['round'] for s in c['samples']}) == list(range(9)) for c in r['cells'])"
+# every pair was measured in the same rounds: each candidate's cell ran all 16 rounds, each round holding both
+expect_json "$R" "all(sorted({s['round'] for s in c['samples']}) == list(range(17)) for c in r['cells'])"
 M="$WORK/o/report.md"
 expect_in "$M" "vs candidates \`docs\`"
 expect_in "$M" "| cell | candidate | metric | baseline | candidate median |"
@@ -72,7 +72,7 @@ expect_json "$WORK/replay.json" "$wall_verdicts == $(json_eval "$R" "$wall_verdi
 expect_json "$WORK/replay.json" "[c for c, k, v in $wall_verdicts] == ['argv', 'argv', 'argv-control']"
 
 # run.candidates in the config, no --candidate flag: the same arms
-sed -i 's/^max_rounds = 8$/max_rounds = 8\ncandidates = ["docs", "slower"]/' "$repo/refbench.toml"
+sed -i 's/^max_rounds = 16$/max_rounds = 16\ncandidates = ["docs", "slower"]/' "$repo/refbench.toml"
 run_refbench run -q --repo "$repo" --baseline v1 --seed 5 --out "$WORK/o2"
 expect_rc 1
 expect_json "$WORK/o2/results.json" "[a['ref'] for a in r['arms']['candidates']] == ['docs', 'slower']"
@@ -124,7 +124,7 @@ grep -qx "base|0|" "$WORK/ab-argv.log" || fail "the baseline's env did not reach
 [ "$(sort -u "$WORK/ab-hook.log" | tr "\n" " ")" = "base|x cand|x " ] || fail "hooks: $(sort -u "$WORK/ab-hook.log")"
 
 # compare: a baseline and two candidates, named as hyperfine names them
-run_refbench compare -q --out "$WORK/c" --seed 3 --min-rounds 8 --max-rounds 8 -n base -n same -n slow \
+run_refbench compare -q --out "$WORK/c" --seed 3 --min-rounds 16 --max-rounds 16 -n base -n same -n slow \
   'sleep 0.02' 'sleep 0.02' 'sleep 0.032'
 expect_rc 1
 expect_json "$WORK/c/results.json" "r['arms']['baseline']['name'] == 'base' and [a['name'] for a in r['arms']['candidates']] == ['same', 'slow']"

@@ -13,7 +13,7 @@ work() { # the program of a night: sleeps $1 µs
   printf '#!/bin/sh\nexec sleep 0.%06d\n' "$1" >"$repo/bin/work"
   chmod +x "$repo/bin/work"
 }
-work 20000
+work 50000 # 50 ms: what a loaded machine adds to every invocation dilutes a 4 % step less
 cat >"$repo/refbench.toml" <<'EOF'
 [build]
 command = "true"
@@ -32,7 +32,7 @@ git_in "$repo" init -q -b main
 git_in "$repo" add -A
 git_in "$repo" commit -q -m night0
 git_in "$repo" tag night0
-micros=20000
+micros=50000
 for night in 1 2 3 4 5; do # +4 % a night
   micros=$((micros * 104 / 100))
   work "$micros"
@@ -128,7 +128,7 @@ read -r width height colours ink < <("$PY" "$(dirname "$0")/png_stats.py" "$WORK
 
 # a pull request's run reads the history, never writes it, and says where its ratio sits in the band
 git_in "$repo" checkout -q -b feat night6
-work 30000
+work 75000
 git_in "$repo" commit -q -am "a slower PR"
 cat >"$WORK/pr.json" <<JSON
 {"action": "synchronize", "number": 7,
