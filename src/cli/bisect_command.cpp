@@ -45,8 +45,9 @@ constexpr double k_wrong_commit = 0.01;
 class PathOracle : public bisect::Oracle {
 public:
   PathOracle(Lab& lab, const std::vector<std::string>& path, const std::string& cell, const std::string& metric,
-             double confidence, double precision)
-      : m_lab(lab), m_path(path), m_cell(cell), m_metric(metric), m_confidence(confidence), m_precision(precision) {}
+             double confidence, double precision, bool quiet)
+      : m_lab(lab), m_path(path), m_cell(cell), m_metric(metric), m_confidence(confidence), m_precision(precision),
+        m_quiet(quiet) {}
 
   bool build(std::size_t index) override { return m_lab.built(m_path[index]) != nullptr; }
 
@@ -76,14 +77,12 @@ public:
     step.dir = run.dir;
     m_lab.report().steps.push_back(step);
     m_lab.save();
-    if (!m_quiet_progress) {
+    if (!m_quiet) {
       std::cerr << fmt::format("refbench: bisect: {} {} → {}\n", git::short_sha(m_path[mid]),
                                step.ratio ? fmt::format("{:.3f}x", *step.ratio) : std::string("no reading"), step.side);
     }
     return measured;
   }
-
-  bool m_quiet_progress = false;
 
 private:
   Lab& m_lab;
@@ -92,6 +91,7 @@ private:
   std::string m_metric;
   double m_confidence;
   double m_precision;
+  bool m_quiet; // no progress line per step
 };
 
 // The cell that moved most from `good` to `bad` in `metric` (a REGRESSION,
@@ -184,8 +184,7 @@ void bisect_path(Lab& lab, const BisectOptions& o, const std::vector<std::string
   const double confidence = bisect::step_confidence(path.size(), k_wrong_commit);
   // a step's rounds stop once its intervals (at its confidence) have a half-width of a quarter of the move
   const double precision = std::abs(moved) / 4;
-  PathOracle oracle(lab, path, cell, o.metric, confidence, precision);
-  oracle.m_quiet_progress = quiet;
+  PathOracle oracle(lab, path, cell, o.metric, confidence, precision, quiet);
   const auto outcome = bisect::search(path.size(), oracle);
   auto& report = lab.report();
   const auto culprit = outcome.culprit();
@@ -254,10 +253,10 @@ std::vector<std::string> checked_path(const Inputs& in, const BisectOptions& o, 
 CLI::App* add_bisect_command(CLI::App& app, BisectOptions& o) {
   CLI::App* cmd =
       app.add_subcommand("bisect", "Find the first commit between two refs that made a metric worse (or better)");
+  o.run.out = "refbench-bisect";
+  add_checkout_options(*cmd, o.run);
   cmd->add_option("--good", o.good, "The last commit known to be fine (a ref or SHA)")->required();
   cmd->add_option("--bad", o.bad, "A later commit that is slower (a ref or SHA)")->required();
-  cmd->add_option("-c,--config", o.run.config, "Config file (default: refbench.toml in the repository)");
-  cmd->add_option("--repo", o.run.repo, "The git repository")->capture_default_str();
   cmd->add_option("--metric", o.metric, "The metric to bisect")->capture_default_str();
   cmd->add_flag("--improvement", o.improvement, "Find the commit that made it better instead");
   cmd->add_flag("--first-parent-only", o.first_parent_only, "Name a merge commit rather than descend into it");
@@ -265,13 +264,7 @@ CLI::App* add_bisect_command(CLI::App& app, BisectOptions& o) {
   cmd->add_option("--cells", o.run.cells, "Bisect only the cells matching one of these globs (GLOB[,GLOB...])")
       ->delimiter(',');
   add_measurement_options(*cmd, o.run.measure, config::k_run_defaults);
-  cmd->add_option("--out", o.run.out, "Output directory")->default_str("refbench-bisect");
-  cmd->add_option("--workdir", o.run.workdir, "Where the worktrees go (default <out>/arms)");
-  cmd->add_flag("--keep-worktrees", o.run.keep_worktrees, "Leave the worktrees in place");
-  cmd->add_option("--scrub-env", o.run.scrub_env,
-                  "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
   cmd->add_flag("--github", o.github, "Write the job summary and the culprit output (GitHub Actions)");
-  o.run.out = "refbench-bisect";
   return cmd;
 }
 

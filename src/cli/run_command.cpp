@@ -105,18 +105,24 @@ build::BuildTimes build_both(const config::Config& config, const Arms& arms, con
 
 } // namespace
 
+void add_checkout_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("-c,--config", o.config, "Config file (default: refbench.toml in the repository)");
+  cmd.add_option("--repo", o.repo, "The git repository")->capture_default_str();
+  cmd.add_option("--out", o.out, "Output directory")->capture_default_str();
+  cmd.add_option("--workdir", o.workdir, "Where the worktrees go (default <out>/arms)");
+  cmd.add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
+  cmd.add_option("--scrub-env", o.scrub_env,
+                 "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
+}
+
 CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   CLI::App* cmd = app.add_subcommand("run", "Resolve two refs, build both, measure them in interleaved rounds");
-  cmd->add_option("-c,--config", o.config, "Config file (default: refbench.toml in the repository)");
-  cmd->add_option("--repo", o.repo, "The git repository")->capture_default_str();
+  add_checkout_options(*cmd, o);
   cmd->add_option("--baseline", o.baseline, "Baseline ref (or latest-release, default-branch, merge-base)");
   cmd->add_option("--candidate", o.candidates,
                   "Candidate ref (or a keyword); repeat it to compare several candidates with the baseline")
       ->allow_extra_args(false);
   add_measurement_options(*cmd, o.measure, config::k_run_defaults);
-  cmd->add_option("--out", o.out, "Output directory")->capture_default_str();
-  cmd->add_option("--workdir", o.workdir, "Where the worktrees go (default <out>/arms)");
-  cmd->add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
   cmd->add_flag("--allow-same-commit", o.allow_same_commit, "Allow an A/A run of one commit");
   cmd->add_option("--shard", o.shard, "Run only shard K of N of the cells (K/N), to merge with `refbench report`");
   cmd->add_option("--cells", o.cells, "Run only the cells matching one of these globs (GLOB[,GLOB...]; repeatable)")
@@ -124,8 +130,6 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
   cmd->add_flag("--github", o.github,
                 "Take the refs from the GitHub Actions event; write the job summary, outputs and comment.json");
   cmd->add_flag("--allow-pull-request-target", o.allow_pull_request_target, "Let --github act on pull_request_target");
-  cmd->add_option("--scrub-env", o.scrub_env,
-                  "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
   cmd->add_option("--history", o.history,
                   "Append the results to DIR/history.jsonl (a pull request's run only reads it); history-last "
                   "names its last candidate");

@@ -37,6 +37,10 @@ struct ResolveOptions {
   std::vector<std::string> refs;
 };
 
+// Adds what `run` and `bisect` share to `cmd`, bound to `options`: -c/--config,
+// --repo, --out, --workdir, --keep-worktrees, --scrub-env.
+void add_checkout_options(CLI::App& cmd, RunOptions& options);
+
 // Registers `run` / `resolve` and their flags on `app`, bound to `options`.
 CLI::App* add_run_command(CLI::App& app, RunOptions& options);
 CLI::App* add_resolve_command(CLI::App& app, ResolveOptions& options);
