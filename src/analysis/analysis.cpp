@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <span>
 
 namespace refbench::analysis {
 namespace {
@@ -38,8 +39,15 @@ std::vector<double> logs(const std::vector<double>& values, Direction direction)
 struct LogEstimate {
   double estimate = k_nan;
   stats::Interval interval{k_nan, k_nan};
-  double p = 1.0;
+  double p = 1.0;          // the change is past the threshold on the worse side
+  double p_improved = 1.0; // past its mirror on the better side
 };
+
+std::vector<double> negated(std::span<const double> values) {
+  std::vector<double> out(values.begin(), values.end());
+  std::transform(out.begin(), out.end(), out.begin(), [](double v) { return -v; });
+  return out;
+}
 
 LogEstimate estimate_paired(const std::vector<double>& d, double log_threshold, const Settings& settings,
                             std::uint64_t seed) {
@@ -53,6 +61,7 @@ LogEstimate estimate_paired(const std::vector<double>& d, double log_threshold, 
                    ? stats::bca_bootstrap_interval(d, settings.confidence, seed)
                    : pseudo_median.interval;
   e.p = stats::signed_rank_p_greater(d, log_threshold);
+  e.p_improved = stats::signed_rank_p_greater(negated(d), log_threshold);
   return e;
 }
 
@@ -65,6 +74,7 @@ LogEstimate estimate_unpaired(const std::vector<double>& x, const std::vector<do
   e.estimate = stats::hodges_lehmann_shift(x, y);
   e.interval = stats::mann_whitney_interval(x, y, settings.confidence);
   e.p = stats::mann_whitney_p_greater(x, y, log_threshold);
+  e.p_improved = stats::mann_whitney_p_greater(negated(x), negated(y), log_threshold);
   return e;
 }
 
@@ -125,6 +135,7 @@ void estimate_count(const MetricSamples& samples, const Settings& settings, std:
   r.interval_reaches_confidence = e.interval.reaches_confidence;
   if (r.n > 0) {
     r.p = e.p;
+    r.p_improved = e.p_improved;
   }
 }
 
@@ -158,6 +169,7 @@ void estimate_ratio(const MetricSamples& samples, const Settings& settings, std:
   }
   if (r.n > 0) {
     r.p = e.p;
+    r.p_improved = e.p_improved;
   }
 }
 
@@ -218,6 +230,7 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
   }
   if (cell.control) {
     r.p.reset();
+    r.p_improved.reset();
   }
   judge_slo(samples, r);
   return r;
@@ -263,6 +276,7 @@ stats::VerdictInput verdict_input(const MetricResult& r, const Settings& setting
     in.threshold = r.threshold;
   }
   in.p = r.p_bh.value_or(r.p.value_or(1.0));
+  in.p_improved = r.p_improved_bh.value_or(r.p_improved.value_or(1.0));
   in.alpha = settings.alpha;
   in.noise_floor = r.noise_floor;
   return in;
@@ -296,18 +310,23 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
     }
   }
 
-  // Benjamini–Hochberg over the gated metrics that have a p-value
+  // Benjamini–Hochberg over the gated metrics that have a p-value, once per
+  // direction (docs/design.md, Benjamini–Hochberg over gated metrics)
   std::vector<std::size_t> gated;
   std::vector<double> p;
+  std::vector<double> p_improved;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].gated && results[i].p && !results[i].error && !results[i].censored) {
       gated.push_back(i);
       p.push_back(*results[i].p);
+      p_improved.push_back(results[i].p_improved.value_or(1.0));
     }
   }
-  auto adjusted = stats::benjamini_hochberg(p);
+  const auto adjusted = stats::benjamini_hochberg(p);
+  const auto adjusted_improved = stats::benjamini_hochberg(p_improved);
   for (std::size_t k = 0; k < gated.size(); ++k) {
     results[gated[k]].p_bh = adjusted[k];
+    results[gated[k]].p_improved_bh = adjusted_improved[k];
   }
 
   // the A/A control's interval is the noise floor of its metric in its group

@@ -137,6 +137,8 @@ json to_json(const analysis::MetricResult& r) {
          {"ci_high", number(r.ci_high)},
          {"p", optional_number(r.p)},
          {"p_bh", optional_number(r.p_bh)},
+         {"p_improved", optional_number(r.p_improved)},
+         {"p_improved_bh", optional_number(r.p_improved_bh)},
          {"threshold", r.threshold},
          {"verdict", stats::verdict_name(r.verdict)},
          {"censored", r.censored},
@@ -224,6 +226,8 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   r.ci_high = nullable(f, "ci_high");
   r.p = f.optional_number("p", 0.0, 1.0);
   r.p_bh = f.optional_number("p_bh", 0.0, 1.0);
+  r.p_improved = f.optional_number("p_improved", 0.0, 1.0);
+  r.p_improved_bh = f.optional_number("p_improved_bh", 0.0, 1.0);
   r.threshold = f.number("threshold", 0.0, k_max_double, analysis::k_default_threshold);
   const auto verdict = f.string("verdict", "INCONCLUSIVE");
   const auto parsed = verdict_named(verdict);

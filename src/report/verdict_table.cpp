@@ -111,7 +111,13 @@ std::string regression_reason(const analysis::MetricResult& r) {
 }
 
 std::string format_p(const analysis::MetricResult& r) {
+  // the p of the side the change lies on: the worse side's against the
+  // threshold, the better side's against its mirror (the smaller of the two)
   auto p = r.gated ? r.p_bh : r.p;
+  const auto p_better = r.gated ? r.p_improved_bh : r.p_improved;
+  if (p_better && (!p || *p_better < *p)) {
+    p = p_better;
+  }
   if (!p) {
     return "—";
   }

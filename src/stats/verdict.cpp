@@ -41,6 +41,9 @@ Verdict decide(const VerdictInput& in) {
   if (in.ci_low > in.threshold && in.p < in.alpha) {
     return Verdict::regression;
   }
+  if (in.ci_high < better_threshold(in.scale, in.threshold) && in.p_improved < in.alpha) {
+    return Verdict::improved;
+  }
   const bool difference = in.scale == Scale::difference;
   auto below_threshold = [&](double x) { return difference ? x <= in.threshold : x < in.threshold; };
   const bool floor_ok = !in.noise_floor || below_threshold(*in.noise_floor);
@@ -52,6 +55,10 @@ Verdict decide(const VerdictInput& in) {
     return Verdict::pass;
   }
   return Verdict::inconclusive;
+}
+
+double better_threshold(Scale scale, double threshold) {
+  return scale == Scale::difference ? -threshold : 1.0 / threshold;
 }
 
 double noise_floor(double control_ci_low, double control_ci_high) {

@@ -9,6 +9,8 @@
 #include <refbench/stats/trend.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include <cstdio>
 #include <doctest/doctest.h>
@@ -256,6 +258,112 @@ TEST_CASE("calibration: a 20 % machine-speed step mid-run, interleaved vs sequen
   CHECK(shuffled.ratio == doctest::Approx(1.0).epsilon(0.01));
   CHECK(in_order.ratio > 1.15);
   CHECK(in_order.verdict == stats::Verdict::regression); // a sequential schedule would cry wolf
+}
+
+namespace {
+
+// What `runs()` noisy-runner runs of `rounds` rounds gave (the test below).
+struct NoisyRates {
+  int wide = 0;         // runs whose wall noise floor is at or above the threshold
+  int aa_decided = 0;   // of those, runs where the A/A cell came out REGRESSION or IMPROVED
+  int slower_found = 0; // … the 2x slower cell REGRESSION
+  int faster_found = 0; // … the 2x faster cell IMPROVED
+  // the same under the rule not taken (docs/design.md, Verdicts): a clear
+  // change must also lie past the floor ±f itself
+  int aa_widened = 0;
+  int slower_widened = 0;
+  int faster_widened = 0;
+};
+
+// A clear change under the rule not taken: past max(T, f) upwards, or
+// min(1/T, 1/f) downwards, with its BH-adjusted p.
+bool widened_up(const analysis::MetricResult& r, double floor) {
+  return r.ci_low > std::max(k_threshold, floor) && r.p_bh.value_or(1) < 0.05;
+}
+bool widened_down(const analysis::MetricResult& r, double floor) {
+  return r.ci_high < std::min(1 / k_threshold, 1 / floor) && r.p_improved_bh.value_or(1) < 0.05;
+}
+
+NoisyRates noisy_runner(int rounds, std::uint64_t seed) {
+  Noise noise(seed);
+  NoisyRates rates;
+  for (int run = 0; run < runs(); ++run) {
+    double clock = 0;
+    process::FakeExecutor fake([&](const process::Invocation& invocation, std::size_t) {
+      const double nominal = 0.08 * std::stod(invocation.argv.at(1));
+      const double hog = std::fmod(clock, 3.0) < 1.0 ? 1.8 : 1.0;
+      process::Outcome outcome;
+      outcome.wall_seconds = nominal * (0.5 + noise.uniform()) * hog;
+      clock += outcome.wall_seconds;
+      return outcome;
+    });
+    auto prog = [](const char* factor) { return process::Invocation{{"prog", factor}, {}, "", {}, ""}; };
+    std::vector<runner::CellSpec> cells{{"aa", prog("1"), prog("1"), false},
+                                        {"slower", prog("1"), prog("2"), false},
+                                        {"faster", prog("1"), prog("0.5"), false}};
+    cells.push_back(runner::control_of(cells[0]));
+    runner::RoundSettings settings{1e9, rounds, rounds, 0, static_cast<std::uint64_t>(run) + 1};
+    runner::Journal journal;
+    runner::RoundHooks hooks;
+    hooks.clock = [&] { return fake.now(); };
+    const auto record = runner::run_rounds(cells, settings, fake, journal, hooks);
+    analysis::Settings analysis_settings;
+    analysis_settings.min_rounds = 10;
+    const auto results = analysis::analyze(
+        analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}), analysis_settings);
+    REQUIRE(results.size() == 4);
+    REQUIRE(results[3].control);
+    REQUIRE(results[0].noise_floor.has_value());
+    if (*results[0].noise_floor < k_threshold) {
+      continue;
+    }
+    ++rates.wide;
+    const auto decided = [](stats::Verdict v) {
+      return v == stats::Verdict::regression || v == stats::Verdict::improved;
+    };
+    rates.aa_decided += decided(results[0].verdict) ? 1 : 0;
+    rates.slower_found += results[1].verdict == stats::Verdict::regression ? 1 : 0;
+    rates.faster_found += results[2].verdict == stats::Verdict::improved ? 1 : 0;
+    const double floor = *results[0].noise_floor;
+    rates.aa_widened += widened_up(results[0], floor) || widened_down(results[0], floor) ? 1 : 0;
+    rates.slower_widened += widened_up(results[1], floor) ? 1 : 0;
+    rates.faster_widened += widened_down(results[2], floor) ? 1 : 0;
+  }
+  return rates;
+}
+
+} // namespace
+
+TEST_CASE("calibration: a floor wider than the threshold: no false REGRESSION or IMPROVED, a 2x change decided") {
+  // A noisy runner through the real scheduler: every invocation's work is
+  // uniform in 50 … 150 % of its nominal time (as `$(( RANDOM % 100 + 50 ))`
+  // iterations), and a CPU hog beside it runs 1 s on, 2 s off, making
+  // whatever runs while it is on 1.8x slower (a round takes about a second,
+  // so two rounds in three straddle the hog's edge). One run: an A/A cell, a
+  // cell 2x slower, one 2x faster and the A/A control of the first. Per
+  // number of rounds: A/A decided in at most `false_rate` of runs, each 2x
+  // change in at least `power`.
+  struct Case {
+    int rounds;
+    double false_rate;
+    double power;
+  };
+  for (const Case c : {Case{12, 0.01, 0.80}, Case{20, 0.005, 0.97}, Case{30, 0.005, 0.99}}) {
+    const auto r = noisy_runner(c.rounds, 2929 + static_cast<std::uint64_t>(c.rounds));
+    const int wide = std::max(r.wide, 1);
+    std::printf("noisy runner (work 50-150 %%, a 1 s on / 2 s off hog), %d rounds: floor >= %.2fx in %5.1f %% of runs; "
+                "there: A/A REGRESSION or IMPROVED %4.2f %%, 2x slower REGRESSION %5.1f %%, 2x faster IMPROVED "
+                "%5.1f %%\n",
+                c.rounds, k_threshold, 100.0 * r.wide / runs(), 100.0 * r.aa_decided / wide,
+                100.0 * r.slower_found / wide, 100.0 * r.faster_found / wide);
+    std::printf("  the rule not taken (past the floor too): A/A %4.2f %%, 2x slower %5.1f %%, 2x faster %5.1f %%\n",
+                100.0 * r.aa_widened / wide, 100.0 * r.slower_widened / wide, 100.0 * r.faster_widened / wide);
+    CAPTURE(c.rounds);
+    CHECK(r.wide >= 0.9 * runs()); // the case is what it says: the floor is wider than the threshold
+    CHECK(r.aa_decided <= c.false_rate * wide);
+    CHECK(r.slower_found >= c.power * wide);
+    CHECK(r.faster_found >= c.power * wide);
+  }
 }
 
 TEST_CASE("calibration: a chain of links, cumulative interval coverage") {

@@ -83,12 +83,17 @@ for i, e in enumerate([-4, -5, -3, -6, -4]):
     c[i] = b[i] * 1.15
     assert math.log(c[i] / b[i]) - math.log(1.15) == 0.0
 paired("atT_n25_r115", b, c, "n=25 ratio=1.15 with 5 rows d == ln(1.15)")
+# improvements, clear (past 1/T) and small (between 1/T and 1): the better side's p and verdict
+for n, ratio, sigma in [(12, 0.6, 0.1), (30, 0.8, 0.05), (60, 0.5, 0.2), (20, 0.9, 0.02), (8, 0.85, 0.05)]:
+    paired(f"better_n{n}_r{round(ratio * 100)}_s{round(sigma * 100)}", *lognormal_pairs(n, ratio, sigma),
+           f"n={n} ratio={ratio} sigma={sigma}")
 
 # unpaired hyperfine exports (sizes: baseline runs, candidate runs)
 for nb, nc, ratio, sigma, rounding in [(5, 7, 1.3, 0.05, None), (8, 30, 1.15, 0.05, None), (30, 8, 1.0, 0.05, None),
                                        (6, 6, 1.0, 0.08, None), (20, 25, 1.15, 0.05, None), (9, 9, 1.3, 0.1, None),
                                        (40, 40, 1.2, 0.05, None), (12, 15, 1.1, 0.05, 0.001),
-                                       (5, 7, 1.3, 0.02, 0.001)]:
+                                       (5, 7, 1.3, 0.02, 0.001), (10, 12, 0.6, 0.05, None),
+                                       (7, 6, 0.8, 0.05, None)]:
     bt = 0.05 * np.exp(rng.normal(0.0, sigma, nb))
     ct = 0.05 * ratio * np.exp(rng.normal(0.0, sigma, nc))
     if rounding:
@@ -208,10 +213,12 @@ def round_half_away(x):
     return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
 
 
-def verdict(lo, hi, p_bh, n, reaches, threshold):
+def verdict(lo, hi, p_bh, p_improved_bh, n, reaches, threshold):
     # README: Statistics, verdicts without a control cell (no noise floor); min_rounds = 2 for CSV/hyperfine
     if lo > threshold and p_bh < ALPHA:
         return "REGRESSION"
+    if hi < 1 / threshold and p_improved_bh < ALPHA:
+        return "IMPROVED"
     enough = n >= 2 and reaches
     if enough and hi < 1.0:
         return "IMPROVED"
@@ -248,6 +255,11 @@ def reference(entry, threshold):
         s = [v - shift for v in d]
         exact = n <= 50 and 0.0 not in s and not has_ties([abs(v) for v in s])
         ref["p"] = float(stats.wilcoxon(s, alternative="greater", method="exact" if exact else "approx").pvalue)
+        s_better = [v + shift for v in d]  # the mirror: d below -ln(T)
+        exact_better = n <= 50 and 0.0 not in s_better and not has_ties([abs(v) for v in s_better])
+        ref["p_improved"] = float(stats.wilcoxon(s_better, alternative="less",
+                                                 method="exact" if exact_better else "approx").pvalue)
+        ref["p_improved tol"] = 1e-6 if exact_better else 1e-4
         ref["p path"] = "wilcoxon exact" if exact else "wilcoxon approx"
         ref["p tol"] = 1e-6 if exact else 1e-4
         ref["extra paths"] = [k for k, hit in [("wilcoxon d == ln(T) dropped", 0.0 in s),
@@ -272,6 +284,9 @@ def reference(entry, threshold):
         first = [v - shift for v in y]
         exact = min(len(x), len(y)) <= 8 and not has_ties(first + x)
         ref["p"] = float(stats.mannwhitneyu(first, x, alternative="greater").pvalue)  # scipy's default method
+        better = [v + shift for v in y]
+        ref["p_improved"] = float(stats.mannwhitneyu(better, x, alternative="less").pvalue)
+        ref["p_improved tol"] = 1e-6 if min(len(x), len(y)) <= 8 and not has_ties(better + x) else 1e-4
         ref["p path"] = "mwu exact" if exact else "mwu asymptotic"
         ref["p tol"] = 1e-6 if exact else 1e-4
         ref["n"] = min(len(x), len(y))
@@ -279,7 +294,7 @@ def reference(entry, threshold):
     return ref
 
 
-def compare_row(where, row, ref, threshold, p_bh_ref, count_paths):
+def compare_row(where, row, ref, threshold, p_bh_ref, p_improved_bh_ref, count_paths):
     check_eq(where, "n", row["n"], ref["n"])
     check_eq(where, "paired", row["paired"], ref["paired"])
     check_eq(where, "threshold", row["threshold"], threshold)
@@ -294,11 +309,14 @@ def compare_row(where, row, ref, threshold, p_bh_ref, count_paths):
         check_eq(where, "ci_low <= ratio <= ci_high", checked_ok, True)
     check(where, f"p ({ref['p path']})", row["p"], ref["p"], tol=ref["p tol"])
     check(where, "p_bh", row["p_bh"], p_bh_ref, tol=ref["p tol"])
+    check(where, "p_improved", row["p_improved"], ref["p_improved"], tol=ref["p_improved tol"])
+    check(where, "p_improved_bh", row["p_improved_bh"], p_improved_bh_ref, tol=ref["p_improved tol"])
     if count_paths:
         paths[ref["p path"]] += 1
         for extra in ref.get("extra paths", []):
             paths[extra] += 1
-    want = verdict(row["ci_low"], row["ci_high"], row["p_bh"], row["n"], ref["reaches"], threshold)
+    want = verdict(row["ci_low"], row["ci_high"], row["p_bh"], row["p_improved_bh"], row["n"], ref["reaches"],
+                   threshold)
     check_eq(where, "verdict", row["verdict"], want)
 
 
@@ -323,7 +341,7 @@ for entry in manifest:
         continue
     row = rows[0]
     check_eq(where, "p_bh == p", row["p_bh"], row["p"])
-    compare_row(where, row, ref, 1.15, ref["p"], True)
+    compare_row(where, row, ref, 1.15, ref["p"], ref["p_improved"], True)
     check_eq(where, "exit code", rc, 1 if row["verdict"] == "REGRESSION" else 0)
     check_eq(where, "overall verdict", doc["verdict"], "regression" if row["verdict"] == "REGRESSION"
              else "inconclusive" if row["verdict"] == "INCONCLUSIVE" else "pass")
@@ -335,23 +353,30 @@ rows = {r["cell"]: r for r in doc["analysis"]}
 check_eq("--threshold 1.10", "cells", sorted(rows), sorted(e["name"] for e in manifest))
 refs110 = {e["name"]: reference(e, 1.10) for e in manifest}
 names = sorted(refs110)
-p = np.array([refs110[k]["p"] for k in names])
-order = np.argsort(p, kind="stable")
-bh = np.empty_like(p)
-running = 1.0
-for rank in range(len(p), 0, -1):  # Benjamini–Hochberg step-up
-    i = order[rank - 1]
-    running = min(running, p[i] * len(p) / rank)
-    bh[i] = min(running, 1.0)
+
+
+def benjamini_hochberg(p):
+    order = np.argsort(p, kind="stable")
+    bh = np.empty_like(p)
+    running = 1.0
+    for rank in range(len(p), 0, -1):  # Benjamini–Hochberg step-up
+        i = order[rank - 1]
+        running = min(running, p[i] * len(p) / rank)
+        bh[i] = min(running, 1.0)
+    return bh
+
+
+bh = benjamini_hochberg(np.array([refs110[k]["p"] for k in names]))
+bh_improved = benjamini_hochberg(np.array([refs110[k]["p_improved"] for k in names]))  # one family per direction
 changed = 0
 for k, name in enumerate(names):
     entry = next(e for e in manifest if e["name"] == name)
     where = f"{entry['file']} ({entry['note']}, T=1.10, {len(names)} files)"
-    compare_row(where, rows[name], refs110[name], 1.1, float(bh[k]), False)
+    compare_row(where, rows[name], refs110[name], 1.1, float(bh[k]), float(bh_improved[k]), False)
     alone = json.load(open(f"{out}/{name}.json"))["analysis"][0]
     for key in ["ratio", "ci_low", "ci_high"]:  # the threshold moves p, never the estimate
         check_eq(where, f"{key} same as with T=1.15", rows[name][key], alone[key])
-    changed += abs(rows[name]["p"] - alone["p"]) > 1e-3
+    changed += abs(rows[name]["p"] - alone["p"]) > 1e-3 or abs(rows[name]["p_improved"] - alone["p_improved"]) > 1e-3
 rc = int(open(all_rc_path).read())
 check_eq("--threshold 1.10", "exit code", rc, 1 if doc["verdict"] == "regression" else 0)
 if changed < len(names) // 2:
@@ -361,6 +386,9 @@ moved = sum(verdicts[n] != rows[n]["verdict"] for n in names)
 if moved == 0:
     failures.append("--threshold 1.10 changed no verdict")
 
+improved = [n for n in names if verdicts[n] == "IMPROVED" and rows[n]["ci_high"] < 1 / 1.1]
+if not improved:
+    failures.append("no dataset was a clear improvement past 1/T")
 for path, count in paths.items():
     if count == 0:
         failures.append(f"no dataset exercised the {path} path")

@@ -86,6 +86,71 @@ TEST_CASE("stats::decide follows README: Statistics, verdicts in order") {
   CHECK(verdict_name(Verdict::regression) == "REGRESSION");
 }
 
+TEST_CASE("stats::decide: one rule in both directions, a wide floor blocks only PASS and small changes") {
+  // the figures of a noisy runner: a 2x speedup beside an A/A control of ±22 %
+  VerdictInput base;
+  base.n = 20;
+  base.min_rounds = 10;
+  base.threshold = 1.15;
+  base.alpha = 0.05;
+  base.noise_floor = 1.218;
+  auto with = [&](double lo, double hi, double p, double p_improved) {
+    VerdictInput in = base;
+    in.ci_low = lo;
+    in.ci_high = hi;
+    in.p = p;
+    in.p_improved = p_improved;
+    return in;
+  };
+  CHECK(decide(with(0.413, 0.527, 1.0, 0.001)) == Verdict::improved);
+  CHECK(decide(with(1 / 0.527, 1 / 0.413, 0.001, 1.0)) == Verdict::regression); // its mirror image
+  SUBCASE("a clear change needs its p, in its own direction") {
+    CHECK(decide(with(0.413, 0.527, 1.0, 0.2)) == Verdict::inconclusive);
+    CHECK(decide(with(0.413, 0.527, 0.001, 1.0)) == Verdict::inconclusive);
+    CHECK(decide(with(1 / 0.527, 1 / 0.413, 1.0, 0.001)) == Verdict::inconclusive);
+  }
+  SUBCASE("the interval must lie wholly past 1 / T") {
+    CHECK(1 / 1.15 == doctest::Approx(0.8696).epsilon(1e-4));
+    CHECK(decide(with(0.60, 0.87, 1.0, 0.001)) == Verdict::inconclusive); // 0.87 > 1 / 1.15
+    CHECK(decide(with(0.60, 0.869, 1.0, 0.001)) == Verdict::improved);
+  }
+  SUBCASE("small changes and PASS still need a floor below T") {
+    CHECK(decide(with(0.90, 0.97, 1.0, 1.0)) == Verdict::inconclusive);
+    CHECK(decide(with(0.95, 1.05, 1.0, 1.0)) == Verdict::inconclusive);
+    auto quiet = with(0.90, 0.97, 1.0, 1.0);
+    quiet.noise_floor = 1.05;
+    CHECK(decide(quiet) == Verdict::improved);
+  }
+  SUBCASE("like REGRESSION, a clear improvement needs neither min_rounds nor a full-confidence interval") {
+    auto in = with(0.40, 0.55, 1.0, 0.03);
+    in.n = 5;
+    in.interval_reaches_confidence = false;
+    CHECK(decide(in) == Verdict::improved);
+    in.ci_low = 1 / 0.55;
+    in.ci_high = 1 / 0.40;
+    in.p = 0.03;
+    in.p_improved = 1.0;
+    CHECK(decide(in) == Verdict::regression);
+  }
+  SUBCASE("the difference scale mirrors max_increase") {
+    auto in = with(-3, -1, 1.0, 0.001);
+    in.scale = Scale::difference;
+    in.threshold = 0.5;
+    in.noise_floor = 2;
+    CHECK(better_threshold(Scale::difference, 0.5) == -0.5);
+    CHECK(decide(in) == Verdict::improved);
+    in.ci_low = -0.4;
+    in.ci_high = -0.1;
+    CHECK(decide(in) == Verdict::inconclusive); // inside the gate: the floor decides
+    in.ci_low = 1;
+    in.ci_high = 3;
+    in.p = 0.001;
+    in.p_improved = 1.0;
+    CHECK(decide(in) == Verdict::regression);
+  }
+  CHECK(better_threshold(Scale::ratio, 1.25) == doctest::Approx(0.8));
+}
+
 TEST_CASE("stats::noise_floor") {
   CHECK(noise_floor(0.95, 1.03) == doctest::Approx(1.0 / 0.95));
   CHECK(noise_floor(0.99, 1.08) == doctest::Approx(1.08));

@@ -99,6 +99,10 @@ struct MetricResult {
   double ci_high = 0;
   std::optional<double> p;    // one-sided, against the threshold; none for the control
   std::optional<double> p_bh; // BH-adjusted over the gated metrics
+  // one-sided, against the threshold's mirror on the better side (1 / T, or
+  // −max_increase), and BH-adjusted over the gated metrics likewise
+  std::optional<double> p_improved;
+  std::optional<double> p_improved_bh;
   double threshold = k_default_threshold;
   stats::Verdict verdict = stats::Verdict::inconclusive;
   bool censored = false;

@@ -33,7 +33,9 @@ std::string format_difference(double value);
 std::string regression_reason(const analysis::MetricResult& result);
 
 // The p column: the BH-adjusted p for gated metrics, the raw p for info
-// metrics, "—" for the control; "<0.001" below 0.001.
+// metrics — of the side the change lies on, the smaller of p (against the
+// threshold) and p_improved (against its mirror) — "—" for the control;
+// "<0.001" below 0.001.
 std::string format_p(const analysis::MetricResult& result);
 
 // The verdict column, with " (info)" for metrics that are shown, not gated.

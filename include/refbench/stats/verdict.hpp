@@ -31,21 +31,28 @@ struct VerdictInput {
   bool interval_reaches_confidence = true; // false: too few values for a 95 % interval
   double ci_low = 0;                       // worse-oriented interval on `scale` (worse > 1, or > 0)
   double ci_high = 0;
-  double p = 1; // BH-adjusted for gated metrics, raw for info metrics
+  double p = 1;          // against the threshold on the worse side; BH-adjusted for gated metrics, raw for info
+  double p_improved = 1; // against the threshold's mirror on the better side; BH-adjusted likewise
   double alpha = 0.05;
   double threshold = std::numeric_limits<double>::quiet_NaN(); // always given by the caller
   std::optional<double> noise_floor;                           // unknown without a control cell
 };
 
 // Applies the rules in order: ERROR, REGRESSION for a broken SLO, CENSORED,
-// then the interval: REGRESSION when it lies above the threshold (and p <
-// alpha), IMPROVED when below no change, PASS when below the threshold
-// (a difference: at or below it, so a count that stays 0 passes a
-// max_increase of 0). PASS and IMPROVED also need n ≥ min_rounds, an
-// interval that reaches its confidence, and a floor below the threshold
-// (a difference: at or below) when a floor is known; a NaN interval is
-// INCONCLUSIVE.
+// then the interval, the same rule in both directions (docs/design.md,
+// Verdicts): a clear change — REGRESSION when the interval lies above the
+// threshold T and p < alpha, IMPROVED when it lies below its mirror (1 / T,
+// or −T for a difference) and p_improved < alpha — whatever the noise
+// floor, n or the interval's confidence; then, only with n ≥ min_rounds, an
+// interval that reaches its confidence and a known floor below T (a
+// difference: at or below): IMPROVED when below no change, PASS when below
+// T (a difference: at or below, so a count that stays 0 passes a
+// max_increase of 0). Anything else, and a NaN interval, is INCONCLUSIVE.
 Verdict decide(const VerdictInput& input);
+
+// The mirror of `threshold` on the better side: 1 / T for a ratio, −T for a
+// difference (−0 is 0: a count must fall for a clear improvement).
+double better_threshold(Scale scale, double threshold);
 
 // The run's noise floor from the A/A control's ratio interval:
 // max(hi, 1 / lo) (README: Statistics).
