@@ -2,11 +2,39 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace refbench::bisect {
 
-Side side_of(const Reading& mid, const Reading& bad) {
-  if (bad.low <= 0 && bad.high >= 0) { // this step's rounds do not show the move
+double floor_of(const std::optional<Reading>& control) {
+  if (!control) {
+    return 0;
+  }
+  if (!std::isfinite(control->low) || !std::isfinite(control->high)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  return std::max(std::abs(control->low), std::abs(control->high));
+}
+
+Move judge_move(const Reading& reading, const std::optional<Reading>& control, int sign, double threshold_log) {
+  if (!std::isfinite(reading.low) || !std::isfinite(reading.high)) {
+    return Move::unclear;
+  }
+  // the interval turned so that the move looked for is upwards
+  const double near = sign > 0 ? reading.low : -reading.high;
+  const double far = sign > 0 ? reading.high : -reading.low;
+  if (near > 0 && near > floor_of(control)) {
+    return Move::clear;
+  }
+  if (far < threshold_log) {
+    return Move::none;
+  }
+  return Move::unclear;
+}
+
+Side side_of(const Reading& mid, const Reading& bad, const std::optional<Reading>& control) {
+  const int sign = bad.estimate > 0 ? 1 : -1;
+  if (judge_move(bad, control, sign, 0) != Move::clear) { // this step's rounds do not show the move
     return Side::unclear;
   }
   const double half = bad.estimate / 2;
@@ -68,7 +96,16 @@ Outcome search(std::size_t count, Oracle& oracle) {
       continue;
     }
     Step step{out.good, out.bad, *mid, oracle.measure(out.good, *mid, out.bad), Side::unclear};
-    step.side = side_of(step.measured.mid, step.measured.bad);
+    step.side = side_of(step.measured.mid, step.measured.bad, step.measured.control);
+    while (step.side == Side::unclear) {
+      auto more = oracle.measure_more(out.good, *mid, out.bad);
+      if (!more) {
+        break;
+      }
+      step.measured = *more;
+      ++step.more;
+      step.side = side_of(step.measured.mid, step.measured.bad, step.measured.control);
+    }
     out.steps.push_back(step);
     if (step.side == Side::unclear) {
       out.ambiguous = true;

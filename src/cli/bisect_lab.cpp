@@ -92,9 +92,10 @@ const std::string* Lab::built(const std::string& sha) {
 }
 
 MeasurementPlan Lab::plan_step(const std::vector<std::string>& shas, Arms& arms, const std::string& dir,
-                               std::optional<double> precision) {
+                               std::optional<double> precision, std::uint64_t seed_offset) {
   auto settings = m_in.settings;
   settings.budget_seconds.value = std::max(1.0, m_deadline - runner::monotonic_now());
+  settings.seed.value += seed_offset * 0x9e3779b97f4a7c15ULL; // a block measured more shuffles anew
   if (precision) {
     settings.precision.value = *precision;
   }
@@ -136,10 +137,7 @@ MeasurementPlan Lab::plan_step(const std::vector<std::string>& shas, Arms& arms,
   return plan;
 }
 
-Lab::Run Lab::measure(const std::string& good, const std::vector<std::string>& others, const std::string& kind,
-                      double confidence, std::optional<double> precision, bool print) {
-  std::vector<std::string> shas{good};
-  shas.insert(shas.end(), others.begin(), others.end());
+std::vector<std::string> Lab::trees_of(const std::vector<std::string>& shas) {
   std::vector<std::string> trees;
   for (const auto& sha : shas) {
     const auto* tree = built(sha);
@@ -150,14 +148,20 @@ Lab::Run Lab::measure(const std::string& good, const std::vector<std::string>& o
     }
     trees.push_back(*tree);
   }
+  return trees;
+}
+
+runner::RunRecord Lab::measure_block(const std::vector<std::string>& shas, const std::string& dir,
+                                     std::optional<double> precision, double confidence, std::uint64_t seed_offset,
+                                     bool print, MeasurementPlan* planned) {
+  const auto trees = trees_of(shas);
   if (!m_pinned) { // after the first builds, which use every CPU
     apply_isolation(m_isolation, m_launcher, m_quiet);
     m_pinned = true;
   }
-  const std::string dir = fmt::format("steps/{:02}-{}", ++m_steps, kind);
   make_out_dirs(m_out / dir);
   Arms arms(m_work, trees);
-  auto plan = plan_step(shas, arms, dir, precision);
+  auto plan = plan_step(shas, arms, dir, precision, seed_offset);
   if (precision) { // the step's rounds stop on intervals of the confidence it decides at
     plan.stop_confidence = confidence;
   }
@@ -168,19 +172,62 @@ Lab::Run Lab::measure(const std::string& good, const std::vector<std::string>& o
   Sinks sinks{common, print ? &std::cout : &hidden, m_quiet ? &hidden : &std::cerr, -1};
   sinks.started = runner::monotonic_now();
   measure_and_report(plan, m_launcher, journal, sinks);
-  // the step's readings again, at the step's own confidence
   const auto path = plan.out / "journal.jsonl";
   auto read = runner::read_journal(util::read_file(path.string()).value_or(""), path.string());
-  auto analysis_settings = plan.settings.analysis();
-  analysis_settings.confidence = confidence;
-  Run run{
-      analysis::analyze(analysis::cell_samples(read.record, plan.header.settings.metrics, plan.header.settings.gate),
-                        analysis_settings),
-      0, dir};
-  for (const auto& cell : read.record.cells) {
+  if (planned) {
+    *planned = std::move(plan);
+  }
+  return std::move(read.record);
+}
+
+namespace {
+
+// `run`'s rows from its merged record, at its confidence.
+void analyse_run(Lab::Run& run, const config::MeasurementSettings& settings) {
+  auto analysis_settings = settings.analysis();
+  analysis_settings.confidence = run.confidence;
+  run.rows = analysis::analyze(analysis::cell_samples(run.record, run.metrics, run.gate), analysis_settings);
+  run.rounds = 0;
+  for (const auto& cell : run.record.cells) {
     run.rounds = std::max(run.rounds, cell.rounds);
   }
+}
+
+} // namespace
+
+Lab::Run Lab::measure(const std::string& good, const std::vector<std::string>& others, const std::string& kind,
+                      double confidence, std::optional<double> precision, bool print) {
+  Run run;
+  run.shas = {good};
+  run.shas.insert(run.shas.end(), others.begin(), others.end());
+  run.kind = kind;
+  run.confidence = confidence;
+  run.dir = fmt::format("steps/{:02}-{}", ++m_steps, kind);
+  MeasurementPlan plan;
+  // the step's readings again, at the step's own confidence
+  run.record = measure_block(run.shas, run.dir, precision, confidence, 0, print, &plan);
+  run.metrics = plan.header.settings.metrics;
+  run.gate = plan.header.settings.gate;
+  analyse_run(run, m_in.settings);
   return run;
+}
+
+std::optional<Lab::Run> Lab::measure_more(const Run& run) {
+  if (!budget_left() || static_cast<int>(run.more_dirs.size()) >= k_max_more_blocks) {
+    return std::nullopt;
+  }
+  Run more = run;
+  const auto block = more.more_dirs.size() + 1;
+  more.more_dirs.push_back(fmt::format("steps/{:02}-{}-more", ++m_steps, run.kind));
+  if (!m_quiet) {
+    std::cerr << fmt::format("refbench: bisect: {} cannot tell yet after {} rounds: measuring {} more\n", run.kind,
+                             run.rounds, m_in.settings.max_rounds.value);
+  }
+  // every round of the block: no precision stop, the width is the merged blocks'
+  const auto record = measure_block(run.shas, more.more_dirs.back(), 0.0, run.confidence, block, false, nullptr);
+  runner::merge_rounds(more.record, record);
+  analyse_run(more, m_in.settings);
+  return more;
 }
 
 bisect::Reading reading_of(const Lab::Run& run, const std::string& cell, const std::string& metric,
@@ -193,6 +240,15 @@ bisect::Reading reading_of(const Lab::Run& run, const std::string& cell, const s
     }
   }
   return {0, -inf, inf, 0};
+}
+
+std::optional<bisect::Reading> control_reading_of(const Lab::Run& run, const std::string& metric) {
+  for (const auto& r : run.rows) {
+    if (r.control && r.metric == metric && !r.error && r.ci_low > 0 && std::isfinite(r.ci_high) && r.ratio > 0) {
+      return bisect::Reading{std::log(r.ratio), std::log(r.ci_low), std::log(r.ci_high), r.n};
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace refbench::cli

@@ -129,4 +129,38 @@ void append_record(RunRecord& into, const RunRecord& run) {
   into.elapsed_seconds = std::max(into.elapsed_seconds, run.elapsed_seconds);
 }
 
+void merge_rounds(RunRecord& into, const RunRecord& more) {
+  int last_round = 0;
+  for (const auto& sample : into.samples) {
+    last_round = std::max(last_round, sample.round);
+  }
+  std::vector<std::size_t> cell_of(more.cells.size());
+  for (std::size_t c = 0; c < more.cells.size(); ++c) {
+    const auto& cell = more.cells[c];
+    const auto same = std::find_if(into.cells.begin(), into.cells.end(), [&](const CellRecord& known) {
+      return known.name == cell.name && known.meta.candidate == cell.meta.candidate && known.control == cell.control;
+    });
+    if (same == into.cells.end()) {
+      cell_of[c] = into.cells.size();
+      into.cells.push_back(cell);
+      continue;
+    }
+    cell_of[c] = static_cast<std::size_t>(same - into.cells.begin());
+    same->rounds += cell.rounds;
+    same->stop = cell.stop;
+    if (!same->failure) {
+      same->failure = cell.failure;
+    }
+  }
+  for (auto sample : more.samples) {
+    sample.cell = cell_of[sample.cell];
+    if (sample.round > 0) { // warm-up stays round 0
+      sample.round += last_round;
+    }
+    into.samples.push_back(std::move(sample));
+  }
+  into.elapsed_seconds += more.elapsed_seconds;
+  into.interrupted_by = into.interrupted_by != 0 ? into.interrupted_by : more.interrupted_by;
+}
+
 } // namespace refbench::runner

@@ -67,9 +67,11 @@ expect_rc 1
 # a docs-only range: nothing to bisect, the confirming table shown
 run_refbench bisect --repo "$repo" --good c10 --bad c12 --seed 2 --out "$WORK/b2"
 expect_rc 3
-expect_in "$WORK/err" "nothing to bisect: no cell's wall is a REGRESSION from c10 to c12"
+expect_in "$WORK/err" "nothing to bisect: no cell's wall got slower (or worse) from c10 to c12 beyond the A/A control"
 expect_in "$WORK/out" "| work | wall |"
 expect_json "$WORK/b2/bisect.json" "r['culprit'] is None and r['builds'] == 2"
+# the confirming step judged the move against the A/A control of its rounds, and said so
+expect_json "$WORK/b2/bisect.json" "r['steps'][0]['move'] == 'none' and r['steps'][0]['control_ci_low'] < 1 < r['steps'][0]['control_ci_high'] and r['gave_up'] is None"
 
 # refused before anything is built
 { cat "$repo/refbench.toml"; printf '\n[arms.candidate]\nenv = { MODE = "fast" }\n'; } >"$WORK/arms.toml"

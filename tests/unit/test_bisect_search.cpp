@@ -3,6 +3,8 @@
 #include <refbench/bisect/search.hpp>
 
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <set>
 
 using namespace refbench;
@@ -17,20 +19,41 @@ public:
   std::set<std::size_t> broken;
   std::set<std::size_t> built;
   int measured = 0;
+  // A/A control of ±control_floor in each step; every measure_more halves the spreads, up to `more_allowed` times
+  std::optional<double> control_floor;
+  int more_allowed = 0;
+  int more_asked = 0;
   bool build(std::size_t i) override {
     built.insert(i);
     return !broken.contains(i);
   }
   bisect::Measured measure(std::size_t good, std::size_t mid, std::size_t bad) override {
     ++measured;
-    return {reading(mid, good), reading(bad, good), 10};
+    m_scale = 1;
+    return measured_now(good, mid, bad);
+  }
+  std::optional<bisect::Measured> measure_more(std::size_t good, std::size_t mid, std::size_t bad) override {
+    ++more_asked;
+    if (more_asked > more_allowed) {
+      return std::nullopt;
+    }
+    m_scale /= 2;
+    return measured_now(good, mid, bad);
   }
 
 private:
+  bisect::Measured measured_now(std::size_t good, std::size_t mid, std::size_t bad) const {
+    std::optional<bisect::Reading> control;
+    if (control_floor) {
+      control = bisect::Reading{0, -*control_floor * m_scale, *control_floor * m_scale, 10};
+    }
+    return {.mid = reading(mid, good), .bad = reading(bad, good), .control = control, .rounds = 10};
+  }
   bisect::Reading reading(std::size_t i, std::size_t good) const {
     const double d = m_level[i] - m_level[good];
-    return {d, d - m_spread, d + m_spread, 10};
+    return {d, d - m_spread * m_scale, d + m_spread * m_scale, 10};
   }
+  double m_scale = 1;
   std::vector<double> m_level;
   double m_spread;
 };
@@ -56,6 +79,64 @@ TEST_CASE("bisect::side_of: the midpoint's interval against half the bad end's m
   CHECK(bisect::side_of({0.01, -0.03, 0.05, 10}, faster) == bisect::Side::good);
   // the bad end did not show its move in this step: nothing is decided
   CHECK(bisect::side_of({0.2, 0.15, 0.25, 10}, {0.05, -0.01, 0.11, 10}) == bisect::Side::unclear);
+}
+
+TEST_CASE("bisect::judge_move: a move counts when it clears no change and the control's floor") {
+  using bisect::Move;
+  const double t = std::log(1.15);
+  // a 2x speedup under a ±22 % control (ln 1.22 = 0.199): clear downwards, nothing upwards
+  const bisect::Reading faster{std::log(0.474), std::log(0.413), std::log(0.527), 20};
+  const bisect::Reading control{std::log(0.945), std::log(0.821), std::log(1.150), 20};
+  CHECK(bisect::floor_of(control) == doctest::Approx(-std::log(0.821)));
+  CHECK(bisect::judge_move(faster, control, -1, t) == Move::clear);
+  CHECK(bisect::judge_move(faster, control, +1, t) == Move::none);
+  // a 1.2x move whose interval reaches into the floor: more rounds may tell
+  const bisect::Reading slower{std::log(1.2), std::log(1.16), std::log(1.25), 20};
+  CHECK(bisect::judge_move(slower, control, +1, t) == Move::unclear);
+  CHECK(bisect::judge_move(slower, std::nullopt, +1, t) == Move::clear); // no control: against no change alone
+  const bisect::Reading quiet_control{0, -0.02, 0.03, 20};
+  CHECK(bisect::judge_move(slower, quiet_control, +1, t) == Move::clear);
+  // nothing moved: an interval wholly short of the threshold, whatever the floor
+  const bisect::Reading flat{0.005, -0.03, 0.04, 20};
+  CHECK(bisect::judge_move(flat, control, +1, t) == Move::none);
+  const bisect::Reading wide_flat{0.005, -0.2, 0.2, 20};
+  CHECK(bisect::judge_move(wide_flat, control, +1, t) == Move::unclear);
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  CHECK(bisect::judge_move({0, -inf, inf, 0}, control, +1, t) == Move::unclear);
+  CHECK(bisect::floor_of(bisect::Reading{0, -inf, inf, 0}) == inf);
+  CHECK(bisect::floor_of(std::nullopt) == 0);
+}
+
+TEST_CASE("bisect::side_of: the bad end must clear the control's floor") {
+  const bisect::Reading bad{0.3, 0.15, 0.45, 10};
+  const bisect::Reading mid{0.3, 0.2, 0.4, 10};
+  CHECK(bisect::side_of(mid, bad) == bisect::Side::bad);
+  CHECK(bisect::side_of(mid, bad, bisect::Reading{0, -0.1, 0.1, 10}) == bisect::Side::bad);
+  CHECK(bisect::side_of(mid, bad, bisect::Reading{0, -0.2, 0.12, 10}) == bisect::Side::unclear); // floor 0.2 > 0.15
+}
+
+TEST_CASE("bisect::search: an unclear step measures more before it gives up") {
+  const auto level = step_at(12, 7, std::log(1.5));
+  SUBCASE("a floor too wide at first, narrower with more rounds") {
+    ExactPath path(level, 0.05);
+    path.control_floor = 0.5; // wider than the move: no step can see it at first
+    path.more_allowed = 10;
+    const auto outcome = bisect::search(12, path);
+    CHECK_FALSE(outcome.ambiguous);
+    CHECK(outcome.culprit() == 7u);
+    REQUIRE_FALSE(outcome.steps.empty());
+    CHECK(outcome.steps.front().more == 1); // 0.25 < 0.405 - 0.025 after one more
+  }
+  SUBCASE("no room for more: ambiguous, the step that gave up last") {
+    ExactPath path(level, 0.05);
+    path.control_floor = 0.5;
+    path.more_allowed = 0;
+    const auto outcome = bisect::search(12, path);
+    CHECK(outcome.ambiguous);
+    REQUIRE(outcome.steps.size() == 1);
+    CHECK(outcome.steps.front().side == bisect::Side::unclear);
+    CHECK(path.more_asked == 1);
+  }
 }
 
 TEST_CASE("bisect::midpoint: the unskipped commit nearest the middle") {

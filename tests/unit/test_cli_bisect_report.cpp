@@ -42,6 +42,9 @@ TEST_CASE("bisect report: a culprit, its steps, and a hostile subject kept in it
   step.ci_high = 1.5;
   step.confidence = 0.995;
   step.bad_ratio = 1.4;
+  step.control_ratio = 1.01;
+  step.control_ci_low = 0.9;
+  step.control_ci_high = 1.05;
   step.side = "bad";
   step.rounds = 9;
   r.steps.push_back(step);
@@ -52,15 +55,18 @@ TEST_CASE("bisect report: a culprit, its steps, and a hostile subject kept in it
   CHECK(json["steps"][0]["side"] == "bad");
   CHECK(json["steps"][0]["confidence"] == 0.995);
   CHECK(json["builds"] == 5);
+  CHECK(json["steps"][0]["noise_floor"].get<double>() == doctest::Approx(1 / 0.9));
+  CHECK(json["gave_up"].is_null());
   const auto md = cli::bisect_markdown(r);
+  CHECK(md.find("| ±11.1 % | bad | 9 |") != std::string::npos); // the step's A/A floor
   CHECK(md.starts_with("<!-- refbench -->\n### refbench bisect: `ccccccc`"));
   CHECK(md.find("<script>") == std::string::npos);
   CHECK(md.find("1.410x [1.300, 1.500] (99.50 %)") != std::string::npos);
-  // the step row is one row of 7 cells whatever the subject holds
+  // the step row is one row of 8 cells whatever the subject holds
   const auto row_at = md.find("| step | `ccccccc`");
   REQUIRE(row_at != std::string::npos);
   const auto row = md.substr(row_at, md.find('\n', row_at) - row_at);
-  CHECK(borders(row) == 8);
+  CHECK(borders(row) == 9);
 }
 
 TEST_CASE("bisect report: no culprit, a range and notes") {
@@ -77,4 +83,30 @@ TEST_CASE("bisect report: no culprit, a range and notes") {
   const auto md = cli::bisect_markdown(r);
   CHECK(md.find("ambiguous — the change is in `1111111..2222222`") != std::string::npos);
   CHECK(md.find("The budget was spent.") != std::string::npos);
+}
+
+TEST_CASE("bisect report: the check that gave up, with its figures") {
+  cli::BisectReport r;
+  r.status = "done";
+  cli::BisectStep confirm{"confirm", {std::string(40, 'b'), "bad end", "a", "2026-01-01", {}}, "g", "b"};
+  confirm.ratio = 1.1;
+  confirm.ci_low = 0.8;
+  confirm.ci_high = 1.5;
+  confirm.control_ci_low = 0.7;
+  confirm.control_ci_high = 1.3;
+  confirm.move = "unclear";
+  confirm.cell = "compress";
+  confirm.rounds = 240;
+  confirm.more_dirs = {"steps/02-confirm-more", "steps/03-confirm-more", "steps/04-confirm-more"};
+  r.steps.push_back(confirm);
+  r.gave_up = cli::GaveUp{"confirm", std::string(40, 'b'), 0, "compress wall 1.100x [0.800, 1.500]", 240};
+  const auto json = cli::bisect_json(r);
+  CHECK(json["gave_up"]["check"] == "confirm");
+  CHECK(json["gave_up"]["rounds"] == 240);
+  CHECK(json["steps"][0]["move"] == "unclear");
+  CHECK(json["steps"][0]["cell"] == "compress");
+  CHECK(json["steps"][0]["more_dirs"].size() == 3);
+  CHECK(json["steps"][0]["noise_floor"].get<double>() == doctest::Approx(1 / 0.7));
+  const auto md = cli::bisect_markdown(r);
+  CHECK(md.find("| ±42.9 % | move: unclear | 240 (3 blocks more) |") != std::string::npos);
 }

@@ -261,3 +261,41 @@ TEST_CASE("runner::run_rounds before_invocation announces each invocation before
   CHECK(seen.front().round == 0); // warm-up
   CHECK(seen.back().round == 4);
 }
+
+TEST_CASE("runner::merge_rounds: a block measured again adds pairs to the same cells") {
+  FakeExecutor fake(costs({{"x", 0.1}, {"y", 0.2}}));
+  RoundSettings settings;
+  settings.max_rounds = 4;
+  settings.min_rounds = 4;
+  settings.budget_seconds = 1e9;
+  settings.seed = 3;
+  Journal journal;
+  auto record = run_rounds({cell("x"), cell("y"), control_of(cell("x"))}, settings, fake, journal, fake_clock(fake));
+  settings.seed = 4;
+  settings.max_rounds = settings.min_rounds = 3;
+  // the second block lists its cells in another order and one cell more
+  FakeExecutor again(costs({{"x", 0.1}, {"y", 0.2}, {"z-new", 0.3}}));
+  const auto more =
+      run_rounds({cell("y"), control_of(cell("x")), cell("x"), cell("z-new")}, settings, again, journal, {});
+  merge_rounds(record, more);
+  REQUIRE(record.cells.size() == 4);
+  CHECK(record.cells[0].name == "x");
+  CHECK(record.cells[0].rounds == 7);
+  CHECK(record.cells[2].control);
+  CHECK(record.cells[2].rounds == 7);
+  CHECK(record.cells[3].name == "z-new");
+  CHECK(record.cells[3].rounds == 3);
+  for (std::size_t c = 0; c < 3; ++c) {
+    const auto pairs = complete_pairs(record, c, Metric::wall);
+    CAPTURE(c);
+    CHECK(pairs.baseline.size() == 7); // 4 + 3 whole pairs: rounds of the second block numbered 5…7
+    CHECK(pairs.candidate.size() == 7);
+  }
+  std::set<int> rounds;
+  for (const auto& s : record.samples) {
+    if (s.cell == 0 && s.round > 0) {
+      rounds.insert(s.round);
+    }
+  }
+  CHECK(rounds == std::set<int>{1, 2, 3, 4, 5, 6, 7});
+}

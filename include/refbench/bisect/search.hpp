@@ -21,12 +21,30 @@ struct Reading {
 };
 
 // What a step measured: the midpoint and the bad end, each against the
-// good end, in the same interleaved rounds.
+// good end, and the A/A control (the good end against itself), in the same
+// interleaved rounds.
 struct Measured {
   Reading mid;
   Reading bad;
+  std::optional<Reading> control; // none when the run has no control
   int rounds = 0;
 };
+
+// The noise floor of a control reading in log units: the larger of |low|
+// and |high| of its interval (two runs of the same code differed by up to
+// ±floor); 0 without a control, infinite when the control has no interval.
+double floor_of(const std::optional<Reading>& control);
+
+// What a reading says of a move in one direction (docs/design.md, Bisect).
+enum class Move { clear, none, unclear };
+
+// Whether `reading` moved in direction `sign` (+1 up, −1 down, in log-ratio
+// units) further than the A/A control of the same rounds: clear when its
+// whole interval lies past no change and past the control's floor ±f in
+// that direction; none when it lies wholly short of `threshold_log` in
+// that direction (no move the threshold cares about); unclear otherwise —
+// more rounds may decide it.
+Move judge_move(const Reading& reading, const std::optional<Reading>& control, int sign, double threshold_log);
 
 // What a measured midpoint was taken for: like the good end, like the bad
 // end, or neither (its interval reaches across the halfway point, or the
@@ -35,9 +53,10 @@ enum class Side { good, bad, unclear };
 
 // The midpoint's side: bad-like when its whole interval is past half the
 // bad end's log-ratio (on the bad end's side), good-like when wholly short
-// of it; unclear when the bad end's own interval reaches 0 (the step could
-// not see the move it is looking for) or when the midpoint's reaches across.
-Side side_of(const Reading& mid, const Reading& bad);
+// of it; unclear when the bad end's move is not clear against `control`
+// (judge_move: the step could not see the move it is looking for) or when
+// the midpoint's interval reaches across.
+Side side_of(const Reading& mid, const Reading& bad, const std::optional<Reading>& control = std::nullopt);
 
 // One measured step of the search.
 struct Step {
@@ -46,6 +65,7 @@ struct Step {
   std::size_t mid = 0;
   Measured measured;
   Side side = Side::unclear;
+  int more = 0; // how many times the step measured more rounds before its side was taken (or given up)
 };
 
 // The builds and measurements of a path of `count` commits.
@@ -57,6 +77,13 @@ public:
   virtual bool build(std::size_t index) = 0;
   // Measures `mid` and `bad` against `good` together, in the same rounds.
   virtual Measured measure(std::size_t good, std::size_t mid, std::size_t bad) = 0;
+  // More rounds of the step just measured, analysed together with its
+  // earlier rounds; none when the budget or the cap on rounds leaves no
+  // room (then the step is given up as unclear).
+  virtual std::optional<Measured> measure_more(std::size_t good, std::size_t mid, std::size_t bad) {
+    (void)good, (void)mid, (void)bad;
+    return std::nullopt;
+  }
 };
 
 // Where the search ended: `good` is the last commit taken for good, `bad`
@@ -80,7 +107,8 @@ struct Outcome {
 // Each step builds the unskipped commit nearest the middle of (good, bad)
 // (skipping, as `git bisect skip` does, those that do not build) and
 // measures it with both ends; a good-like midpoint becomes the good end, a
-// bad-like one the bad end, an unclear one ends the search as ambiguous.
+// bad-like one the bad end; an unclear one measures more while the oracle
+// allows, and ends the search as ambiguous if it stays unclear.
 Outcome search(std::size_t count, Oracle& oracle);
 
 // The confidence of each step's intervals for a path of `count` commits,

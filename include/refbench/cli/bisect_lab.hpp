@@ -33,11 +33,20 @@ public:
   // The worktree of `sha`, built; nullptr when it does not build.
   const std::string* built(const std::string& sha);
 
-  // One step's readings, analysed at the step's confidence.
+  // One step's readings, analysed at the step's confidence; with every
+  // block of rounds measured for it (the first, then each measure_more).
   struct Run {
     std::vector<analysis::MetricResult> rows;
     int rounds = 0;
-    std::string dir;
+    std::string dir;                    // the first block's directory, relative to --out
+    std::vector<std::string> more_dirs; // the directories of the blocks measured more
+    // what measure_more needs to measure the step again
+    std::vector<std::string> shas; // good first
+    std::string kind;
+    double confidence = 0.95;
+    runner::RunRecord record; // every block's rounds, merged
+    std::vector<runner::Metric> metrics;
+    std::vector<runner::Metric> gate;
   };
 
   // Measures `others` against `good` in one step; `precision` (log units,
@@ -45,6 +54,12 @@ public:
   // config's precision at 95 %; `print` shows the step's verdict table.
   Run measure(const std::string& good, const std::vector<std::string>& others, const std::string& kind,
               double confidence, std::optional<double> precision, bool print);
+
+  // `run` with one more block of max_rounds rounds (its own directory and
+  // seed), analysed together with the blocks before; none when the budget
+  // is spent or `run` already has k_max_more_blocks blocks more
+  // (docs/design.md, Bisect).
+  std::optional<Run> measure_more(const Run& run);
 
   bool budget_left() const;
 
@@ -56,7 +71,13 @@ public:
 
 private:
   MeasurementPlan plan_step(const std::vector<std::string>& shas, Arms& arms, const std::string& dir,
-                            std::optional<double> precision);
+                            std::optional<double> precision, std::uint64_t seed_offset);
+  // Measures one block of a step's rounds into <out>/steps/NN-`kind`; its record.
+  runner::RunRecord measure_block(const std::vector<std::string>& shas, const std::string& dir,
+                                  std::optional<double> precision, double confidence, std::uint64_t seed_offset,
+                                  bool print, MeasurementPlan* planned);
+  // The worktrees of `shas`, built; throws RefusedError for one that does not build.
+  std::vector<std::string> trees_of(const std::vector<std::string>& shas);
 
   Inputs& m_in;
   const BisectOptions& m_o;
@@ -75,10 +96,18 @@ private:
   int m_steps = 0;
 };
 
+// How many blocks of rounds a step may measure beyond its first when it
+// cannot tell (docs/design.md, Bisect).
+inline constexpr int k_max_more_blocks = 3;
+
 // The reading of `cell` × `metric` for candidate `label` (or the one
 // candidate) in `run`; an interval from −∞ to ∞ when the step has none (the
 // cell failed).
 bisect::Reading reading_of(const Lab::Run& run, const std::string& cell, const std::string& metric,
                            const std::string& label);
+
+// The A/A control's reading of `metric` in `run`; none when the step has no
+// control of that metric (or it failed).
+std::optional<bisect::Reading> control_reading_of(const Lab::Run& run, const std::string& metric);
 
 } // namespace refbench::cli

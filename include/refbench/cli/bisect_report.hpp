@@ -14,7 +14,9 @@ namespace refbench::cli {
 
 // One measured step: `commit` against `good`, with `bad` in the same rounds.
 struct BisectStep {
-  std::string kind; // "confirm" (good vs bad), "step" (a midpoint), "culprit" (vs its parent)
+  // "confirm" (good vs bad), "merged-side" (a merge's merged side alone),
+  // "step" (a midpoint), "culprit" (vs its parent)
+  std::string kind;
   git::CommitInfo commit;
   std::string good; // SHAs of the ends it was measured against
   std::string bad;
@@ -22,10 +24,29 @@ struct BisectStep {
   std::optional<double> ci_low;
   std::optional<double> ci_high;
   double confidence = 0.95;
-  std::optional<double> bad_ratio; // the bad end against good in the same rounds (steps only)
-  std::string side;                // "good", "bad", "unclear"; "" for confirm and culprit steps
+  std::optional<double> bad_ratio; // the bad end against good in the same rounds (steps only), with its interval
+  std::optional<double> bad_ci_low;
+  std::optional<double> bad_ci_high;
+  // the A/A control of the same rounds (the good end against itself), at the step's confidence
+  std::optional<double> control_ratio;
+  std::optional<double> control_ci_low;
+  std::optional<double> control_ci_high;
+  std::string side; // "good", "bad", "unclear"; "" for the other kinds
+  std::string move; // confirm and merged-side: "clear", "none", "unclear" (bisect::judge_move); "" otherwise
+  std::string cell; // confirm and merged-side: the cell whose figures are shown
   int rounds = 0;
-  std::string dir; // the step's run directory, relative to --out
+  std::string dir;                    // the step's run directory, relative to --out
+  std::vector<std::string> more_dirs; // the blocks of rounds measured more, relative to --out
+};
+
+// The check that could not decide within the budget and the cap on more
+// rounds (README: Bisect): which, at which commit, and its figures.
+struct GaveUp {
+  std::string check;    // "confirm", "merged-side" or "step"
+  std::string commit;   // the commit it measured (the midpoint; the bad end of a confirm)
+  std::size_t step = 0; // its index in BisectReport::steps
+  std::string figures;  // its readings against the A/A control, as text
+  int rounds = 0;
 };
 
 // The whole bisect, as far as it got.
@@ -47,14 +68,17 @@ struct BisectReport {
   std::vector<BisectStep> steps;
   std::vector<git::CommitInfo> descent; // the merges passed through, outermost first
   std::vector<std::string> notes;       // what the reader should know (a merge not descended into, …)
+  std::optional<GaveUp> gave_up;        // the check that gave up, if one did
 };
 
 // bisect.json: `culprit` ({sha, subject, author, date, ratio, ci_low,
-// ci_high} or null), `builds`, `steps`, `descent`, and the rest of `report`.
+// ci_high} or null), `builds`, `steps` (each with its A/A control's
+// interval), `descent`, `gave_up` (or null), and the rest of `report`.
 nlohmann::json bisect_json(const BisectReport& report);
 
 // report.md: the comment marker, a headline naming the culprit (or the
-// range), the descent, the step table and the notes.
+// range), the descent, the step table (with each step's A/A floor) and the
+// notes.
 std::string bisect_markdown(const BisectReport& report);
 
 } // namespace refbench::cli

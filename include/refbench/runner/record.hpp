@@ -236,4 +236,10 @@ struct RunRecord {
 // indices moved past `into`'s cells); the longer elapsed time stays.
 void append_record(RunRecord& into, const RunRecord& run);
 
+// Adds the rounds of `more` — the same cells measured again — to `into`:
+// each sample goes to `into`'s cell of the same name, candidate and control
+// flag (a cell `into` lacks is appended), its round numbered after `into`'s
+// last, so pairs stay pairs; rounds and elapsed times add up.
+void merge_rounds(RunRecord& into, const RunRecord& more);
+
 } // namespace refbench::runner
