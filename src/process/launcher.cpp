@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <poll.h>
 #include <spawn.h>
 #include <string>
@@ -53,23 +54,8 @@ void await_request(int socket_fd) {
   }
 }
 
-// The median absolute deviation of the wall of spawning `true`, which also
-// brings the launcher to the memory it holds while serving.
-double spawn_resolution() {
-  const char* path = std::getenv("PATH");
-  auto no_op = find_executable("true", path != nullptr ? path : "/usr/bin:/bin");
-  if (!no_op) {
-    return 0;
-  }
-  std::vector<double> walls;
-  for (int i = 0; i < k_spawn_probe_runs; ++i) {
-    auto outcome = run_process({{*no_op}, {}, "", std::chrono::seconds(10), "", false, false});
-    kill_all_children(); // as after each invocation, so its pages count in the floor
-    if (!succeeded(outcome)) {
-      return 0;
-    }
-    walls.push_back(outcome.wall_seconds);
-  }
+// The median absolute deviation of `walls`.
+double median_absolute_deviation(std::vector<double> walls) {
   std::sort(walls.begin(), walls.end());
   const double median = walls[walls.size() / 2];
   std::vector<double> deviations;
@@ -78,6 +64,31 @@ double spawn_resolution() {
   }
   std::sort(deviations.begin(), deviations.end());
   return deviations[deviations.size() / 2];
+}
+
+// The median absolute deviation of the wall of spawning `true`, the
+// smallest of k_spawn_probe_batches batches (RssProbe), which also brings
+// the launcher to the memory it holds while serving.
+double spawn_resolution() {
+  const char* path = std::getenv("PATH");
+  auto no_op = find_executable("true", path != nullptr ? path : "/usr/bin:/bin");
+  if (!no_op) {
+    return 0;
+  }
+  double smallest = std::numeric_limits<double>::infinity();
+  for (int batch = 0; batch < k_spawn_probe_batches; ++batch) {
+    std::vector<double> walls;
+    for (int i = 0; i < k_spawn_probe_runs; ++i) {
+      auto outcome = run_process({{*no_op}, {}, "", std::chrono::seconds(10), "", false, false});
+      kill_all_children(); // as after each invocation, so its pages count in the floor
+      if (!succeeded(outcome)) {
+        return 0;
+      }
+      walls.push_back(outcome.wall_seconds);
+    }
+    smallest = std::min(smallest, median_absolute_deviation(std::move(walls)));
+  }
+  return smallest;
 }
 
 // Drops the launcher's executable pages from its page tables: start-up ran

@@ -15,12 +15,15 @@ struct RssProbe {
   std::string method;
   std::int64_t floor_bytes = 0;
   // The jitter of spawning a no-op (`true`) from the launcher at start-up:
-  // the median absolute deviation of its wall over k_spawn_probe_runs runs.
+  // the median absolute deviation of its wall over k_spawn_probe_runs runs,
+  // the smallest of k_spawn_probe_batches such batches run back to back (a
+  // load that starts or stops mid-probe inflates one batch's, not all).
   // Wall readings below 10x this are censored (README: Statistics). 0 when unknown.
   double spawn_resolution_seconds = 0;
 };
 
 inline constexpr int k_spawn_probe_runs = 11;
+inline constexpr int k_spawn_probe_batches = 3;
 
 inline constexpr std::int64_t k_rss_censor_margin = 64 * 1024;
 
