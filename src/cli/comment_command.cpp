@@ -7,6 +7,7 @@
 #include <refbench/report/results_json.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -48,6 +49,17 @@ github::CommentArtifact read_artifact(const std::string& dir) {
   return github::parse_comment_artifact(read_input_file(path.string()), path.string());
 }
 
+// The event payload at `path` (GITHUB_EVENT_PATH), through the bounded
+// reader and parser; throws UsageError naming it when it is not JSON.
+nlohmann::json read_event(const std::string& path) {
+  auto event = util::parse_json(read_input_file(path, k_max_event_bytes), k_max_event_bytes);
+  if (!event) {
+    throw UsageError(fmt::format("{}: the event payload is not JSON: {}", path, event.error()),
+                     "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
+  }
+  return std::move(*event);
+}
+
 // In a workflow_run job, refuses an artifact naming a PR whose head is not
 // the commit the triggering run benchmarked.
 void check_workflow_run(github::Api& api, const std::string& repo, std::uint64_t pr) {
@@ -56,17 +68,20 @@ void check_workflow_run(github::Api& api, const std::string& repo, std::uint64_t
   if (name == nullptr || std::string(name) != "workflow_run" || path == nullptr) {
     return;
   }
-  auto event = nlohmann::json::parse(read_input_file(path), nullptr, false);
-  const auto run = event.is_object() ? event.value("workflow_run", nlohmann::json()) : nlohmann::json();
-  if (!run.is_object() || !run.value("head_sha", nlohmann::json()).is_string()) {
+  const auto event = read_event(path);
+  const auto* run = util::json_member(event, "workflow_run");
+  const auto* run_head = run ? util::json_member(*run, "head_sha") : nullptr;
+  if (!run_head || !run_head->is_string()) {
     throw UsageError(std::string(path) + ": workflow_run event without workflow_run.head_sha",
                      "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
   }
-  const std::string run_sha = run["head_sha"].get<std::string>();
-  auto pull =
-      nlohmann::json::parse(api.request("GET", fmt::format("/repos/{}/pulls/{}", repo, pr)).body, nullptr, false);
-  const auto head = pull.is_object() ? pull.value("head", nlohmann::json()) : nlohmann::json();
-  const std::string pr_sha = head.is_object() ? head.value("sha", std::string()) : std::string();
+  const std::string run_sha = util::printable(run_head->get<std::string>());
+  const auto pull = util::parse_json(api.request("GET", fmt::format("/repos/{}/pulls/{}", repo, pr)).body,
+                                     github::k_max_answer_bytes);
+  const auto* head = pull ? util::json_member(*pull, "head") : nullptr;
+  const auto* head_sha = head ? util::json_member(*head, "sha") : nullptr;
+  const std::string pr_sha =
+      head_sha && head_sha->is_string() ? util::printable(head_sha->get<std::string>()) : std::string();
   if (pr_sha != run_sha) {
     throw UsageError(fmt::format("comment.json names PR {} whose head is {}, but the workflow run was for {}", pr,
                                  pr_sha.empty() ? "unknown" : pr_sha.substr(0, 12), run_sha.substr(0, 12)),
@@ -82,14 +97,15 @@ void check_issue_comment(std::uint64_t pr) {
   if (name == nullptr || std::string(name) != "issue_comment" || path == nullptr) {
     return;
   }
-  auto event = nlohmann::json::parse(read_input_file(path), nullptr, false);
-  const auto issue = event.is_object() ? event.value("issue", nlohmann::json()) : nlohmann::json();
-  const auto number = issue.is_object() ? issue.value("number", nlohmann::json()) : nlohmann::json();
-  if (!number.is_number_unsigned() || number.get<std::uint64_t>() != pr) {
-    throw UsageError(fmt::format("comment.json names PR {}, but the /refbench command was made on {}", pr,
-                                 number.is_number_unsigned() ? std::to_string(number.get<std::uint64_t>())
-                                                             : std::string("no pull request")),
-                     "the artifact does not belong to this pull request's run; nothing was posted");
+  const auto event = read_event(path);
+  const auto* issue = util::json_member(event, "issue");
+  const auto* number = issue ? util::json_member(*issue, "number") : nullptr;
+  const bool numbered = number && number->is_number_unsigned();
+  if (!numbered || number->get<std::uint64_t>() != pr) {
+    throw UsageError(
+        fmt::format("comment.json names PR {}, but the /refbench command was made on {}", pr,
+                    numbered ? std::to_string(number->get<std::uint64_t>()) : std::string("no pull request")),
+        "the artifact does not belong to this pull request's run; nothing was posted");
   }
 }
 

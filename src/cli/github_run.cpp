@@ -7,6 +7,7 @@
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
+#include <refbench/util/json_input.hpp>
 #include <refbench/util/rng.hpp>
 
 #include <algorithm>
@@ -36,13 +37,14 @@ nlohmann::json fetch_pull_request(std::uint64_t number) {
   const std::string repo = github::repository_from(std::nullopt, std::getenv);
   github::CurlTransport transport(github::find_ca(std::nullopt));
   github::Api api(std::move(settings), transport);
-  auto pull =
-      nlohmann::json::parse(api.request("GET", fmt::format("/repos/{}/pulls/{}", repo, number)).body, nullptr, false);
-  if (!pull.is_object()) {
-    throw UsageError(fmt::format("GitHub API GET /repos/{}/pulls/{}: the answer is not a pull request", repo, number),
+  auto pull = util::parse_json(api.request("GET", fmt::format("/repos/{}/pulls/{}", repo, number)).body,
+                               github::k_max_answer_bytes);
+  if (!pull || !pull->is_object()) {
+    throw UsageError(fmt::format("GitHub API GET /repos/{}/pulls/{}: the answer is not a pull request{}", repo, number,
+                                 pull ? "" : " (" + pull.error() + ")"),
                      "check GITHUB_API_URL");
   }
-  return pull;
+  return std::move(*pull);
 }
 
 std::size_t file_size_or_zero(const std::string& path) {
@@ -58,7 +60,7 @@ github::EventPlan github_event_plan(const EventOptions& options) {
   github::refuse_pull_request_target(name, options.allow_pull_request_target);
   const std::string path = required_variable("GITHUB_EVENT_PATH");
   const char* sha = std::getenv("GITHUB_SHA");
-  auto plan = github::plan_for_event(name, read_input_file(path), path, sha ? sha : "");
+  auto plan = github::plan_for_event(name, read_input_file(path, k_max_event_bytes), path, sha ? sha : "");
   if (plan.needs_pull_request && !options.refs_named) {
     if (const char* token = std::getenv("GITHUB_TOKEN"); token == nullptr || *token == '\0') {
       throw UsageError("/refbench without refs needs the pull request's commits, and this step has no GITHUB_TOKEN",

@@ -211,6 +211,11 @@ void refuse_malformed(const std::string& ref) {
     throw RefusedError("empty ref",
                        "name a branch, tag or commit, or one of latest-release, default-branch, merge-base");
   }
+  if (ref.size() > k_max_ref_bytes) {
+    throw RefusedError(fmt::format("a ref of {} bytes (starting '{}…'): no ref is that long", ref.size(),
+                                   util::printable(ref.substr(0, 40))),
+                       "name a branch, tag or commit");
+  }
   if (ref.front() == '-') {
     throw RefusedError("ref '" + ref + "' starts with '-'",
                        "refbench passes no options to git; name a branch, tag or commit");
@@ -292,10 +297,9 @@ std::string run_git(const std::string& repo, const std::vector<std::string>& arg
   invocation.env = git_environment();
   invocation.capture_stdout = true;
   auto outcome = process::run_process(invocation, cancel_fd);
-  if (outcome.termination == process::Termination::cancelled) {
-    process::throw_if_interrupted();
-  }
   if (!process::succeeded(outcome)) {
+    // git dies of the same SIGTERM to the process group: that is the interrupt, not git's failure
+    process::throw_if_interrupted();
     std::string what = "`" + command_line(args) + "` in " + repo + " " + process::describe(outcome, {});
     if (auto last = process::last_lines(outcome.stderr_tail, 1); !last.empty()) {
       what += ": " + last;
@@ -354,6 +358,13 @@ ResolvedRef resolve(const std::string& repo, const std::string& ref,
 ResolvedRef resolve_pull_request_base(const std::string& repo, const std::string& base, const std::string& head) {
   for (const auto& [what, sha] : {std::pair{"base", base}, std::pair{"head", head}}) {
     refuse_malformed(sha);
+    const bool hex = (sha.size() == 40 || sha.size() == 64) &&
+                     std::ranges::all_of(sha, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    if (!hex) {
+      throw RefusedError(fmt::format("the pull request's {} '{}' is not a commit SHA (40 or 64 hex digits)", what,
+                                     util::printable(sha.substr(0, 64))),
+                         "pass the SHAs GitHub gives the pull request");
+    }
     if (!commit_of(repo, sha)) {
       throw RefusedError(fmt::format("the pull request's {} commit {} is not in {}", what, sha, repo),
                          "check out with full history (actions/checkout with fetch-depth: 0), and for a fork's PR "

@@ -1,16 +1,19 @@
 #include <refbench/github/actions.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/fd.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <sys/stat.h>
 
 namespace refbench::github {
 namespace {
@@ -90,11 +93,16 @@ std::string output_entry(const std::string& key, const std::string& raw_value, c
 }
 
 void append_to_file(const std::string& path, const std::string& entries) {
-  std::ofstream file(path, std::ios::app | std::ios::binary);
-  file << entries;
-  file.flush();
-  if (!file) {
-    throw UsageError(fmt::format("cannot append to {}: {}", path, std::strerror(errno)),
+  // never through a link planted at the path: the runner makes these files, they are never links
+  util::Fd file(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
+  struct stat info {};
+  const bool regular = file.valid() && ::fstat(file.get(), &info) == 0 && S_ISREG(info.st_mode);
+  if (!regular || !util::write_all(file.get(), entries.data(), entries.size())) {
+    const int saved = errno;
+    throw UsageError(fmt::format("cannot append to {}: {}", path,
+                                 file.valid() && !regular ? "not a regular file"
+                                 : saved == ELOOP         ? "it is a symbolic link"
+                                                          : std::strerror(saved)),
                      "GITHUB_OUTPUT and GITHUB_STEP_SUMMARY must name writable files (GitHub Actions sets them)");
   }
 }

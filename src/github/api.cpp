@@ -1,5 +1,6 @@
 #include <refbench/github/api.hpp>
 #include <refbench/github/url.hpp>
+#include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
 
@@ -22,12 +23,14 @@ std::optional<double> number_of(const std::string& text) {
   return value;
 }
 
+// The API's "message" of an error answer, printable; "" when it has none.
 std::string message_of(const std::string& body) {
-  auto parsed = nlohmann::json::parse(body, nullptr, false);
-  if (parsed.is_object() && parsed.contains("message") && parsed["message"].is_string()) {
-    return parsed["message"].get<std::string>();
+  auto parsed = util::parse_json(body, k_max_answer_bytes);
+  if (!parsed || !parsed->is_object()) {
+    return {};
   }
-  return {};
+  const auto it = parsed->find("message");
+  return it != parsed->end() && it->is_string() ? util::printable(it->get<std::string>()) : std::string();
 }
 
 double backoff(int attempt, const RetryPolicy& policy) {
@@ -91,7 +94,7 @@ ApiError refused_url(const std::string& url, const std::string& why, const std::
 
 std::optional<RetryWait> retry_wait(const HttpOutcome& outcome, int failures, double now, const RetryPolicy& policy) {
   if (!outcome) {
-    if (outcome.error().kind == TransportError::Kind::tls) {
+    if (outcome.error().kind != TransportError::Kind::network) {
       return std::nullopt;
     }
     return RetryWait{backoff(failures, policy), "network error"};
@@ -193,7 +196,10 @@ Api::Api(ApiSettings settings, Transport& transport, std::function<void(double)>
   if (!m_now) {
     m_now = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
   }
+  m_started = m_now();
 }
+
+double Api::time_left() const { return m_settings.retry.max_wait_seconds - (m_now() - m_started); }
 
 std::string Api::url_of(const std::string& path_or_url) const {
   const bool below_base = path_or_url.starts_with('/') && !path_or_url.starts_with("//");
@@ -238,6 +244,15 @@ HttpResponse Api::request(const std::string& method, const std::string& path_or_
   double waited = 0;
   int failures = 0; // 5xx answers and network errors in a row: the backoff grows with them
   for (int attempt = 1;; ++attempt) {
+    const double left = time_left();
+    if (left <= 0) {
+      throw ApiError(0, {},
+                     fmt::format("GitHub API {}: --max-wait {:.0f} s was spent before attempt {}", what,
+                                 m_settings.retry.max_wait_seconds, attempt),
+                     "GitHub answered too slowly: check GITHUB_API_URL and the network, re-run the job later, or "
+                     "raise --max-wait");
+    }
+    request.timeout_seconds = std::min(k_request_timeout_seconds, left);
     HttpOutcome outcome = m_transport.perform(request);
     if (outcome && outcome->status >= 200 && outcome->status <= 299) {
       return *outcome;
@@ -251,7 +266,7 @@ HttpResponse Api::request(const std::string& method, const std::string& path_or_
                      outcome ? hint_for(status)
                              : "check --cacert, SSL_CERT_FILE or SSL_CERT_DIR name the CA that signed the server");
     }
-    if (waited + wait->seconds > m_settings.retry.max_wait_seconds) {
+    if (wait->seconds > time_left()) {
       throw ApiError(outcome ? outcome->status : 0, outcome ? message_of(outcome->body) : std::string(),
                      fmt::format("GitHub API {}: gave up after {} attempt{} and {:.0f} s of waiting: last {}; the next "
                                  "wait ({}: {:.0f} s) would pass --max-wait {:.0f} s",

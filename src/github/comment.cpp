@@ -2,6 +2,7 @@
 #include <refbench/util/json_input.hpp>
 
 #include <fmt/format.h>
+#include <set>
 
 namespace refbench::github {
 namespace {
@@ -96,18 +97,30 @@ namespace {
 std::optional<std::uint64_t> find_marker_comment(Api& api, const std::string& repo, std::uint64_t pr,
                                                  const std::string& marker) {
   std::string page = api.url_of(fmt::format("/repos/{}/issues/{}/comments?per_page=100", repo, pr));
+  std::set<std::string> seen; // a `next` that leads back would go round for ever
   while (!page.empty()) {
+    if (!seen.insert(page).second || seen.size() > k_max_comment_pages) {
+      throw ApiError(
+          0, {},
+          seen.size() > k_max_comment_pages
+              ? fmt::format("GitHub API: more than {} pages of comments on #{}", k_max_comment_pages, pr)
+              : fmt::format("GitHub API: the pages of comments on #{} lead back to {}", pr, printable_url(page)),
+          "check GITHUB_API_URL points at the REST API; its Link headers do not end");
+    }
     auto response = api.request("GET", page);
-    auto list = nlohmann::json::parse(response.body, nullptr, false);
-    if (!list.is_array()) {
-      throw ApiError(response.status, {}, fmt::format("GitHub API GET {}: the answer is not a list of comments", page),
+    auto list = util::parse_json(response.body, k_max_answer_bytes);
+    if (!list || !list->is_array()) {
+      throw ApiError(response.status, {},
+                     fmt::format("GitHub API GET {}: the answer is not a list of comments{}", printable_url(page),
+                                 list ? "" : " (" + list.error() + ")"),
                      "check GITHUB_API_URL points at the REST API (e.g. https://HOST/api/v3 on GitHub Enterprise)");
     }
-    for (const auto& comment : list) {
-      if (comment.is_object() && comment.value("body", nlohmann::json()).is_string() &&
-          first_line(comment["body"].get<std::string>()) == marker &&
-          comment.value("id", nlohmann::json()).is_number_unsigned()) {
-        return comment["id"].get<std::uint64_t>();
+    for (const auto& comment : *list) {
+      const auto* body = util::json_member(comment, "body");
+      const auto* id = util::json_member(comment, "id");
+      if (body && body->is_string() && first_line(body->get<std::string>()) == marker && id &&
+          id->is_number_unsigned()) {
+        return id->get<std::uint64_t>();
       }
     }
     const std::string link = next_link(response.header("link"));
@@ -142,11 +155,15 @@ CommentResult upsert_comment(Api& api, const std::string& repo, std::uint64_t pr
                              return std::nullopt;
                            });
   }
-  auto comment = nlohmann::json::parse(response.body, nullptr, false);
+  auto comment = util::parse_json(response.body, k_max_answer_bytes);
   CommentResult result{created, found.value_or(0), {}};
-  if (comment.is_object()) {
-    result.id = comment.value("id", result.id);
-    result.url = comment.value("html_url", std::string());
+  if (comment) {
+    if (const auto* id = util::json_member(*comment, "id"); id && id->is_number_unsigned()) {
+      result.id = id->get<std::uint64_t>();
+    }
+    if (const auto* url = util::json_member(*comment, "html_url"); url && url->is_string()) {
+      result.url = printable_url(url->get<std::string>());
+    }
   }
   return result;
 }

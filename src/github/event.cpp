@@ -1,6 +1,7 @@
 #include <refbench/github/event.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <array>
@@ -15,17 +16,9 @@ namespace {
 // could make a workflow with a write token build a PR's code.
 constexpr std::array k_trusted_associations{"OWNER", "MEMBER", "COLLABORATOR"};
 
-const nlohmann::json* member(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) {
-    return nullptr;
-  }
-  auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
 std::string string_at(const nlohmann::json& object, const char* outer, const char* inner, const std::string& source) {
-  const auto* part = member(object, outer);
-  const auto* value = part ? member(*part, inner) : nullptr;
+  const auto* part = util::json_member(object, outer);
+  const auto* value = part ? util::json_member(*part, inner) : nullptr;
   if (!value || !value->is_string() || value->get<std::string>().empty()) {
     throw UsageError(
         fmt::format("{}: no {}.{} in the pull request", source, outer, inner),
@@ -34,8 +27,26 @@ std::string string_at(const nlohmann::json& object, const char* outer, const cha
   return value->get<std::string>();
 }
 
+// A full commit SHA as GitHub writes one: 40 (SHA-1) or 64 (SHA-256) hex digits.
+bool is_full_sha(const std::string& text) {
+  return (text.size() == 40 || text.size() == 64) &&
+         std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// `outer`.sha of the pull request, a full commit SHA; throws UsageError
+// naming `source` for anything else (it goes to git next).
+std::string sha_at(const nlohmann::json& object, const char* outer, const std::string& source) {
+  std::string sha = string_at(object, outer, "sha", source);
+  if (!is_full_sha(sha)) {
+    throw UsageError(fmt::format("{}: {}.sha is not a commit SHA (40 or 64 hex digits): \"{}\"", source, outer,
+                                 util::printable(sha.size() > 48 ? sha.substr(0, 47) + "…" : sha)),
+                     "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
+  }
+  return sha;
+}
+
 std::uint64_t number_of(const nlohmann::json& object, const char* key, const std::string& source) {
-  const auto* value = member(object, key);
+  const auto* value = util::json_member(object, key);
   if (!value || !value->is_number_unsigned()) {
     throw UsageError(fmt::format("{}: \"{}\" is missing or not a positive integer", source, key),
                      "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
@@ -60,8 +71,8 @@ std::optional<std::vector<std::string>> command_words(const std::string& body) {
 }
 
 std::optional<std::string> input_of(const nlohmann::json& event, const char* key) {
-  const auto* inputs = member(event, "inputs");
-  const auto* value = inputs ? member(*inputs, key) : nullptr;
+  const auto* inputs = util::json_member(event, "inputs");
+  const auto* value = inputs ? util::json_member(*inputs, key) : nullptr;
   if (value && value->is_string() && !value->get<std::string>().empty()) {
     return value->get<std::string>();
   }
@@ -70,13 +81,13 @@ std::optional<std::string> input_of(const nlohmann::json& event, const char* key
 
 EventPlan plan_for_comment(const nlohmann::json& event, const std::string& path) {
   EventPlan plan{"issue_comment"};
-  const auto* comment = member(event, "comment");
-  const auto* body = comment ? member(*comment, "body") : nullptr;
+  const auto* comment = util::json_member(event, "comment");
+  const auto* body = comment ? util::json_member(*comment, "body") : nullptr;
   if (!body || !body->is_string()) {
     throw UsageError(path + ": issue_comment event without comment.body",
                      "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
   }
-  if (const auto* action = member(event, "action"); action && action->is_string() && *action != "created") {
+  if (const auto* action = util::json_member(event, "action"); action && action->is_string() && *action != "created") {
     throw RefusedError(fmt::format("the comment was {}, not created", action->get<std::string>()),
                        "run the job on issue_comment types: [created] only");
   }
@@ -87,11 +98,11 @@ EventPlan plan_for_comment(const nlohmann::json& event, const std::string& path)
         "run the job only for comments starting with /refbench (if: startsWith(github.event.comment.body, "
         "'/refbench'))");
   }
-  const auto* issue = member(event, "issue");
-  if (!issue || !member(*issue, "pull_request")) {
+  const auto* issue = util::json_member(event, "issue");
+  if (!issue || !util::json_member(*issue, "pull_request")) {
     throw RefusedError("/refbench was commented on an issue, not a pull request", "comment on a pull request");
   }
-  const auto* association = member(*comment, "author_association");
+  const auto* association = util::json_member(*comment, "author_association");
   const std::string who = association && association->is_string() ? association->get<std::string>() : "NONE";
   if (std::ranges::find(k_trusted_associations, who) == k_trusted_associations.end()) {
     throw RefusedError(fmt::format("/refbench comes from a commenter without write access ({})", who),
@@ -114,14 +125,14 @@ EventPlan plan_for_comment(const nlohmann::json& event, const std::string& path)
 } // namespace
 
 void apply_pull_request(EventPlan& plan, const nlohmann::json& pull_request, const std::string& source) {
-  const std::string base = string_at(pull_request, "base", "sha", source);
-  const std::string head = string_at(pull_request, "head", "sha", source);
+  const std::string base = sha_at(pull_request, "base", source);
+  const std::string head = sha_at(pull_request, "head", source);
   if (!plan.baseline && !plan.candidate) {
     plan.pr_base_sha = base;
     plan.candidate = head;
     auto branch = [&](const char* side) -> std::optional<std::string> {
-      const auto* part = member(pull_request, side);
-      const auto* ref = part ? member(*part, "ref") : nullptr;
+      const auto* part = util::json_member(pull_request, side);
+      const auto* ref = part ? util::json_member(*part, "ref") : nullptr;
       return ref && ref->is_string() && !ref->get<std::string>().empty() ? std::optional(ref->get<std::string>())
                                                                          : std::nullopt;
     };
@@ -149,7 +160,7 @@ EventPlan plan_for_event(const std::string& name, const std::string& payload, co
   const nlohmann::json& event = *parsed;
   if (name == "pull_request" || name == "pull_request_target") {
     EventPlan plan{name};
-    const auto* pull_request = member(event, "pull_request");
+    const auto* pull_request = util::json_member(event, "pull_request");
     if (!pull_request) {
       throw UsageError(path + ": " + name + " event without pull_request",
                        "GITHUB_EVENT_PATH must be the event payload GitHub Actions wrote");
@@ -163,6 +174,11 @@ EventPlan plan_for_event(const std::string& name, const std::string& payload, co
     plan.baseline = input_of(event, "baseline-ref").value_or("latest-release");
     plan.candidate = input_of(event, "candidate-ref");
     if (!plan.candidate && !sha.empty()) {
+      if (!is_full_sha(sha)) {
+        throw UsageError(fmt::format("GITHUB_SHA is not a commit SHA (40 or 64 hex digits): \"{}\"",
+                                     util::printable(sha.size() > 48 ? sha.substr(0, 47) + "…" : sha)),
+                         "run --github inside a GitHub Actions job, or name the refs with --baseline/--candidate");
+      }
       plan.candidate = sha;
     }
     return plan;

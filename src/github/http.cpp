@@ -23,8 +23,21 @@ constexpr std::array k_bundle_files{
     "/etc/ssl/cert.pem",                                 // Alpine, macOS
 };
 
+// Where an answer's body goes: at most k_max_answer_bytes of it.
+struct BodySink {
+  std::string& body;
+  bool too_large = false;
+};
+
+// Appends to the sink's body; past k_max_answer_bytes, stops the transfer (a
+// short count is libcurl's CURLE_WRITE_ERROR) and says why.
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
+  auto& sink = *static_cast<BodySink*>(user);
+  if (sink.body.size() + size * count > k_max_answer_bytes) {
+    sink.too_large = true;
+    return 0;
+  }
+  sink.body.append(data, size * count);
   return size * count;
 }
 
@@ -126,12 +139,14 @@ HttpOutcome CurlTransport::perform(const HttpRequest& request) {
   lib.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   lib.easy_setopt(curl, CURLOPT_ERRORBUFFER, error.data());
   lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  lib.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 20L);
-  lib.easy_setopt(curl, CURLOPT_TIMEOUT, 120L);
+  const auto timeout_ms = static_cast<long>(std::max(1.0, request.timeout_seconds * 1000));
+  lib.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 20000L));
+  lib.easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
   lib.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http");
   lib.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
   lib.easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
-  lib.easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  BodySink sink{response.body};
+  lib.easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   lib.easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
   lib.easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
   if (m_ca) {
@@ -154,6 +169,10 @@ HttpOutcome CurlTransport::perform(const HttpRequest& request) {
   }
   const CURLcode code = lib.easy_perform(curl);
   lib.slist_free_all(headers);
+  if (sink.too_large) {
+    return std::unexpected(TransportError{TransportError::Kind::too_large,
+                                          fmt::format("the answer is longer than {} MiB", k_max_answer_bytes >> 20)});
+  }
   if (code != CURLE_OK) {
     std::string what = error[0] != '\0' ? std::string(error.data()) : std::string(lib.easy_strerror(code));
     if (is_tls_failure(code)) {

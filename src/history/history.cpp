@@ -212,11 +212,20 @@ std::optional<Record> record_from_json(const json& line, std::string& problem) {
   if (line.contains("n") && line["n"].is_number_unsigned()) {
     r.n = line["n"].get<std::size_t>();
   }
-  if (const auto machine = line.find("machine"); machine != line.end() && machine->is_object()) {
-    r.cpu_model = machine->value("cpu_model", std::string());
-    r.kernel = machine->value("kernel", std::string());
-    if (machine->contains("cpus") && (*machine)["cpus"].is_number_integer()) {
-      r.cpus = (*machine)["cpus"].get<int>();
+  if (const auto machine = line.find("machine"); machine != line.end() && !machine->is_null()) {
+    // what a reader of the record's machine needs: strings and a CPU count, or the line is skipped
+    const auto* cpu_model = util::json_member(*machine, "cpu_model");
+    const auto* kernel = util::json_member(*machine, "kernel");
+    const auto* cpus = util::json_member(*machine, "cpus");
+    if (!machine->is_object() || (cpu_model && !cpu_model->is_string()) || (kernel && !kernel->is_string()) ||
+        (cpus && !(cpus->is_number_unsigned() && cpus->get<std::uint64_t>() <= 1u << 20))) {
+      problem = "\"machine\" is not an object of strings \"cpu_model\", \"kernel\" and a count \"cpus\"";
+      return std::nullopt;
+    }
+    r.cpu_model = cpu_model ? cpu_model->get<std::string>() : std::string();
+    r.kernel = kernel ? kernel->get<std::string>() : std::string();
+    if (cpus) {
+      r.cpus = static_cast<int>(cpus->get<std::uint64_t>());
     }
   }
   return r;

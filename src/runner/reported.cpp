@@ -1,5 +1,6 @@
 #include <refbench/process/invocation.hpp>
 #include <refbench/runner/reported.hpp>
+#include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <array>
@@ -53,17 +54,23 @@ std::expected<nlohmann::json, std::string> document_of(const CellMeta& meta, std
   if (from_stdout && cut && body.find('\n') == std::string_view::npos) { // its start is not in `text`
     return std::unexpected(cut_problem("a last line"));
   }
-  auto parsed = nlohmann::json::parse(from_stdout ? last_line(text) : text, nullptr, false);
-  if (from_stdout && !parsed.is_object()) {
+  auto parsed = util::parse_json(from_stdout ? last_line(text) : text);
+  if (from_stdout && !(parsed && parsed->is_object())) {
     if (cut) {
       return std::unexpected(cut_problem("a document"));
     }
-    parsed = nlohmann::json::parse(text, nullptr, false); // a pretty-printed document
+    auto whole = util::parse_json(text); // a pretty-printed document
+    if (whole || !parsed) {
+      parsed = std::move(whole);
+    }
   }
-  if (parsed.is_object()) {
-    return parsed;
+  if (parsed && parsed->is_object()) {
+    return std::move(*parsed);
   }
   const auto shown = util::trim(from_stdout ? last_line(text) : text);
+  if (!parsed && parsed.error().starts_with("nested deeper")) { // a document, but not one to read
+    return std::unexpected(fmt::format("reported JSON {} in {}", parsed.error(), report_source(meta)));
+  }
   if (shown.empty()) {
     return std::unexpected(fmt::format("reported nothing: {} is empty", report_source(meta)));
   }

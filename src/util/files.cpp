@@ -1,10 +1,13 @@
 #include <refbench/util/files.hpp>
 
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -70,17 +73,67 @@ Fd create_fresh_file(const std::filesystem::path& path, int extra_flags) {
   return Fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags, 0644));
 }
 
-std::expected<std::string, std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+namespace {
+
+// What kind of file `mode` is, for messages.
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) {
+    return "a directory";
+  }
+  if (S_ISCHR(mode) || S_ISBLK(mode)) {
+    return "a device";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  if (S_ISFIFO(mode)) {
+    return "a pipe";
+  }
+  return "not a regular file";
+}
+
+} // namespace
+
+std::expected<std::string, std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes,
+                                                  Readable kinds) {
+  const bool here = kinds == Readable::regular_here;
+  // non-blocking: a FIFO without a writer must not hang the open
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (here ? O_NOFOLLOW : 0)));
+  if (!fd.valid()) {
+    return std::unexpected(errno == ELOOP && here ? std::string("it is a symbolic link") : std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
     return std::unexpected(std::strerror(errno));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    return std::unexpected(std::strerror(errno));
+  const bool pipe = S_ISFIFO(st.st_mode) && !here;
+  if (!S_ISREG(st.st_mode) && !pipe) {
+    return std::unexpected(fmt::format("it is {}, not a regular file", kind_of(st.st_mode)));
   }
-  return text.str();
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    return std::unexpected(fmt::format("it has {} bytes, more than the {} read", st.st_size, max_bytes));
+  }
+  if (pipe) { // a pipe is read as it comes
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  }
+  std::string text;
+  std::array<char, 1 << 16> buffer{};
+  while (true) {
+    const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0) {
+      return std::unexpected(std::strerror(errno));
+    }
+    if (got == 0) {
+      return text;
+    }
+    if (text.size() + static_cast<std::size_t>(got) > max_bytes) { // it grew, or a pipe goes on
+      return std::unexpected(fmt::format("it has more than the {} bytes read", max_bytes));
+    }
+    text.append(buffer.data(), static_cast<std::size_t>(got));
+  }
 }
 
 } // namespace refbench::util

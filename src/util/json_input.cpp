@@ -49,8 +49,11 @@ std::string missing(std::string_view key) { return fmt::format("{} is missing", 
 
 } // namespace
 
-std::expected<json, std::string> parse_json(std::string_view text) {
+std::expected<json, std::string> parse_json(std::string_view text, std::size_t max_bytes) {
   text = without_bom(text);
+  if (text.size() > max_bytes) {
+    return std::unexpected(fmt::format("{} bytes, more than the {} a document may have", text.size(), max_bytes));
+  }
   if (auto at = too_deep(text, k_max_json_depth)) {
     return std::unexpected(fmt::format("nested deeper than {} levels at byte {}", k_max_json_depth, *at));
   }
@@ -62,6 +65,8 @@ std::expected<json, std::string> parse_json(std::string_view text) {
     return std::unexpected(fmt::format("invalid JSON: {}", error.what()));
   }
 }
+
+const json* json_member(const json& object, std::string_view key) { return member(object, key); }
 
 std::expected<std::int64_t, std::string> integer_member(const json& object, std::string_view key, std::int64_t low,
                                                         std::int64_t high, std::optional<std::int64_t> fallback) {

@@ -8,6 +8,7 @@
 #include <new>
 #include <openssl/evp.h>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -67,9 +68,15 @@ std::string sha256_hex(std::string_view text) {
 }
 
 std::expected<std::string, std::string> sha256_file(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // never through a link, never a pipe or device: a command under test may plant one
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (!fd.valid()) {
-    return std::unexpected("cannot open " + path + ": " + std::strerror(errno));
+    return std::unexpected("cannot open " + path + ": " +
+                           (errno == ELOOP ? std::string("it is a symbolic link") : std::strerror(errno)));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return std::unexpected("cannot read " + path + ": it is not a regular file");
   }
   Sha256 hasher;
   std::vector<std::byte> buffer(k_file_chunk_bytes);

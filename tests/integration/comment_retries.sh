@@ -4,7 +4,8 @@
 # or the rate-limit reset, the total wait is bounded by --max-wait; 401 and
 # 404 stop at once with exit 2; a read-only token is a ::notice and exit 0;
 # a body over 65 536 characters is trimmed, with a note, before it is sent;
-# a POST that was carried out but answered with a 5xx makes no second comment.
+# a POST that was carried out but answered with a 5xx makes no second comment;
+# a byte-at-a-time API is bounded by --max-wait, a deeply nested answer is exit 2.
 source "$(dirname "$0")/lib.sh"
 
 export GITHUB_TOKEN="ghs_retries${RANDOM}${RANDOM}"
@@ -46,10 +47,11 @@ expect_fake "$(gap_after 403) >= 1.0" "$mark"
 expect_fake "L[1]['start'] - L[0]['end'] >= 1.0 and L[2]['start'] - L[1]['end'] >= 2.0" "$mark"
 expect_fake "s['faults'] == []"
 
-# --- (b) a persistent 502 with --max-wait 3s: waits 1 s + 2 s, then gives up
+# --- (b) a persistent 502 with --max-wait 4s: waits 1 s + 2 s, then gives up (the next wait, 4 s,
+# would pass what is left of the 4 s the whole command may take)
 new_case '[{"match": "any", "status": 502, "times": "always"}]'
 start=$(date +%s%N)
-comment --max-wait 3s
+comment --max-wait 4s
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 expect_rc 2
 expect_in "$WORK/err" "gave up after 3 attempts"
@@ -144,4 +146,18 @@ expect_fake "cs(7)[0]['body'].startswith('<!-- refbench -->\n## Large report\n')
 expect_fake "__import__('re').search('(?i)trim|truncat|left out|omitted|shortened', cs(7)[0]['body']) is not None"
 expect_fake "not open('$WORK/big.md', encoding='utf-8').read().startswith(cs(7)[0]['body'].rstrip())"
 expect_fake "all(e['status'] < 400 for e in L)" "$mark"
+# --- (k) an API that answers a byte at a time: --max-wait bounds the whole command, each attempt included
+new_case '[{"match": "any", "status": 502, "trickle": 0.3, "times": "always"}]'
+start=$(date +%s%N)
+comment --max-wait 5s
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+expect_rc 2
+[ "$elapsed_ms" -lt 9000 ] || fail "--max-wait 5s against a byte-at-a-time API took ${elapsed_ms} ms"
+
+# --- (l) a listing whose comment body is nested 20 000 levels deep: exit 2, not a crash
+deep=$("$PY" -c 'print(__import__("json").dumps("[{\"id\": 1, \"body\": " + "[" * 20000 + "]" * 20000 + "}]"))')
+new_case "[{\"match\": \"GET\", \"status\": 200, \"body\": $deep, \"times\": \"always\"}]"
+comment
+expect_rc 2
+expect_in "$WORK/err" "nested deeper than 128 levels"
 echo "comment_retries: ok"

@@ -34,6 +34,8 @@ State file (JSON object; every key optional except repo and token):
                     set to the epoch second at least that far ahead
         drop        true: close the connection without any response
         delay       seconds to wait before answering (or dropping)
+        trickle     seconds between the bytes of the answer (a server that
+                    answers a byte at a time)
         after       true: carry the request out first (a POST creates its
                     comment), then answer with the fault instead: the
                     client cannot know that it succeeded
@@ -401,6 +403,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.entry["end"] = time.time()
         if not self.req_path.startswith("/__"):
             self.server.log.write(self.entry)
+        if getattr(self, "trickle", 0):
+            try:
+                for i in range(len(data)):
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(self.trickle)
+            except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
+                self.close_connection = True
+            return
         self.wfile.write(data)
         self.wfile.flush()
 
@@ -413,6 +424,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def fault(self, f):
         self.entry["fault"] = f["index"]
+        self.trickle = float(f.get("trickle", 0))
         if f.get("delay"):
             time.sleep(float(f["delay"]))
         if f.get("drop"):

@@ -31,6 +31,9 @@ public:
 
   github::HttpOutcome perform(const github::HttpRequest& request) override {
     requests.push_back(request);
+    if (on_perform) {
+      on_perform(); // e.g. a slow answer: a fake clock moves on
+    }
     if (m_outcomes.empty()) {
       throw std::logic_error("FakeTransport: no outcome queued for " + request.method + " " + request.url);
     }
@@ -42,6 +45,7 @@ public:
   std::size_t pending() const { return m_outcomes.size(); }
 
   std::vector<github::HttpRequest> requests;
+  std::function<void()> on_perform; // called as each request is performed
 
 private:
   std::deque<github::HttpOutcome> m_outcomes;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <utility>
 #include <vector>
 
@@ -214,6 +215,16 @@ TEST_CASE("github::append_to_file") {
   CHECK(read(path) == "verdict=PASS\nreport<<EOF_1\na\nb\nEOF_1\n");
   CHECK_THROWS_WITH_AS(append_to_file(dir / "missing/dir/file", "x=1\n"), doctest::Contains("missing/dir/file"),
                        UsageError);
+  SUBCASE("never through a planted link, never into a FIFO") {
+    const std::string target = dir / "elsewhere";
+    std::ofstream(target) << "kept\n";
+    std::filesystem::create_symlink(target, dir / "summary");
+    CHECK_THROWS_WITH_AS(append_to_file(dir / "summary", "## report\n"), doctest::Contains("a symbolic link"),
+                         UsageError);
+    CHECK(read(target) == "kept\n");
+    REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+    CHECK_THROWS_AS(append_to_file(dir / "fifo", "x=1\n"), UsageError); // no reader: refused, not blocked
+  }
 }
 
 TEST_CASE("github::summary_text") {

@@ -319,8 +319,25 @@ TEST_CASE("github::Api") {
     Api api(settings(5), transport, clock.sleep(), clock.now());
     auto error = api_error([&] { api.request("GET", "/repos/o/r/issues/1/comments"); });
     REQUIRE(error);
-    CHECK(contains(error->what(), "gave up after 6 attempts"));
+    CHECK(contains(error->what(), "--max-wait 5 s was spent before attempt 6"));
     CHECK(clock.sleeps == std::vector<double>{1, 1, 1, 1, 1});
+    // each attempt had what was left of the 5 s, never its own 120 s
+    REQUIRE(transport.requests.size() == 5);
+    CHECK(transport.requests[0].timeout_seconds == 5);
+    CHECK(transport.requests[4].timeout_seconds == 1);
+  }
+  SUBCASE("a slow answer counts against --max-wait: the next attempt gets only what is left") {
+    Api api(settings(30), transport, clock.sleep(), clock.now());
+    transport.respond(502).respond(200, "[]");
+    transport.on_perform = [&] { clock.time += 20; }; // each answer takes 20 s
+    CHECK(api.request("GET", "/repos/o/r/issues/1/comments").status == 200);
+    REQUIRE(transport.requests.size() == 2);
+    CHECK(transport.requests[0].timeout_seconds == 30);
+    CHECK(transport.requests[1].timeout_seconds == doctest::Approx(9)); // 30 − 20 − the 1 s backoff
+    transport.respond(200, "[]");
+    auto error = api_error([&] { api.request("GET", "/repos/o/r/pulls/1"); });
+    REQUIRE(error); // 41 s gone of 30
+    CHECK(contains(error->what(), "was spent before attempt 1"));
   }
   SUBCASE("an exhausted rate limit waits until its reset") {
     const auto reset = std::to_string(static_cast<long>(clock.time) + 42);

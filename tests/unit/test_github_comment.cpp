@@ -374,6 +374,32 @@ TEST_CASE("github::upsert_comment") {
                          ApiError);
     CHECK(transport.requests.size() == 1);
   }
+  SUBCASE("a page nested deeper than the JSON reader takes is refused, not a crash") {
+    transport.respond(200, "[{\"id\": 1, \"body\": " + std::string(100000, '[') + std::string(100000, ']') + "}]");
+    CHECK_THROWS_WITH_AS(upsert_comment(api, "o/r", 7, marker, body), doctest::Contains("nested deeper than 128"),
+                         ApiError);
+  }
+  SUBCASE("a next link back to a page already read ends it") {
+    const std::string page_2_back_to_2 = fmt::format(R"(<{}>; rel="next")", k_page_2);
+    transport.respond(200, "[]", {{"link", page_2_back_to_2}}).respond(200, "[]", {{"link", page_2_back_to_2}});
+    CHECK_THROWS_WITH_AS(upsert_comment(api, "o/r", 7, marker, body), doctest::Contains("lead back to"), ApiError);
+    CHECK(transport.requests.size() == 2);
+  }
+  SUBCASE("pages that never end stop at k_max_comment_pages") {
+    for (std::size_t page = 2; page <= k_max_comment_pages + 2; ++page) {
+      transport.respond(200, "[]", {{"link", fmt::format(R"(<{}?page={}>; rel="next")", k_comments, page)}});
+    }
+    CHECK_THROWS_WITH_AS(upsert_comment(api, "o/r", 7, marker, body), doctest::Contains("more than 100 pages"),
+                         ApiError);
+    CHECK(transport.requests.size() == k_max_comment_pages);
+  }
+  SUBCASE("the comment's html_url is printed as printable text") {
+    transport.respond(200, "[]").respond(201, R"({"id": 5, "html_url": "https://x/\u001b[31m\n::add-mask::y"})");
+    const auto result = upsert_comment(api, "o/r", 7, marker, body);
+    CHECK(result.url.find('\x1b') == std::string::npos);
+    CHECK(result.url.find('\n') == std::string::npos);
+    CHECK(result.url.find("%1B") != std::string::npos);
+  }
 }
 
 TEST_CASE("github::upsert_comment follows Link targets only to the API's origin") {

@@ -104,6 +104,18 @@ TEST_CASE("util::sha256_file") {
   SUBCASE("a directory cannot be read") {
     auto result = sha256_file(std::filesystem::temp_directory_path().string());
     REQUIRE_FALSE(result.has_value());
-    CHECK(result.error().find("Is a directory") != std::string::npos);
+    CHECK(result.error().find("not a regular file") != std::string::npos);
+  }
+  SUBCASE("never through a link, never a device") {
+    const auto dir = std::filesystem::temp_directory_path() / ("refbench-sha-link-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::filesystem::create_symlink("/dev/zero", dir / "output");
+    auto linked = sha256_file((dir / "output").string());
+    REQUIRE_FALSE(linked.has_value());
+    CHECK(linked.error().find("symbolic link") != std::string::npos);
+    auto device = sha256_file("/dev/zero");
+    REQUIRE_FALSE(device.has_value());
+    CHECK(device.error().find("not a regular file") != std::string::npos);
+    std::filesystem::remove_all(dir);
   }
 }

@@ -7,6 +7,7 @@
 #include <refbench/cli/options.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/runner/record.hpp>
+#include <refbench/util/files.hpp>
 
 #include <filesystem>
 #include <iosfwd>
@@ -15,9 +16,12 @@
 
 namespace refbench::cli {
 
-// The content of the input file `path`; throws UsageError when it cannot
-// be read.
-std::string read_input_file(const std::string& path);
+// The content of the input file `path` (a regular file or a pipe, at most
+// `max_bytes`); throws UsageError naming it when it cannot be read.
+std::string read_input_file(const std::string& path, std::size_t max_bytes = util::k_max_read_bytes);
+
+// The largest event payload (GITHUB_EVENT_PATH) read: GitHub's are a few MiB.
+inline constexpr std::size_t k_max_event_bytes = std::size_t{64} << 20;
 
 // Writes `document` into `out` as results.json, report.md and report.csv,
 // each atomically; throws MeasurementError naming the file (and saying so

@@ -52,18 +52,23 @@ std::string directory_name(std::string_view ref, std::string_view sha);
 // "1.2.0". nullopt: none.
 std::optional<std::string> latest_release(const std::vector<std::string>& tags);
 
+// The longest ref `resolve` takes (git's own refs stay far below it).
+inline constexpr std::size_t k_max_ref_bytes = 1024;
+
 // Resolves `ref` in `repo` to a commit. Keywords: latest-release,
 // default-branch (what origin/HEAD points to, e.g. "origin/main", else the
 // first of main, master, origin/main, origin/master that exists), merge-base
 // (of `merge_base_with`, the candidate's commit, and the default branch).
 // Throws RefusedError with a hint for an empty ref, one starting with '-',
-// one that does not resolve to a commit, or a keyword with nothing to name.
+// one longer than k_max_ref_bytes, one that does not resolve to a commit, or
+// a keyword with nothing to name.
 ResolvedRef resolve(const std::string& repo, const std::string& ref,
                     const std::optional<std::string>& merge_base_with = std::nullopt);
 
 // The baseline of a pull request: the merge base of its `base` and `head`
-// commits, named "merge-base". Throws RefusedError (with a fetch-depth hint)
-// when either commit is missing, e.g. in a shallow checkout.
+// commits, named "merge-base". Throws RefusedError when either is not a full
+// hex SHA, and (with a fetch-depth hint) when either commit is missing, e.g.
+// in a shallow checkout.
 ResolvedRef resolve_pull_request_base(const std::string& repo, const std::string& base, const std::string& head);
 
 // True when `dir` is inside a git repository (or is one).

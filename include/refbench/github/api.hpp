@@ -14,8 +14,12 @@
 
 namespace refbench::github {
 
+// The longest one attempt may take (when the command's time leaves more).
+inline constexpr double k_request_timeout_seconds = 120;
+
 // How long to keep trying: the first backoff doubles per attempt up to
-// `max_backoff_seconds`; all waits together stay within `max_wait_seconds`.
+// `max_backoff_seconds`; every request of an Api, its attempts and the
+// waits between them, ends within `max_wait_seconds` of the Api's start.
 struct RetryPolicy {
   double max_wait_seconds = 120;
   double first_backoff_seconds = 1;
@@ -87,7 +91,8 @@ public:
   // Sends `method` to `path_or_url` (a path starting with one `/`, below the
   // base URL, or an absolute URL of the base URL's origin, as pagination
   // links are) with the JSON `body`; retries as RetryPolicy says and returns
-  // the 2xx response. Throws ApiError with a message for the user for
+  // the 2xx response. Each attempt gets what is left of max_wait_seconds
+  // (at most k_request_timeout_seconds). Throws ApiError with a message for the user for
   // anything else, and before sending anything for a URL the token must not
   // go to. Before resending after a 5xx or network error (when the request
   // may have been carried out), `recheck` may return a response that ends
@@ -105,12 +110,16 @@ public:
   // resolved as RFC 3986 says; throws ApiError as url_of does.
   std::string link_target(const std::string& page, const std::string& link) const;
 
+  // Seconds left of max_wait_seconds since the Api was made (≤ 0: spent).
+  double time_left() const;
+
 private:
   ApiSettings m_settings;
   Url m_origin; // the parsed base URL: where the token may go
   Transport& m_transport;
   std::function<void(double)> m_sleep;
   std::function<double()> m_now;
+  double m_started = 0; // m_now() when the Api was made
 };
 
 } // namespace refbench::github

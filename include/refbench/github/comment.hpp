@@ -25,17 +25,21 @@ std::string with_marker(const std::string& body, const std::string& marker);
 // end, with a closing note saying how much was left out; unchanged when it fits.
 std::string trim_body(const std::string& body, std::size_t limit = k_comment_limit);
 
-// What `upsert_comment` did.
+// What `upsert_comment` did; `url` is printable (printable_url).
 struct CommentResult {
   bool created = false;
   std::uint64_t id = 0;
   std::string url;
 };
 
+// The most pages of 100 comments `upsert_comment` looks through (10 000 comments).
+inline constexpr std::size_t k_max_comment_pages = 100;
+
 // Looks through every page of the comments of issue/PR `pr` in `repo`
 // ("owner/name") for one whose first line is `marker`; PATCHes the first
 // such comment with `body`, or POSTs `body` as a new comment. Throws
-// ApiError (see Api::request).
+// ApiError (see Api::request), also for more than k_max_comment_pages
+// pages or a `next` link back to a page already read.
 CommentResult upsert_comment(Api& api, const std::string& repo, std::uint64_t pr, const std::string& marker,
                              const std::string& body);
 

@@ -13,13 +13,19 @@
 
 namespace refbench::github {
 
-// One request; `headers` are full "Name: value" lines.
+// One request; `headers` are full "Name: value" lines; the whole exchange
+// (connecting included) ends after `timeout_seconds`.
 struct HttpRequest {
   std::string method;
   std::string url;
   std::vector<std::string> headers;
   std::string body;
+  double timeout_seconds = 120;
 };
+
+// The largest answer a request reads (32 MiB: a page of 100 comments of
+// GitHub's 65 536 characters is under 26 MiB); a longer one is refused.
+inline constexpr std::size_t k_max_answer_bytes = std::size_t{32} << 20;
 
 // A response of any status; header names are lower case, a repeated
 // header keeps its last value.
@@ -33,9 +39,10 @@ struct HttpResponse {
 };
 
 // A request that got no HTTP response. `tls` failures (certificates,
-// handshake) are not worth retrying; `network` ones are.
+// handshake) and `too_large` answers (past k_max_answer_bytes) are not
+// worth retrying; `network` ones are.
 struct TransportError {
-  enum class Kind { network, tls };
+  enum class Kind { network, tls, too_large };
   Kind kind = Kind::network;
   std::string message;
 };

@@ -28,6 +28,10 @@ bool reads_report(const CellMeta& meta);
 // True when `meta`'s values are read from its {output} file (from = "file").
 bool reads_output_file(const CellMeta& meta);
 
+// The longest {output} file a cell's metrics are read from (64 MiB); a
+// longer one, a link or anything but a regular file is the cell's ERROR.
+inline constexpr std::size_t k_max_output_report_bytes = std::size_t{64} << 20;
+
 // Where `meta`'s values come from, for messages: "the last line of its
 // stdout" or "its {output} file".
 std::string report_source(const CellMeta& meta);

@@ -32,7 +32,20 @@ bool point_symlink(const std::filesystem::path& link, const std::filesystem::pat
 // O_EXCL | O_NOFOLLOW plus `extra_flags`; an invalid Fd (errno set) if it cannot.
 Fd create_fresh_file(const std::filesystem::path& path, int extra_flags = 0);
 
-// The whole content of `path`, or why it cannot be read.
-std::expected<std::string, std::string> read_file(const std::filesystem::path& path);
+// The most bytes read_file reads by default (a results.json of 10^6 pairs
+// is a few hundred MiB).
+inline constexpr std::size_t k_max_read_bytes = std::size_t{1} << 30;
+
+// Which files a read accepts: `regular_or_pipe` a regular file (links
+// followed) or a pipe (`<(command)`); `regular_here` only a regular file
+// that is not a symlink itself (a path a command under test could plant).
+enum class Readable { regular_or_pipe, regular_here };
+
+// The whole content of `path`, at most `max_bytes` of it, or why it cannot be
+// read: a device, socket or directory (e.g. /dev/zero), a pipe or a link
+// where `kinds` says regular_here, a file longer than `max_bytes`.
+std::expected<std::string, std::string> read_file(const std::filesystem::path& path,
+                                                  std::size_t max_bytes = k_max_read_bytes,
+                                                  Readable kinds = Readable::regular_or_pipe);
 
 } // namespace refbench::util

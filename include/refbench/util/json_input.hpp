@@ -15,10 +15,21 @@ namespace refbench::util {
 // Deepest nesting of arrays and objects `parse_json` accepts.
 inline constexpr std::size_t k_max_json_depth = 128;
 
-// The document in `text` (a UTF-8 BOM skipped), or why it is none: a syntax
-// error with its byte, a number beyond a double, nesting deeper than
-// `k_max_json_depth`.
-std::expected<nlohmann::json, std::string> parse_json(std::string_view text);
+// The largest document `parse_json` takes by default (1 GiB: a results.json
+// of 10^6 pairs is a few hundred MiB); readers of smaller documents (API
+// answers, events, a command's report) pass their own bound.
+inline constexpr std::size_t k_max_json_bytes = std::size_t{1} << 30;
+
+// The document in `text` (a UTF-8 BOM skipped), or why it is none: longer
+// than `max_bytes`, a syntax error with its byte, a number beyond a double,
+// nesting deeper than `k_max_json_depth`. The one parser of every document
+// that comes from outside (README: Security model): the depth bound keeps
+// every later copy, comparison and dump of the document off a deep stack.
+std::expected<nlohmann::json, std::string> parse_json(std::string_view text, std::size_t max_bytes = k_max_json_bytes);
+
+// Member `key` of `object` when `object` is an object that has it and it is
+// not null; nullptr otherwise. Never a copy: a document's members may be large.
+const nlohmann::json* json_member(const nlohmann::json& object, std::string_view key);
 
 // Member `key` of `object` as an integer in [`low`, `high`]; `fallback`
 // when it is missing or null (an error when there is none). Errors start

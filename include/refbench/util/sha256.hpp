@@ -40,8 +40,9 @@ private:
 // The SHA-256 of `text` as 64 lowercase hex digits.
 std::string sha256_hex(std::string_view text);
 
-// The SHA-256 of the file at `path`, read in 1 MiB chunks; on failure a
-// message naming `path` and the system's reason.
+// The SHA-256 of the regular file at `path` (not a symlink, a pipe or a
+// device), read in 1 MiB chunks; on failure a message naming `path` and the
+// reason.
 std::expected<std::string, std::string> sha256_file(const std::string& path);
 
 } // namespace refbench::util
