@@ -340,11 +340,16 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
     if (auto it = floors.find({r.group, r.metric}); it != floors.end()) {
       r.noise_floor = it->second;
     }
-    r.verdict = !r.candidate_only ? stats::decide(verdict_input(r, settings))
-                : r.error         ? stats::Verdict::error
-                                  : stats::Verdict::new_cell;
+    r.verdict = decide_result(r, settings);
   }
   return results;
+}
+
+stats::Verdict decide_result(const MetricResult& r, const Settings& settings) {
+  if (r.candidate_only) {
+    return r.error ? stats::Verdict::error : stats::Verdict::new_cell;
+  }
+  return stats::decide(verdict_input(r, settings));
 }
 
 RunVerdict overall_verdict(const std::vector<MetricResult>& results) {

@@ -73,21 +73,12 @@ void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::s
 
 const std::set<std::string> k_metrics{"wall", "cpu", "user", "sys", "rss"};
 
-// A finite number at `key` of `r`'s table, if there is one.
-std::optional<double> finite_number(TableReader& r, std::string_view key) {
-  auto value = r.number(key);
-  if (value && !std::isfinite(*value)) {
-    r.fail(*r.get(key), fmt::format("cell.metric.{} must be a finite number", key));
-  }
-  return value;
-}
-
 // A metric's kind, its count gate, its censoring limits and its SLO
 // (README: Metric kinds, ceilings and SLOs) into `metric`.
 void read_metric_kind(TableReader& r, runner::CustomMetric& metric, const std::string& kind) {
   metric.kind = *runner::parse_metric_kind(kind);
   const bool count = metric.kind == runner::MetricKind::count;
-  if (auto max_increase = finite_number(r, "max_increase")) {
+  if (auto max_increase = r.number("max_increase")) {
     if (!count) {
       r.fail(*r.get("max_increase"), fmt::format("cell.metric.max_increase gates a count metric; '{}' is a ratio "
                                                  "metric (add kind = \"count\", or set its ratio in cell.threshold)",
@@ -98,8 +89,8 @@ void read_metric_kind(TableReader& r, runner::CustomMetric& metric, const std::s
     }
     metric.max_increase = *max_increase;
   }
-  metric.censor_above = finite_number(r, "censor_above");
-  metric.censor_below = finite_number(r, "censor_below");
+  metric.censor_above = r.number("censor_above");
+  metric.censor_below = r.number("censor_below");
   for (const char* key : {"censor_above", "censor_below"}) {
     if (count && r.get(key) != nullptr) {
       r.fail(*r.get(key), fmt::format("cell.metric.{}: a count metric is compared by its difference, where a "
@@ -222,8 +213,9 @@ template <typename Known> void read_thresholds(TableReader& r, CellConfig& cell,
       r.fail(*node, "cell.threshold must be a table like { wall = 1.2, rss = 1.1 }");
     }
     for (const auto& [metric, value] : *thresholds) {
-      double ratio = value.value_or(0.0);
-      if (!known(std::string(metric.str())) || !value.is_number() || !(ratio > 1.0) || !std::isfinite(ratio)) {
+      const std::string name = "cell.threshold." + std::string(metric.str());
+      const double ratio = value.is_number() ? r.number_of(value, name) : 0.0;
+      if (!known(std::string(metric.str())) || !(ratio > 1.0) || !(ratio < 1e9)) {
         r.fail(value, fmt::format("cell.threshold.{} must be a ratio above 1 for a known metric", metric.str()));
       }
       if (std::any_of(cell.custom.begin(), cell.custom.end(),

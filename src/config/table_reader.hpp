@@ -78,16 +78,34 @@ public:
     return value;
   }
 
-  // A number (integer or float); its range is the setting's rule (settings.hpp).
+  // A finite number (integer or float); its range is the setting's rule
+  // (settings.hpp). An integer must be one a double holds exactly (|n| ≤
+  // 2^53), never rounded or read as nothing.
   std::optional<double> number(std::string_view key) {
     const auto* node = get(key);
     if (node == nullptr) {
       return std::nullopt;
     }
-    if (!node->is_number()) {
-      fail(*node, fmt::format("{} must be a number", key_name(key)));
+    return number_of(*node, key_name(key));
+  }
+
+  // The value of the number `node` named `what`, as number() reads it.
+  double number_of(const toml::node& node, const std::string& what) const {
+    constexpr std::int64_t k_exact = std::int64_t{1} << 53;
+    if (const auto* integer = node.as_integer()) {
+      const std::int64_t value = integer->get();
+      if (value > k_exact || value < -k_exact) {
+        fail(node, fmt::format("{} must be a number of at most 2^53 ({}) in size, got {}", what, k_exact, value));
+      }
+      return static_cast<double>(value);
     }
-    return *node->value<double>();
+    if (const auto* floating = node.as_floating_point()) {
+      if (!std::isfinite(floating->get())) {
+        fail(node, fmt::format("{} must be a finite number, got {}", what, floating->get()));
+      }
+      return floating->get();
+    }
+    fail(node, fmt::format("{} must be a number", what));
   }
 
   std::optional<std::chrono::nanoseconds> duration(std::string_view key) {
@@ -97,7 +115,7 @@ public:
     }
     std::string text;
     if (node->is_integer() || node->is_floating_point()) {
-      text = fmt::format("{}", *node->value<double>());
+      text = fmt::format("{}", number_of(*node, key_name(key)));
     } else if (node->is_string()) {
       text = *node->value<std::string>();
     } else {

@@ -143,6 +143,7 @@ json to_json(const analysis::MetricResult& r) {
          {"verdict", stats::verdict_name(r.verdict)},
          {"censored", r.censored},
          {"min_detectable_ratio", number(r.min_detectable_ratio)},
+         {"interval_reaches_confidence", r.interval_reaches_confidence},
          {"noise_floor", optional_number(r.noise_floor)},
          {"better", r.direction == analysis::Direction::higher_is_better ? "higher" : "lower"},
          {"unit_label", r.unit_label},
@@ -238,6 +239,7 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   r.censored = f.boolean("censored", false);
   r.min_detectable_ratio = nullable(f, "min_detectable_ratio");
   r.half_width = std::log(r.min_detectable_ratio);
+  r.interval_reaches_confidence = f.boolean("interval_reaches_confidence", true);
   r.noise_floor = f.optional_number("noise_floor", 0.0, k_max_double);
   if (f.has("error")) {
     r.error = f.string("error");
@@ -354,7 +356,16 @@ RunDocument read_document(const std::string& path, const std::string& text) {
   if (!document) {
     throw UsageError(fmt::format("{}: {}", path, document.error()), runner::k_run_file_hint);
   }
-  return document_from_json(*document, path);
+  if (document->is_object() && !document->contains("analysis") && !document->contains("cells")) {
+    throw UsageError(fmt::format("{}: no \"analysis\" and no \"cells\": not a run's results", path),
+                     runner::k_run_file_hint);
+  }
+  auto read = document_from_json(*document, path);
+  if (auto disagreement = verdict_disagreement(read)) {
+    throw UsageError(fmt::format("{}: {}: the file was edited or is damaged", path, *disagreement),
+                     "re-render the run from its journal (refbench report journal.jsonl), or re-run it");
+  }
+  return read;
 }
 
 } // namespace refbench::report

@@ -5,6 +5,7 @@
 #include <refbench/process/machine.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/report/units.hpp>
+#include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
 
 #include <algorithm>
@@ -160,6 +161,30 @@ analysis::Settings analysis_settings(const RunHeader& header) {
   settings.interval = header.settings.interval;
   settings.seed = header.seed;
   return settings;
+}
+
+std::optional<std::string> verdict_disagreement(const RunDocument& document) {
+  const auto settings = analysis_settings(document.header);
+  for (const auto& r : document.results) {
+    auto computed = analysis::decide_result(r, settings);
+    if (computed != r.verdict && r.verdict == stats::Verdict::inconclusive) {
+      auto unsure = r; // files of older versions do not say whether the interval reached its confidence
+      unsure.interval_reaches_confidence = !r.interval_reaches_confidence;
+      computed = analysis::decide_result(unsure, settings) == r.verdict ? r.verdict : computed;
+    }
+    if (computed != r.verdict) {
+      return fmt::format("{} {} is stored as {}, but its interval [{}, {}] and p give {}",
+                         util::printable(runner::cell_title(r.cell, r.candidate)), util::printable(r.metric),
+                         stats::verdict_name(r.verdict), r.ci_low, r.ci_high, stats::verdict_name(computed));
+    }
+  }
+  const auto rows = analysis::overall_verdict(document.results);
+  const bool cautious = rows == analysis::RunVerdict::pass && document.verdict == analysis::RunVerdict::inconclusive;
+  if (rows != document.verdict && !cautious) {
+    return fmt::format("the run's verdict is stored as \"{}\", but its rows give \"{}\"",
+                       analysis::run_verdict_name(document.verdict), analysis::run_verdict_name(rows));
+  }
+  return std::nullopt;
 }
 
 RunDocument make_document(const RunHeader& header, runner::RunRecord record,

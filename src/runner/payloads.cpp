@@ -104,10 +104,12 @@ Payload make_payload(const std::string& dir, std::uint64_t bytes, std::uint64_t 
 
   if (has_size(payload.path, bytes)) {
     payload.sha256 = read_sidecar(sidecar);
-    if (!payload.sha256.empty()) {
+    // the bytes, not only the sidecar: a cached file edited since is written anew
+    if (!payload.sha256.empty() && util::sha256_file(payload.path) == payload.sha256) {
       payload.reused = true;
       return payload;
     }
+    payload.sha256.clear();
   }
 
   const std::string directory = dir + "/payloads";

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
@@ -114,6 +115,20 @@ TEST_CASE("config::parse_config errors name file:line:column") {
               .starts_with("refbench.toml:2:10: payloads.sizes: invalid size"));
     CHECK(error_of("[run]\nthreshold = 0.9\n" + cell)
               .starts_with("refbench.toml:2:13: run.threshold must be a ratio above 1"));
+    // integers beyond 2^53 were read as nothing (alpha became 4e-323): now each is refused
+    for (const std::string key : {"alpha", "precision", "threshold"}) {
+      CAPTURE(key);
+      CHECK(error_of("[run]\n" + key + " = 9007199254740993\n" + cell) ==
+            fmt::format("refbench.toml:2:{}: run.{} must be a number of at most 2^53 (9007199254740992) in size, got "
+                        "9007199254740993",
+                        key.size() + 4, key));
+    }
+    CHECK(error_of("[run]\nalpha = 9007199254740992\n" + cell) ==
+          "refbench.toml:2:9: run.alpha must be between 0 and 1, got 9007199254740992");
+    CHECK(error_of("[run]\nbudget = 9007199254740993\n" + cell)
+              .starts_with("refbench.toml:2:10: run.budget must be a number of at most 2^53"));
+    CHECK(error_of("[run]\nprecision = inf\n" + cell) ==
+          "refbench.toml:2:13: run.precision must be a finite number, got inf");
     CHECK(error_of("[run]\n" + std::string("isolate = \"some\"\n") + cell)
               .starts_with("refbench.toml:2:11: run.isolate"));
     CHECK(error_of("run = 3\n" + cell).starts_with("refbench.toml:1:7: run must be a table"));
@@ -202,7 +217,14 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(error_of(metric + "kind = \"count\"\nmax_increase = -1\n") ==
           "refbench.toml:8:16: cell.metric.max_increase must be 0 or more: the increase that is tolerated");
     CHECK(error_of(metric + "kind = \"count\"\nmax_increase = nan\n") ==
-          "refbench.toml:8:16: cell.metric.max_increase must be a finite number");
+          "refbench.toml:8:16: cell.metric.max_increase must be a finite number, got nan");
+    // an integer a double cannot hold exactly is refused, never read as nothing
+    CHECK(error_of(metric + "kind = \"count\"\nmax_increase = 9007199254740993\n") ==
+          "refbench.toml:8:16: cell.metric.max_increase must be a number of at most 2^53 (9007199254740992) in size, "
+          "got 9007199254740993");
+    CHECK(error_of(metric + "censor_above = -9007199254740993\n") ==
+          "refbench.toml:7:16: cell.metric.censor_above must be a number of at most 2^53 (9007199254740992) in size, "
+          "got -9007199254740993");
     CHECK(error_of(metric + "kind = \"count\"\ncensor_above = 100\n") ==
           "refbench.toml:8:16: cell.metric.censor_above: a count metric is compared by its difference, where a limit "
           "hides nothing; censor a ratio metric, or gate the count with max_increase");

@@ -415,3 +415,67 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
   results[0].candidate.clear();
   CHECK(report::render_verdict_table({results[0]}).starts_with("| cell | metric | baseline | candidate |"));
 }
+
+TEST_CASE("results.json: stored verdicts are checked against the rows they come from") {
+  // one cell 30 % slower (REGRESSION) and one at the baseline's speed (PASS)
+  runner::RunRecord record;
+  record.seed = 5;
+  record.rss = {"launcher", 4 << 20, 0.0001};
+  record.cells = {{"slow", false, runner::StopReason::max_rounds, 12, std::nullopt, {}},
+                  {"same", false, runner::StopReason::max_rounds, 12, std::nullopt, {}}};
+  for (int round = 1; round <= 12; ++round) {
+    for (std::size_t cell = 0; cell < 2; ++cell) {
+      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
+        process::Outcome o;
+        o.wall_seconds = 0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 0 ? 1.3 : 1.0);
+        record.samples.push_back({cell, arm, round, 0, o});
+      }
+    }
+  }
+  auto header = run_header();
+  header.seed = record.seed;
+  header.rss = record.rss;
+  header.settings.metrics = header.settings.gate = {runner::Metric::wall};
+  const auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
+                                         report::analysis_settings(header));
+  REQUIRE(results[0].verdict == stats::Verdict::regression);
+  REQUIRE(results[1].verdict == stats::Verdict::pass);
+  const auto written = report::to_json(report::make_document(header, record, results));
+  auto error_of = [](const nlohmann::json& document) -> std::string {
+    try {
+      report::read_document("results.json", document.dump());
+      return "";
+    } catch (const UsageError& error) {
+      return error.what();
+    }
+  };
+  CHECK(error_of(written).empty()); // as written, it reads back
+  SUBCASE("a run verdict that its rows do not give") {
+    auto edited = written;
+    edited["verdict"] = "pass"; // "✅ no regression" beside a REGRESSION row
+    CHECK(error_of(edited) ==
+          "results.json: the run's verdict is stored as \"pass\", but its rows give \"regression\": the file was "
+          "edited or is damaged");
+  }
+  SUBCASE("a row's verdict that its interval does not give") {
+    auto edited = written;
+    edited["analysis"][0]["verdict"] = "PASS";
+    edited["verdict"] = "pass";
+    CHECK(error_of(edited).starts_with("results.json: slow wall is stored as PASS, but its interval"));
+    edited = written;
+    edited["analysis"][1]["verdict"] = "REGRESSION"; // "❌ 1 regression" with nothing past the gate
+    CHECK(error_of(edited).find("same wall is stored as REGRESSION") != std::string::npos);
+  }
+  SUBCASE("the cautious answers a file cannot rule out are kept") {
+    auto edited = written;
+    edited["analysis"][0]["verdict"] = "INCONCLUSIVE"; // never more favourable than the rows allow ...
+    CHECK_FALSE(error_of(edited).empty());
+    edited = written;
+    edited["analysis"][1].erase("interval_reaches_confidence"); // ... but an older file may not say
+    CHECK(error_of(edited).empty());
+  }
+  SUBCASE("a document of nothing") {
+    CHECK(error_of(nlohmann::json{{"schema_version", 1}}) ==
+          "results.json: no \"analysis\" and no \"cells\": not a run's results");
+  }
+}

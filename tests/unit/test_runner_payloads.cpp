@@ -197,6 +197,19 @@ TEST_CASE("runner::payload cache") {
     CHECK(util::sha256_file(rewritten.path).value() == fresh.sha256);
     CHECK(util::read_file(victim).value() == std::string(2048, 'x'));
   }
+  SUBCASE("bytes changed under an unchanged sidecar are rewritten, and the fresh hash recorded") {
+    Payload fresh = make_payload(dir.str(), 4096, 8);
+    {
+      std::fstream edit(fresh.path, std::ios::binary | std::ios::in | std::ios::out);
+      edit.seekp(100);
+      edit.put('\x42'); // same size, same sidecar, other bytes
+    }
+    REQUIRE(util::sha256_file(fresh.path).value() != fresh.sha256);
+    Payload rewritten = make_payload(dir.str(), 4096, 8);
+    CHECK_FALSE(rewritten.reused);
+    CHECK(rewritten.sha256 == fresh.sha256);
+    CHECK(util::sha256_file(rewritten.path).value() == fresh.sha256);
+  }
   SUBCASE("a malformed sidecar is not trusted") {
     Payload fresh = make_payload(dir.str(), 2048, 8);
     {

@@ -133,6 +133,11 @@ struct MetricResult {
 // Analyses every cell × metric of `cells`; results in input order.
 std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const Settings& settings);
 
+// The verdict of `result` from its own fields — interval, p values, noise
+// floor, n, error, censoring, SLO — under `settings` (alpha, min_rounds):
+// what `analyze` sets, and what a reader of a stored result checks it by.
+stats::Verdict decide_result(const MetricResult& result, const Settings& settings);
+
 // The verdict of a whole run (README: Output files, `verdict`).
 enum class RunVerdict { pass, regression, inconclusive, error };
 

@@ -168,6 +168,15 @@ std::vector<std::size_t> missing_shards(const RunDocument& document);
 // interval and seed, with 95 % intervals.
 analysis::Settings analysis_settings(const RunHeader& header);
 
+// Why the verdicts stored in `document` (read from a file) do not follow
+// from the rows it holds, or nullopt when they do: a row whose verdict the
+// rules (analysis::decide_result) do not give for its own interval, p
+// values, floor and n, or a run verdict other than the rows' — where only
+// the more cautious answer is accepted when the file cannot tell (an
+// INCONCLUSIVE row of unknown interval confidence; an inconclusive run that
+// its rows alone would pass, as a merge with a shard missing is).
+std::optional<std::string> verdict_disagreement(const RunDocument& document);
+
 // The document of `record` measured as `header` says, with its analysis
 // `results`: the run verdict, the sensitivity, RSS-floor and placement
 // warnings, and the replicas' medians.
