@@ -2,6 +2,7 @@
 #include <refbench/cli/measure.hpp>
 #include <refbench/cli/outputs.hpp>
 #include <refbench/cli/terminal.hpp>
+#include <refbench/process/interrupt.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/results_json.hpp>
@@ -36,6 +37,7 @@ runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& execut
                     plan.rounds, sinks.clock);
   progress.attach(hooks);
   hooks.place = sinks.place;
+  hooks.check_trees = sinks.check_trees;
   const auto& gated = plan.header.settings.gate;
   auto precision_settings = analysis_settings;
   precision_settings.confidence = plan.stop_confidence.value_or(analysis_settings.confidence);
@@ -88,7 +90,10 @@ report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
 int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
              const std::vector<analysis::MetricResult>& results, const Sinks& sinks) {
   if (record.interrupted_by != 0) {
-    throw InterruptedError(record.interrupted_by);
+    throw InterruptedError(record.interrupted_by, true);
+  }
+  if (const int late = process::interrupt_signal(); late != 0) { // after the rounds: the results are whole
+    throw InterruptedError(late, true);
   }
   for (const auto& cell : record.cells) {
     if (cell.failure && cell.failure->could_not_start) {

@@ -18,8 +18,8 @@
 
 namespace refbench::cli {
 
-std::string read_input_file(const std::string& path) {
-  auto text = util::read_file(path);
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  auto text = util::read_file(path, max_bytes);
   if (!text) {
     throw UsageError(fmt::format("cannot read {}: {}", path, text.error()), "check the path");
   }
@@ -76,11 +76,23 @@ void print_warnings(const report::RunDocument& document, std::ostream& err) {
 }
 
 void print_failures(const runner::RunRecord& record) {
+  bool tree_told = false;
   for (const auto& cell : record.cells) {
     if (!cell.failure) {
       continue;
     }
     const auto& f = *cell.failure;
+    if (f.hook == runner::k_tree_check) { // one change, every cell's: said once
+      if (!tree_told) {
+        std::cerr << fmt::format("refbench: error: {} {} {} — a benchmarked command wrote into an arm's tree, so no "
+                                 "verdict is evidence; make it write under {{output}} or $TMPDIR (or list the path "
+                                 "in run.writable) and rerun\n",
+                                 runner::failure_subject(cell, f), util::printable(f.description),
+                                 runner::failure_when(f));
+      }
+      tree_told = true;
+      continue;
+    }
     std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — fix the {} (its stderr ends below) and rerun\n",
                              util::printable(runner::cell_title(cell)), runner::failure_subject(cell, f),
                              util::printable(f.description), runner::failure_when(f),

@@ -136,4 +136,52 @@ ArmReplicas make_replicas(const Arms& arms, const fs::path& out, const fs::path&
   return replicas;
 }
 
+std::vector<build::TreeManifest> take_manifests(const Arms& arms, const ArmReplicas& replicas, const fs::path& payloads,
+                                                const std::vector<std::string>& writable) {
+  std::vector<build::TreeManifest> manifests;
+  auto add = [&](const std::string& dir, const std::string& whose, std::size_t replica) {
+    const auto label = replica == 0 ? whose + "'s tree" : fmt::format("{}'s replica {}", whose, replica + 1);
+    manifests.push_back(build::TreeManifest::take(dir, label, writable));
+  };
+  for (std::size_t r = 0; r < replicas.dirs[0].size(); ++r) {
+    add(replicas.dirs[0][r], "the baseline", r);
+  }
+  for (std::size_t r = 0; r < replicas.dirs[1].size(); ++r) {
+    add(replicas.dirs[1][r], arms.candidate_count() > 1 ? "candidate 1" : "the candidate", r);
+  }
+  for (std::size_t i = 1; i < arms.candidate_count(); ++i) {
+    add(arms.candidate_tree(i), fmt::format("candidate {}", i + 1), 0);
+  }
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(payloads, ec))) {
+    manifests.push_back(build::TreeManifest::take(payloads, "the payloads", {}));
+  }
+  return manifests;
+}
+
+std::string trees_line(const std::vector<build::TreeManifest>& manifests, double seconds) {
+  std::size_t files = 0;
+  std::uint64_t bytes = 0;
+  for (const auto& manifest : manifests) {
+    files += manifest.files();
+    bytes += manifest.bytes();
+  }
+  return fmt::format("refbench: the arms' trees are checked after every round: {} trees, {} files, {:.1f} MiB "
+                     "(hashed in {:.2f} s)\n",
+                     manifests.size(), files, static_cast<double>(bytes) / (1024.0 * 1024.0), seconds);
+}
+
+runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests) {
+  return [manifests](int, bool last) {
+    std::string found;
+    for (const auto& manifest : *manifests) {
+      const auto changes = manifest.changes(last);
+      if (!changes.empty()) {
+        found += (found.empty() ? "" : "; ") + manifest.label() + ": " + build::summarize_changes(changes);
+      }
+    }
+    return found.empty() ? found : "a change to " + found;
+  };
+}
+
 } // namespace refbench::cli

@@ -27,6 +27,7 @@
 #include <refbench/runner/payloads.hpp>
 #include <refbench/runner/preflight.hpp>
 #include <refbench/runner/rounds.hpp>
+#include <refbench/util/clock.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/quantity.hpp>
@@ -43,6 +44,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <unistd.h>
 
 namespace refbench::cli {
@@ -233,6 +235,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
     o.candidates = in.config.run.candidates;
   }
   const auto history_dir = history_dir_of(o, in.config);
+  check_history_place(o, in.config, in.repo, pr_base_sha.has_value());
   check_candidates(o, in, common.quiet, history_dir.has_value());
   auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
   auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
@@ -269,6 +272,12 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
       make_replicas(arms, out, work, in.settings.replicas.value, in.config.run.replicate, o.keep_worktrees);
   nlohmann::json payloads_json;
   const auto payload_files = make_payloads(in, out, in.settings.seed.value, payloads_json);
+  const double hashing = util::monotonic_seconds();
+  const auto manifests = std::make_shared<const std::vector<build::TreeManifest>>(
+      take_manifests(arms, replicas, out / "payloads", in.config.run.writable));
+  if (!common.quiet) {
+    std::cerr << trees_line(*manifests, util::monotonic_seconds() - hashing);
+  }
 
   // after the builds, which use every CPU, and before {cpus.NAME} is filled in
   apply_isolation(isolation, *launcher, common.quiet);
@@ -306,6 +315,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
+  sinks.check_trees = tree_check(manifests);
   if (event) {
     sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
   }

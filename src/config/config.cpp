@@ -84,6 +84,7 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.scrub_env = r.strings("scrub_env");
   run.replicas = checked("replicas", as_int(r.integer("replicas", INT32_MIN, INT32_MAX)));
   run.replicate = r.strings("replicate");
+  run.writable = r.strings("writable");
   run.candidates = r.strings("candidates");
   for (const auto& ref : run.candidates) {
     if (ref.empty()) {

@@ -41,6 +41,9 @@ std::string_view hook_name(Hook hook) {
 }
 
 std::string failure_subject(const CellRecord& cell, const CellFailure& failure) {
+  if (failure.hook == k_tree_check) {
+    return "the check of the arms' trees found";
+  }
   return fmt::format("the {} {}", arm_label(cell, failure.arm),
                      failure.hook.empty() ? std::string("command") : failure.hook + " hook");
 }
@@ -53,6 +56,9 @@ std::string failure_when(const CellFailure& failure) {
     return "after the last round";
   }
   const std::string round = failure.round == 0 ? "warm-up" : fmt::format("round {}", failure.round);
+  if (failure.hook == k_tree_check) {
+    return "after " + round;
+  }
   return failure.hook.empty() ? "in " + round : "before its run in " + round;
 }
 

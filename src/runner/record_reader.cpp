@@ -71,7 +71,7 @@ std::map<std::string, double> number_table(const Fields& f, std::string_view key
 std::string hook_from(const Fields& f) {
   auto hook = f.string("hook", "");
   if (!hook.empty() && hook != hook_name(Hook::setup) && hook != hook_name(Hook::prepare) &&
-      hook != hook_name(Hook::cleanup)) {
+      hook != hook_name(Hook::cleanup) && hook != k_tree_check) {
     f.fail(fmt::format("{}: unknown hook \"{}\" (setup, prepare or cleanup)", f.name("hook"), hook));
   }
   return hook;
@@ -248,6 +248,15 @@ ReadJournal read_journal(const std::string& text, const std::string& source) {
       if (!j.boolean("ok", true) && !cell.failure) {
         cell.failure = CellFailure{
             arm_of(j), j.count("round"), j.string("description", ""), j.string("stderr_tail", ""), false, hook};
+      }
+    } else if (type == "tree_changed") { // the arms' trees changed: every cell is an ERROR naming it
+      const int round = j.count("round");
+      const auto change = j.string("change");
+      for (auto& cell : run.record.cells) {
+        if (!cell.failure) {
+          cell.failure = CellFailure{Arm::baseline, round, change, "", false, std::string(k_tree_check)};
+        }
+        cell.stop = StopReason::error;
       }
     } else if (type == "stop") {
       auto& cell = run.record.cells[cell_of(j)];

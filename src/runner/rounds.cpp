@@ -36,11 +36,15 @@ public:
 
   RunRecord run() {
     const double start = m_clock();
+    m_deadline = start + m_settings.budget_seconds;
     try {
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
         set_up(cell);
       }
       warm_up();
+      if (trees_changed(0, false)) {
+        throw TreeChanged{};
+      }
       if (m_settings.auto_control) {
         add_control_of_cheapest();
       }
@@ -56,10 +60,16 @@ public:
         if (m_hooks.observer) {
           m_hooks.observer(round, active_cells().size(), m_clock() - start);
         }
+        if (trees_changed(round, false)) {
+          throw TreeChanged{};
+        }
       }
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
         stop(cell, StopReason::max_rounds);
       }
+      trees_changed(last_round(), true);
+    } catch (const TreeChanged&) {
+      // every cell is an ERROR naming the change
     } catch (const CannotStart&) {
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
         stop(cell, StopReason::aborted);
@@ -79,6 +89,50 @@ public:
   }
 
 private:
+  struct TreeChanged {};
+
+  // The last round any cell ran.
+  int last_round() const {
+    int last = 0;
+    for (const auto& cell : m_record.cells) {
+      last = std::max(last, cell.rounds);
+    }
+    return last;
+  }
+
+  // Asks the tree check after `round`; on a change every cell fails with it
+  // (an earlier failure of its own stays) and stops as an ERROR, even one
+  // that had stopped: its samples were taken on a changed tree.
+  bool trees_changed(int round, bool last) {
+    if (!m_hooks.check_trees) {
+      return false;
+    }
+    const auto change = m_hooks.check_trees(round, last);
+    if (change.empty()) {
+      return false;
+    }
+    m_journal.append({{"type", "tree_changed"}, {"round", round}, {"change", change}});
+    for (std::size_t i = 0; i < m_record.cells.size(); ++i) {
+      auto& cell = m_record.cells[i];
+      if (!cell.failure) {
+        cell.failure = CellFailure{Arm::baseline, round, change, "", false, std::string(k_tree_check)};
+      }
+      stop(i, StopReason::error);
+      cell.stop = StopReason::error;
+    }
+    return true;
+  }
+
+  // Whether the budget is spent: then no invocation starts.
+  bool over_budget() const { return m_clock() >= m_deadline; }
+
+  // Stops every running cell on the budget.
+  void stop_all_on_budget() {
+    for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
+      stop(cell, StopReason::budget);
+    }
+  }
+
   // A new cell's baseline slot: the baseline has no such benchmark.
   bool skipped(Slot slot) const { return slot.arm == Arm::baseline && m_cells[slot.cell].meta.candidate_only; }
 
@@ -178,6 +232,10 @@ private:
     for (int i = 0; i < m_settings.warmup; ++i) {
       for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
         for (Arm arm : {Arm::baseline, Arm::candidate}) {
+          if (over_budget()) {
+            stop_all_on_budget();
+            return;
+          }
           if (m_record.cells[cell].stop == StopReason::running) {
             measure({cell, arm}, 0, 0, "");
           }
@@ -214,6 +272,10 @@ private:
     // would make the schedule of a seed depend on timing noise
     auto slots = shuffled_round(active, m_rng);
     for (std::size_t order = 0; order < slots.size(); ++order) {
+      if (over_budget()) { // the round's unpaired samples are dropped by the analysis
+        stop_all_on_budget();
+        return;
+      }
       if (m_record.cells[slots[order].cell].stop == StopReason::running) {
         measure(slots[order], round, order, pad);
       }
@@ -293,7 +355,7 @@ private:
   static void read_report(const CellMeta& meta, Sample& sample, const std::string& output) {
     std::string text;
     if (!output.empty()) {
-      auto content = util::read_file(output);
+      auto content = util::read_file(output, k_max_output_report_bytes, util::Readable::regular_here);
       if (!content) {
         sample.problem = fmt::format("wrote no readable {{output}} file to read its metrics from: {}", content.error());
         return;
@@ -380,6 +442,7 @@ private:
   Journal& m_journal;
   const RoundHooks& m_hooks;
   const Clock& m_clock;
+  double m_deadline = 0; // on m_clock: when the budget is spent
   util::Rng m_rng;
   std::vector<std::array<double, 2>> m_last_wall;
   std::vector<std::array<std::string, 2>> m_output_hashes; // round 1 {output} hashes per cell

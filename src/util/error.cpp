@@ -5,10 +5,12 @@
 
 namespace refbench {
 
-InterruptedError::InterruptedError(int signal_number)
+InterruptedError::InterruptedError(int signal_number, bool results_written)
     : Error(signal_number == SIGTERM ? ExitCode::interrupted_term : ExitCode::interrupted_int,
             signal_number == SIGTERM ? "terminated (SIGTERM)" : "interrupted (SIGINT)",
-            "partial results were written; analyse them with `refbench analyze <out>/journal.jsonl`"),
+            results_written ? "the results measured until then were written; analyse them with `refbench analyze "
+                              "<out>/journal.jsonl`"
+                            : "it came before anything was measured, so no results were written"),
       m_signal(signal_number) {}
 
 std::string format_error_line(const Error& error) {

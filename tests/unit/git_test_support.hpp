@@ -16,10 +16,9 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unistd.h> // environ
 #include <utility>
 #include <vector>
-
-extern char** environ;
 
 namespace refbench::test {
 

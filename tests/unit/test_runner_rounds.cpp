@@ -1,8 +1,12 @@
 #include <doctest/doctest.h>
 
+#include "scratch_dir.hpp"
+
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/pairs.hpp>
+#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/rounds.hpp>
+#include <refbench/util/files.hpp>
 #include <refbench/util/rng.hpp>
 
 #include <algorithm>
@@ -298,4 +302,89 @@ TEST_CASE("runner::merge_rounds: a block measured again adds pairs to the same c
     }
   }
   CHECK(rounds == std::set<int>{1, 2, 3, 4, 5, 6, 7});
+}
+
+TEST_CASE("runner::run_rounds: a change to the trees stops the run and makes every cell an ERROR") {
+  FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
+  RoundSettings settings{1000, 6, 3, 1, 7};
+  test::ScratchDir dir;
+  Journal journal(dir / "journal.jsonl");
+  auto hooks = fake_clock(fake);
+  std::vector<std::pair<int, bool>> asked;
+  hooks.check_trees = [&](int round, bool last) {
+    asked.emplace_back(round, last);
+    return round == 2 ? std::string("a change to the baseline's tree: work (content)") : std::string();
+  };
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, hooks);
+  CHECK(asked == std::vector<std::pair<int, bool>>{{0, false}, {1, false}, {2, false}});
+  CHECK(fake.calls().size() == 4 + 2 * 4); // warm-up, rounds 1 and 2, nothing after
+  for (const auto& c : record.cells) {
+    CHECK(c.stop == StopReason::error);
+    REQUIRE(c.failure);
+    CHECK(c.failure->hook == k_tree_check);
+    CHECK(c.failure->round == 2);
+    CHECK(failure_subject(c, *c.failure) + " " + c.failure->description + " " + failure_when(*c.failure) ==
+          "the check of the arms' trees found a change to the baseline's tree: work (content) after round 2");
+  }
+  SUBCASE("the journal tells the same") {
+    nlohmann::json header{{"type", "header"},
+                          {"seed", 7},
+                          {"rss", {{"method", "fake"}, {"floor_bytes", 1}}},
+                          {"settings", nlohmann::json::object()},
+                          {"cells", {{{"name", "a"}}, {{"name", "b"}}}}};
+    auto text = header.dump() + "\n" + util::read_file(dir / "journal.jsonl").value();
+    auto read = read_journal(text, "journal.jsonl");
+    for (const auto& c : read.record.cells) {
+      CHECK(c.stop == StopReason::error);
+      REQUIRE(c.failure);
+      CHECK(c.failure->hook == k_tree_check);
+      CHECK(c.failure->description == "a change to the baseline's tree: work (content)");
+    }
+  }
+}
+
+TEST_CASE("runner::run_rounds: after the last round the trees are checked once more, thoroughly") {
+  FakeExecutor fake(costs({{"a", 0.1}}));
+  RoundSettings settings{1000, 3, 3, 0, 7};
+  Journal journal;
+  auto hooks = fake_clock(fake);
+  std::vector<std::pair<int, bool>> asked;
+  hooks.check_trees = [&](int round, bool last) {
+    asked.emplace_back(round, last);
+    return last ? std::string("a change to the candidate's tree: lib (added)") : std::string();
+  };
+  auto record = run_rounds({cell("a")}, settings, fake, journal, hooks);
+  CHECK(asked == std::vector<std::pair<int, bool>>{{0, false}, {1, false}, {2, false}, {3, false}, {3, true}});
+  CHECK(record.cells[0].stop == StopReason::error);
+  CHECK(record.cells[0].failure->round == 3);
+}
+
+TEST_CASE("runner::run_rounds: the budget bounds the warm-up and the first round too") {
+  SUBCASE("warm-up: 700 runs of 0.05 s under a 1 s budget start no more than fit") {
+    FakeExecutor fake(costs({{"a", 0.05}}));
+    RoundSettings settings{1.0, 100, 3, 700, 7};
+    Journal journal;
+    auto record = run_rounds({cell("a")}, settings, fake, journal, fake_clock(fake));
+    CHECK(record.cells[0].stop == StopReason::budget);
+    CHECK(record.cells[0].rounds == 0);
+    CHECK(fake.now() < 1.0 + 0.075 + 1e-9); // the last invocation started before the budget was spent
+    CHECK(fake.calls().size() < 20);
+  }
+  SUBCASE("round 1 of many cells stops at the budget; the pairs taken are kept") {
+    std::map<std::string, double> cost;
+    std::vector<CellSpec> cells;
+    for (int i = 0; i < 200; ++i) {
+      cost["c" + std::to_string(i)] = 0.01;
+      cells.push_back(cell("c" + std::to_string(i)));
+    }
+    FakeExecutor fake(costs(cost));
+    RoundSettings settings{1.0, 10, 3, 0, 7};
+    Journal journal;
+    auto record = run_rounds(cells, settings, fake, journal, fake_clock(fake));
+    CHECK(fake.now() < 1.0 + 0.015 + 1e-9);
+    CHECK(fake.calls().size() < 2 * 200);
+    for (const auto& c : record.cells) {
+      CHECK(c.stop == StopReason::budget);
+    }
+  }
 }

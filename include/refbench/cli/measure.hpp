@@ -50,6 +50,7 @@ struct Sinks {
   std::ostream* err = nullptr;        // progress, warnings, failures
   int err_fd = -1;                    // for the progress mode (a terminal or not); -1: plain
   runner::PlacementHook place;        // moves the replicas' links before each round; empty: none
+  runner::TreeCheck check_trees;      // what changed in the arms' trees after each round; empty: not checked
   std::function<void()> after_rounds; // cleanup once the rounds are over; empty: none
   // Adds to the run's document before its files are written (a pull
   // request's place in the history); empty: nothing.

@@ -3,14 +3,17 @@
 // worktrees and the equal-length {arm} links, the replicas of each built
 // arm, and the reaping of what the builds leave running.
 
+#include <refbench/build/manifest.hpp>
 #include <refbench/build/replicas.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
 #include <refbench/runner/placement.hpp>
 #include <refbench/runner/record.hpp>
+#include <refbench/runner/rounds.hpp>
 
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -85,5 +88,21 @@ struct ArmReplicas {
 // for them (RefusedError, exit 3, otherwise); kept with the worktrees.
 ArmReplicas make_replicas(const Arms& arms, const std::filesystem::path& out, const std::filesystem::path& work,
                           int count, const std::vector<std::string>& globs, bool keep);
+
+// The arms' trees as built (README: Security model): every replica of the
+// baseline and of each candidate, and `payloads` when it is a directory,
+// recorded with their files' hashes, less the paths matching `writable`.
+std::vector<build::TreeManifest> take_manifests(const Arms& arms, const ArmReplicas& replicas,
+                                                const std::filesystem::path& payloads,
+                                                const std::vector<std::string>& writable);
+
+// "refbench: the arms' trees are checked after every round: 2 trees, 1 234
+// files, 5.6 MiB (hashed in 0.04 s)\n".
+std::string trees_line(const std::vector<build::TreeManifest>& manifests, double seconds);
+
+// The rounds' check of `manifests`: lstat after each round, the bytes
+// hashed again after the last; what changed ("the baseline's tree:
+// bin/work (content); …") or "".
+runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests);
 
 } // namespace refbench::cli

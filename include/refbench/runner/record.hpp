@@ -114,6 +114,10 @@ struct ArmHooks {
 enum class Hook { setup, prepare, cleanup };
 std::string_view hook_name(Hook hook);
 
+// The CellFailure::hook of a failure found by the trees' check, not by a
+// command: the arms' trees changed during the rounds (README: Security model).
+inline constexpr std::string_view k_tree_check = "tree check";
+
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
   std::string name;
@@ -193,7 +197,7 @@ struct CellFailure {
   std::string description;
   std::string stderr_tail;
   bool could_not_start = false; // spawn failed: the command is wrong, not slow
-  std::string hook;             // the hook that failed ("setup", …); "": the cell's command
+  std::string hook;             // the hook that failed ("setup", …), k_tree_check; "": the cell's command
 };
 
 struct CellRecord {

@@ -38,12 +38,19 @@ using PrecisionCheck = std::function<bool(const RunRecord& record, std::size_t c
 // RoundSettings::replicas > 1. It may throw to stop the run.
 using PlacementHook = std::function<void(int round, const Placement& placement)>;
 
+// Called after the warm-up (round 0) and after each round with what changed
+// in the arms' trees since they were built ("": nothing), and once more
+// after the last round with `last` (a slower, thorough look). A change
+// stops the run: every cell becomes an ERROR naming it (README: Security model).
+using TreeCheck = std::function<std::string(int round, bool last)>;
+
 struct RoundHooks {
   Clock clock = monotonic_now;
   RoundObserver observer;               // empty: none
   InvocationObserver before_invocation; // empty: none
   PrecisionCheck precise;               // empty: never stop on precision
   PlacementHook place;                  // empty: the links are not moved (every sample is replica 0)
+  TreeCheck check_trees;                // empty: the trees are not checked
 };
 
 // Replaces {round} and {output} in `invocation`'s argv and environment values;
@@ -51,10 +58,11 @@ struct RoundHooks {
 void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output, bool shell = false);
 
 // Runs warm-up then rounds of `cells` through `executor` and returns what
-// was measured. A failed invocation stops its cell (StopReason::error); an
-// interrupt stops the run and sets `interrupted_by` instead of throwing, so
-// the caller can still write the partial results. Settings must be valid
-// (max_rounds ≥ 1, warmup ≥ 0).
+// was measured. The budget bounds the warm-up and every round, the first
+// included: once it is spent no invocation starts (the cells stop on
+// StopReason::budget; a round cut short keeps only its complete pairs). A failed invocation stops its cell
+// (StopReason::error); an interrupt stops the run and sets `interrupted_by` instead of throwing, so the caller can
+// still write the partial results. Settings must be valid (max_rounds ≥ 1, warmup ≥ 0).
 RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
                      Journal& journal, const RoundHooks& hooks = {});
 

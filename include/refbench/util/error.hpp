@@ -55,7 +55,9 @@ public:
 // The run was stopped by SIGINT (exit 130) or SIGTERM (exit 143).
 class InterruptedError : public Error {
 public:
-  explicit InterruptedError(int signal_number);
+  // `results_written`: the partial results are on disk (the hint says how to
+  // read them); else the signal came before anything was measured.
+  explicit InterruptedError(int signal_number, bool results_written = false);
   int signal_number() const { return m_signal; }
 
 private:
