@@ -84,6 +84,13 @@ struct ProgramReplicas {
 ProgramReplicas replicate_programs(runner::CellSpec& cell, const fs::path& out, int count) {
   ProgramReplicas replicas;
   replicas.links = out / "arms";
+  for (const fs::path& dir : {out / "arms", out / "replicas"}) { // nothing is written through a planted link
+    std::error_code ec;
+    if (fs::is_symlink(dir, ec) || (fs::exists(fs::symlink_status(dir, ec)) && !util::is_real_directory(dir))) {
+      throw RefusedError(dir.string() + " is not a directory of its own (a symlink?)",
+                         "remove it, or choose another --out directory");
+    }
+  }
   fs::create_directories(replicas.links);
   process::Invocation twin = cell.baseline;
   process::Invocation* invocations[] = {&cell.baseline, &cell.candidate};

@@ -120,12 +120,40 @@ std::string arms_line(const RunOptions& o, const git::ResolvedRef& baseline,
   return line + "\n";
 }
 
+namespace {
+
+// Whether `path` is `root` or lies under it, after resolving what exists of both.
+bool lies_under(const fs::path& path, const fs::path& root) {
+  std::error_code ec;
+  const auto p = fs::weakly_canonical(path, ec);
+  const auto r = fs::weakly_canonical(root, ec);
+  const auto relative = p.lexically_relative(r);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+} // namespace
+
 // README: Nightly history: --history DIR, else [history] dir, absolute; none without either.
 std::optional<fs::path> history_dir_of(const RunOptions& o, const config::Config& config) {
   if (o.history) {
     return fs::absolute(*o.history);
   }
   return config.history_dir ? std::optional<fs::path>(fs::absolute(*config.history_dir)) : std::nullopt;
+}
+
+void check_history_place(const RunOptions& o, const config::Config& config, const std::string& repo,
+                         bool pull_request) {
+  if (o.history || pull_request || !config.history_dir) {
+    return;
+  }
+  const auto dir = fs::absolute(*config.history_dir);
+  if (!lies_under(dir, repo) && !lies_under(dir, fs::absolute(o.out))) {
+    throw UsageError(
+        fmt::format("[history] dir = \"{}\" in {} is outside the repository's checkout and --out, and "
+                    "this run would append to it",
+                    *config.history_dir, config.run.source),
+        fmt::format("pass --history {} to append there, or name a directory inside the checkout", dir.string()));
+  }
 }
 
 } // namespace refbench::cli

@@ -85,8 +85,8 @@ std::optional<std::string> number_problem(std::string_view key, double value) {
       return fmt::format("must be at least 1 and at most {}, got {}", k_max_rounds_limit, value);
     }
   } else if (key == "warmup") {
-    if (outside(0, k_max_rounds_limit)) {
-      return fmt::format("must be 0 or more (at most {}), got {}", k_max_rounds_limit, value);
+    if (outside(0, k_max_warmup)) {
+      return fmt::format("must be 0 or more (at most {}), got {}", k_max_warmup, value);
     }
   } else if (key == "threshold") {
     if (!(std::isfinite(value) && value > 1.0 && value < 1e9)) {

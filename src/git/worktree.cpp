@@ -83,9 +83,14 @@ void Worktree::remove() noexcept {
   }
   m_removed = true;
   try {
-    // Fails when the directory is gone or damaged; then clean up by hand.
-    run_git(m_repo, {"worktree", "remove", "--force", m_path});
+    // Twice --force: also a worktree still locked by an add that was
+    // interrupted. Fails when the directory is gone or damaged; then clean up by hand.
+    run_git(m_repo, {"worktree", "remove", "--force", "--force", m_path});
     return;
+  } catch (...) {
+  }
+  try {
+    run_git(m_repo, {"worktree", "unlock", m_path}); // prune leaves a locked entry alone
   } catch (...) {
   }
   try {

@@ -7,6 +7,7 @@
 #include <refbench/process/wire.hpp>
 #include <refbench/util/clock.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
 
 #include <algorithm>
 #include <array>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <limits>
 #include <poll.h>
 #include <spawn.h>
@@ -38,6 +40,22 @@ namespace {
       "the launcher process that spawns benchmarked commands died",
       "rerun; if it keeps happening, report it with the output of `refbench --version` and `uname -a`");
 }
+
+// Whether process `pid` is stopped (SIGSTOP, or traced): state T or t in /proc/<pid>/stat.
+bool is_stopped(pid_t pid) {
+  auto stat = util::read_file(fmt::format("/proc/{}/stat", pid), 4096);
+  if (!stat) {
+    return false;
+  }
+  const auto close = stat->rfind(')'); // the command name may hold anything but ends at the last ')'
+  return close != std::string::npos && close + 2 < stat->size() &&
+         ((*stat)[close + 2] == 'T' || (*stat)[close + 2] == 't');
+}
+
+// Seconds a launcher may stay stopped before refbench gives up on it: a
+// benchmarked command that sends SIGSTOP to its parent would otherwise
+// hold the run forever, its timeout included (the launcher enforces it).
+constexpr int k_stopped_launcher_seconds = 3;
 
 // Waits for the next request by polling without sleeping for up to
 // k_request_spin, then blocking. refbench sends the next request within
@@ -271,15 +289,29 @@ Outcome Launcher::run(const Invocation& invocation) {
   stdout_write.reset();
   OutputBuffer stdout_tail(k_stdout_tail_bytes, true);
   bool cancel_sent = false;
+  int stopped_seconds = 0;
   for (;;) {
     std::array<pollfd, 3> fds{{{m_socket.get(), POLLIN, 0},
                                {cancel_sent || invocation.despite_interrupt ? -1 : interrupt_fd(), POLLIN, 0},
                                {stdout_read.get(), POLLIN, 0}}};
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    const int ready = ::poll(fds.data(), fds.size(), 1000);
+    if (ready < 0) {
       if (errno == EINTR) {
         continue;
       }
       throw std::system_error(errno, std::generic_category(), "poll");
+    }
+    if (ready == 0) { // a quiet second: is the launcher still running?
+      stopped_seconds = is_stopped(m_pid) ? stopped_seconds + 1 : 0;
+      if (stopped_seconds >= k_stopped_launcher_seconds) {
+        ::kill(m_pid, SIGKILL); // a stopped process does not read the socket's end; the destructor reaps it
+        throw MeasurementError(
+            fmt::format("the launcher process that spawns benchmarked commands was stopped (SIGSTOP) for {} s "
+                        "during an invocation",
+                        k_stopped_launcher_seconds),
+            "a benchmarked command signals its parent: make it leave the processes it did not start alone");
+      }
+      continue;
     }
     if (fds[1].revents != 0) {
       cancel_sent = true;

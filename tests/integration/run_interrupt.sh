@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SIGTERM mid-run: exit 143, worktrees gone, journal valid and renderable;
-# a fixed seed reproduces the schedule.
+# SIGTERM to the process group while a worktree is checked out: 143 and a
+# true message, no locked worktree left, the next run into the same --out
+# works; a fixed seed reproduces the schedule.
 source "$(dirname "$0")/lib.sh"
 repo=$(make_sample slower)
 "$REFBENCH" run --repo "$repo" --baseline v1.0.0 --candidate main --max-rounds 200 --budget 10m \
@@ -13,6 +15,37 @@ run_refbench analyze --format json "$WORK/o/journal.jsonl"
 expect_rc 0
 "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["partial"] and len(d["analysis"]) > 0, d' "$WORK/out" \
   || fail "journal of the killed run does not render: $(cat "$WORK/out")"
+
+# --- SIGTERM to the whole process group during `git worktree add` (a slow smudge filter)
+slow=$(make_sample slower)
+printf 'slow.txt filter=slow\n' >"$slow/.gitattributes"
+echo data >"$slow/slow.txt"
+git_in "$slow" config filter.slow.clean cat
+git_in "$slow" config filter.slow.smudge 'sleep 4; cat'
+git_in "$slow" add .gitattributes slow.txt
+git_in "$slow" commit -q -m "a file checked out slowly"
+setsid "$REFBENCH" run --repo "$slow" --baseline v1.0.0 --candidate main --max-rounds 2 --min-rounds 2 \
+  --out "$WORK/early" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 100); do # until the candidate's checkout has started
+  pgrep -f 'sleep 4; cat' >/dev/null && break
+  sleep 0.05
+done
+sleep 0.3
+kill -TERM -- "-$pid"
+set +e
+wait "$pid"
+RC=$?
+set -e
+expect_rc 143
+expect_in "$WORK/err" "terminated (SIGTERM) — it came before anything was measured, so no results were written"
+grep -q "not a git repository\|cannot create the worktree" "$WORK/err" && fail "the interrupt read as git's failure: $(cat "$WORK/err")"
+[ "$(git -C "$slow" worktree list | wc -l)" -eq 1 ] || fail "worktrees left after SIGTERM: $(git -C "$slow" worktree list)"
+[ -z "$(ls "$slow/.git/worktrees" 2>/dev/null)" ] || fail "a worktree entry is left: $(ls -R "$slow/.git/worktrees")"
+git_in "$slow" config filter.slow.smudge cat
+run_refbench run -q --repo "$slow" --baseline v1.0.0 --candidate main --max-rounds 2 --min-rounds 2 --fail-on never \
+  --out "$WORK/early"
+expect_rc 0
 
 # the same seed gives the same schedule
 for run in 1 2; do

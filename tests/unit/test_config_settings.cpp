@@ -154,7 +154,10 @@ TEST_CASE("config::resolve: a bad value is blamed on where it came from") {
   CHECK(error_of(flags) == "--replicas must be between 1 and 64, got 65");
   flags = {};
   flags.warmup = -1;
-  CHECK(error_of(flags) == "--warmup must be 0 or more (at most 1000000), got -1");
+  CHECK(error_of(flags) == "--warmup must be 0 or more (at most 100), got -1");
+  flags = {};
+  flags.warmup = 101;
+  CHECK(error_of(flags) == "--warmup must be 0 or more (at most 100), got 101");
 
   // the same rules for the file, with its position; the reader applies them
   auto file_error = [](const std::string& line) {

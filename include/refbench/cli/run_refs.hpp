@@ -31,6 +31,12 @@ EventRefs refs_from_event(const RunOptions& options);
 // README: Nightly history: --history DIR, else [history] dir, absolute; none without either.
 std::optional<std::filesystem::path> history_dir_of(const RunOptions& o, const config::Config& config);
 
+// A `[history] dir` from the config (the commit's own words) is appended to
+// only inside the repository's checkout `repo` or `--out`; anywhere else
+// takes an explicit --history (UsageError otherwise). A pull request's run
+// only reads the history, so it may read it anywhere.
+void check_history_place(const RunOptions& o, const config::Config& config, const std::string& repo, bool pull_request);
+
 // The refs: the baseline and at least one candidate must be named (else
 // RefusedError), at most k_max_candidates, none twice (UsageError); the
 // candidates first, since `merge-base` as the baseline is relative to the

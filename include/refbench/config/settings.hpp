@@ -35,8 +35,11 @@ inline constexpr double k_confidence = analysis::k_confidence;
 // The shortest measurement budget accepted: a round of whole-process
 // invocations on both arms and the control does not fit in less.
 inline constexpr double k_min_budget_seconds = 1.0;
-// The most rounds a cell may be given (and the most `warmup` runs).
+// The most rounds a cell may be given.
 inline constexpr int k_max_rounds_limit = 1000000;
+// The most warm-up runs per cell and arm: warm-up fills caches and wakes
+// the CPU up; past a hundred runs it is only a budget spent unmeasured.
+inline constexpr int k_max_warmup = 100;
 // The most replicas per arm (run.replicas, --replicas).
 inline constexpr int k_max_replicas = 64;
 
