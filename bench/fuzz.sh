@@ -3,29 +3,38 @@
 # JSON, results.json, journal, comment.json, event payload) for FUZZ_RUNS
 # (default 100 000) executions each, starting from tests/fuzz/corpus, and
 # prints per reader: executions, crashes, internal errors (an exception
-# other than a usage or refusal error). Engine: the seeded mutation driver
-# of the normal build (default), or with FUZZ_ENGINE=libfuzzer libFuzzer
-# with ASan+UBSan (a REFBENCH_FUZZ build in $FUZZ_BUILD_DIR; needs Debian's
-# clang and libclang-rt-14-dev, which this script does not install).
+# other than a usage or refusal error). Engines: the seeded mutation driver
+# of the normal build (FUZZ_ENGINE=mutate), libFuzzer with ASan+UBSan
+# (FUZZ_ENGINE=libfuzzer: a REFBENCH_FUZZ build in $FUZZ_BUILD_DIR; needs
+# Debian's clang and libclang-rt-14-dev, which this script does not
+# install), or both, one after the other (the default; libFuzzer is
+# skipped with a note when its runtime is missing). The corpus holds
+# hostile seeds for every JSON reader: nesting thousands of levels deep,
+# numbers beyond a double or 2^53, long strings.
 # Exit 1 when anything failed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 fuzz_build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 runs="${FUZZ_RUNS:-100000}"
-engine="${FUZZ_ENGINE:-mutate}"
-targets=(config csv hyperfine results journal comment event)
+engine="${FUZZ_ENGINE:-both}"
+targets=(config csv hyperfine results journal comment event reported history api)
+have_libfuzzer() { compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-if [ "$engine" = libfuzzer ] && ! compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
+if [ "$engine" = libfuzzer ] && ! have_libfuzzer; then
   echo "fuzz.sh: libFuzzer's runtime is missing: apt-get install clang libclang-rt-14-dev" >&2
   exit 2
+fi
+if [ "$engine" = both ] && ! have_libfuzzer; then
+  echo "fuzz.sh: note: libFuzzer's runtime is missing (apt-get install clang libclang-rt-14-dev): mutation driver only" >&2
+  engine=mutate
 fi
 
 failed=0
 printf '%-10s %11s %8s %16s  %s\n' reader executions crashes "internal errors" engine
-if [ "$engine" = libfuzzer ]; then
+run_libfuzzer() {
   if [ ! -f "$fuzz_build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$fuzz_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREFBENCH_FUZZ=ON -DREFBENCH_SANITIZE=ON \
       -DREFBENCH_TESTS=ON >/dev/null
@@ -52,7 +61,9 @@ if [ "$engine" = libfuzzer ]; then
       cp "$work/$t/artifacts/"* "$root/build-fuzz-artifacts/" 2>/dev/null || true
     fi
   done
-else
+}
+
+run_mutate() {
   cmake --build "$build" -j"$(nproc)" --target refbench_fuzz_mutate >/dev/null
   for t in "${targets[@]}"; do
     set +e
@@ -73,5 +84,8 @@ else
       cp "$work/crashes/"* "$root/build-fuzz-artifacts/" 2>/dev/null || true
     fi
   done
-fi
+}
+
+[ "$engine" = libfuzzer ] || run_mutate
+[ "$engine" = mutate ] || run_libfuzzer
 exit "$failed"

@@ -3,15 +3,20 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/config/config.hpp>
+#include <refbench/github/api.hpp>
 #include <refbench/github/comment.hpp>
 #include <refbench/github/event.hpp>
+#include <refbench/history/history.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/json_input.hpp>
 
 #include <array>
 #include <exception>
+#include <stdexcept>
 
 namespace refbench::fuzz {
 namespace {
@@ -67,10 +72,74 @@ void read_event(std::string_view input) {
   }
 }
 
+// What a cell prints last (or leaves at {output}), as every metric format
+// and a requirement read it. A cell that reports garbage is an ERROR of its
+// own; only an exception out of the reader would be refbench's fault.
+void read_reported(std::string_view input) {
+  runner::CellMeta meta;
+  runner::CustomMetric json{"m", runner::ReportSource::stdout_line, runner::ReportFormat::json, "m.p99"};
+  runner::CustomMetric bmf{"b", runner::ReportSource::stdout_line, runner::ReportFormat::bmf, "bench/latency"};
+  meta.custom = {json};
+  meta.require = {runner::Requirement{"errors", "==", 0}};
+  (void)runner::read_reported(meta, input);
+  (void)runner::read_reported(meta, input, true);
+  meta.custom = {bmf};
+  meta.require.clear();
+  (void)runner::read_reported(meta, input);
+}
+
+// Each line of a history.jsonl as read_history takes it: parsed with the
+// limits, then checked field by field; a bad line is skipped.
+void read_history_lines(std::string_view input) {
+  std::size_t begin = 0;
+  while (begin < input.size()) {
+    const auto end = std::min(input.find('\n', begin), input.size());
+    if (auto line = util::parse_json(input.substr(begin, end - begin))) {
+      std::string problem;
+      (void)history::record_from_json(*line, problem);
+    }
+    begin = end + 1;
+  }
+}
+
+// A transport that answers every request with the fuzzed body (and, on a
+// listing, a Link to a next page that is the same page).
+class FuzzedTransport : public github::Transport {
+public:
+  explicit FuzzedTransport(std::string_view body) : m_body(body) {}
+  github::HttpOutcome perform(const github::HttpRequest& request) override {
+    if (++m_requests > 8) {
+      throw std::logic_error("more than 8 requests for one comment");
+    }
+    std::map<std::string, std::string> headers;
+    if (request.method == "GET" && m_requests == 1) {
+      headers["link"] = "<" + request.url + ">; rel=\"next\"";
+    }
+    return github::HttpResponse{request.method == "POST" ? 201L : 200L, headers, m_body};
+  }
+
+private:
+  std::string m_body;
+  int m_requests = 0;
+};
+
+// `comment` over an API whose every answer is the input: the listing, the
+// created or updated comment.
+void read_api(std::string_view input) {
+  FuzzedTransport transport(input);
+  github::ApiSettings settings;
+  settings.token = "ghp_fuzz";
+  settings.retry.max_wait_seconds = 60;
+  github::Api api(
+      settings, transport, [](double) {}, [] { return 1'700'000'000.0; });
+  github::upsert_comment(api, "o/r", 7, "<!-- refbench -->", "<!-- refbench -->\nreport");
+}
+
 constexpr std::array k_targets{
-    Target{"config", read_config},   Target{"csv", read_csv},         Target{"hyperfine", read_hyperfine},
-    Target{"results", read_results}, Target{"journal", read_journal}, Target{"comment", read_comment},
-    Target{"event", read_event},
+    Target{"config", read_config},   Target{"csv", read_csv},           Target{"hyperfine", read_hyperfine},
+    Target{"results", read_results}, Target{"journal", read_journal},   Target{"comment", read_comment},
+    Target{"event", read_event},     Target{"reported", read_reported}, Target{"history", read_history_lines},
+    Target{"api", read_api},
 };
 
 } // namespace
