@@ -2,6 +2,7 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/reaper.hpp>
 #include <refbench/runner/preflight.hpp>
+#include <refbench/util/clock.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 
@@ -171,8 +172,10 @@ std::string trees_line(const std::vector<build::TreeManifest>& manifests, double
                      manifests.size(), files, static_cast<double>(bytes) / (1024.0 * 1024.0), seconds);
 }
 
-runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests) {
-  return [manifests](int, bool last) {
+runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests,
+                             std::shared_ptr<double> seconds) {
+  return [manifests, seconds](int, bool last) {
+    const double start = util::monotonic_seconds();
     std::string found;
     for (const auto& manifest : *manifests) {
       const auto changes = manifest.changes(last);
@@ -180,6 +183,7 @@ runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManife
         found += (found.empty() ? "" : "; ") + manifest.label() + ": " + build::summarize_changes(changes);
       }
     }
+    *seconds += util::monotonic_seconds() - start;
     return found.empty() ? found : "a change to " + found;
   };
 }

@@ -315,7 +315,13 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
-  sinks.check_trees = tree_check(manifests);
+  const auto checking = std::make_shared<double>(0.0);
+  sinks.check_trees = tree_check(manifests, checking);
+  if (!common.quiet) {
+    sinks.after_rounds = [checking] {
+      std::cerr << fmt::format("refbench: the checks of the arms' trees took {:.3f} s in all\n", *checking);
+    };
+  }
   if (event) {
     sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
   }

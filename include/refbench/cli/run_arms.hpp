@@ -102,7 +102,9 @@ std::string trees_line(const std::vector<build::TreeManifest>& manifests, double
 
 // The rounds' check of `manifests`: lstat after each round, the bytes
 // hashed again after the last; what changed ("the baseline's tree:
-// bin/work (content); …") or "".
-runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests);
+// bin/work (content); …") or "". Adds the seconds each check took to
+// `*seconds` (what the README quotes).
+runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests,
+                             std::shared_ptr<double> seconds);
 
 } // namespace refbench::cli
