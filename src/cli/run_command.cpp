@@ -222,6 +222,23 @@ std::vector<runner::CellSpec> run_cells(std::vector<runner::CellSpec> planned, c
   return with_control(std::move(planned), in, plan.rounds);
 }
 
+// README: Security model: records the arms' trees (and the payloads) as
+// built, for `sinks`' rounds to check; says what that cost, unless `quiet`.
+void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, const fs::path& payloads,
+                 const std::vector<std::string>& writable, bool quiet) {
+  const double hashing = util::monotonic_seconds();
+  const auto manifests =
+      std::make_shared<const std::vector<build::TreeManifest>>(take_manifests(arms, replicas, payloads, writable));
+  const auto checking = std::make_shared<double>(0.0);
+  sinks.check_trees = tree_check(manifests, checking);
+  if (!quiet) {
+    std::cerr << trees_line(*manifests, util::monotonic_seconds() - hashing);
+    sinks.after_rounds = [checking] {
+      std::cerr << fmt::format("refbench: the checks of the arms' trees took {:.3f} s in all\n", *checking);
+    };
+  }
+}
+
 } // namespace
 
 int run_run(const RunOptions& options, const CommonOptions& common) {
@@ -272,12 +289,6 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
       make_replicas(arms, out, work, in.settings.replicas.value, in.config.run.replicate, o.keep_worktrees);
   nlohmann::json payloads_json;
   const auto payload_files = make_payloads(in, out, in.settings.seed.value, payloads_json);
-  const double hashing = util::monotonic_seconds();
-  const auto manifests = std::make_shared<const std::vector<build::TreeManifest>>(
-      take_manifests(arms, replicas, out / "payloads", in.config.run.writable));
-  if (!common.quiet) {
-    std::cerr << trees_line(*manifests, util::monotonic_seconds() - hashing);
-  }
 
   // after the builds, which use every CPU, and before {cpus.NAME} is filled in
   apply_isolation(isolation, *launcher, common.quiet);
@@ -315,13 +326,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
-  const auto checking = std::make_shared<double>(0.0);
-  sinks.check_trees = tree_check(manifests, checking);
-  if (!common.quiet) {
-    sinks.after_rounds = [checking] {
-      std::cerr << fmt::format("refbench: the checks of the arms' trees took {:.3f} s in all\n", *checking);
-    };
-  }
+  watch_trees(sinks, arms, replicas, out / "payloads", in.config.run.writable, common.quiet);
   if (event) {
     sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
   }

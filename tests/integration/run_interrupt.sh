@@ -2,7 +2,8 @@
 # SIGTERM mid-run: exit 143, worktrees gone, journal valid and renderable;
 # SIGTERM to the process group while a worktree is checked out: 143 and a
 # true message, no locked worktree left, the next run into the same --out
-# works; a fixed seed reproduces the schedule.
+# works; one after the rounds still gives 143; a fixed seed reproduces the
+# schedule.
 source "$(dirname "$0")/lib.sh"
 repo=$(make_sample slower)
 "$REFBENCH" run --repo "$repo" --baseline v1.0.0 --candidate main --max-rounds 200 --budget 10m \
@@ -46,6 +47,14 @@ git_in "$slow" config filter.slow.smudge cat
 run_refbench run -q --repo "$slow" --baseline v1.0.0 --candidate main --max-rounds 2 --min-rounds 2 --fail-on never \
   --out "$WORK/early"
 expect_rc 0
+
+# --- a SIGTERM that arrives after the rounds (here from the cleanup hook, which runs despite
+# it) is still honoured: 143, with the whole results written
+run_refbench compare --shell --max-rounds 3 --min-rounds 3 --warmup 0 --out "$WORK/late" \
+  --cleanup 'kill -TERM $(awk "{print \$4}" /proc/$PPID/stat)' true true
+expect_rc 143
+expect_in "$WORK/err" "terminated (SIGTERM) — the results measured until then were written"
+expect_json "$WORK/late/results.json" "not r.get('partial') and len(r['analysis']) > 0"
 
 # the same seed gives the same schedule
 for run in 1 2; do

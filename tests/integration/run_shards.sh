@@ -149,10 +149,21 @@ run_refbench report --format json "$WORK/three-1/results.json" "$WORK/three-3/re
 expect_json "$WORK/out" "r['verdict'] == 'regression'" # a regression among the cells given is still one
 # ... but a subset cannot pass: an A/A run whose shards each pass merges as inconclusive
 # (30 rounds: at 10, an A/A cell's interval can still reach past 1.15x)
-for k in 1 3; do
+# (a shard measured during a burst of load elsewhere may read INCONCLUSIVE: it is measured once
+# more, and the rows of the first are printed)
+aa_shard() {
   run_refbench run -q --repo "$repo" --config "$WORK/refbench.toml" --baseline v1.0.0 --candidate v1.0.0 \
-    --allow-same-commit --min-rounds 30 --max-rounds 30 --shard $k/3 --out "$WORK/aa-$k"
+    --allow-same-commit --min-rounds 30 --max-rounds 30 --shard "$1/3" --out "$WORK/aa-$1"
   expect_rc 0
+}
+for k in 1 3; do
+  aa_shard $k
+  if [ "$(json_eval "$WORK/aa-$k/results.json" "r['verdict']")" != pass ]; then
+    echo "note: A/A shard $k/3 was not PASS; measuring it again:" \
+      "$(json_eval "$WORK/aa-$k/results.json" "[(a['cell'], a['metric'], a['verdict'], a['ratio'], a.get('noise_floor')) for a in r['analysis'] if a['verdict'] != 'PASS']")" >&2
+    rm -rf "$WORK/aa-$k"
+    aa_shard $k
+  fi
   expect_json "$WORK/aa-$k/results.json" "r['verdict'] == 'pass'"
 done
 run_refbench report --format json "$WORK/aa-1/results.json" "$WORK/aa-3/results.json"
