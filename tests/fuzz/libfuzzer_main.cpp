@@ -18,3 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   return 0;
 }
+
+#if !defined(__clang__)
+// GCC's -fsanitize-coverage=trace-cmp traces float and double comparisons
+// too, through hooks libFuzzer's runtime does not define (its value profile
+// follows integer comparisons only): there is nothing to record.
+extern "C" void __sanitizer_cov_trace_cmpf(float, float) {}
+extern "C" void __sanitizer_cov_trace_cmpd(double, double) {}
+#endif
