@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fmt/format.h>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <toml++/toml.h>
+#include <utility>
 
 namespace refbench::config {
 namespace {
@@ -146,12 +149,106 @@ void read_arms(TableReader& parent, const toml::table& table, const std::string&
   }
 }
 
+// Whether toml++ 3 would reach __builtin_unreachable asking if `cp` is
+// whitespace: its table leaves out U+00A1…U+0499, U+2C5E…U+3057 (but
+// U+3000) and U+FB26…U+FEFE.
+bool unclassified(char32_t cp) {
+  return (cp > 0xA0 && cp < 0x49A) || (cp >= 0x2C5E && cp < 0x3058 && cp != 0x3000) || (cp >= 0xFB26 && cp < 0xFEFF);
+}
+
+// The code point of the UTF-8 sequence at `text[i]` and its length (1 for
+// ASCII or a byte that starts no sequence).
+std::pair<char32_t, std::size_t> code_point_at(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (length == 1 || i + length > text.size()) {
+    return {lead, 1};
+  }
+  char32_t cp = lead & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k) {
+    cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+  }
+  return {cp, length};
+}
+
+// `text` made safe for toml++ 3, which asks whether a character is
+// whitespace outside strings and after a line-ending backslash of a
+// multi-line string, and reaches __builtin_unreachable for the code points
+// of `unclassified`. After such a backslash that code point is written as
+// the escape \UXXXXXXXX (the same string); outside strings and comments,
+// where TOML allows no such character, the file is refused (UsageError at
+// source:line:column).
+std::string safe_for_toml(std::string_view text, const std::string& source) {
+  enum class In { code, comment, basic, literal, multi_basic, multi_literal };
+  In in = In::code;
+  bool string_may_start = true; // after = [ , { . or at a line's start: a quote opens a string
+  bool trimming = false;        // after a line-ending backslash of a multi-line basic string
+  std::size_t line = 1;
+  std::size_t column = 1;
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const auto [cp, length] = code_point_at(text, i);
+    const bool triple = i + 2 < text.size() && text[i + 1] == c && text[i + 2] == c;
+    std::size_t take = length;
+    if (trimming && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      trimming = false;
+      if (unclassified(cp)) {
+        out += fmt::format("\\U{:08X}", static_cast<std::uint32_t>(cp));
+        i += length;
+        ++column;
+        continue;
+      }
+    }
+    if (in == In::code) {
+      if (unclassified(cp)) {
+        throw UsageError(fmt::format("{}:{}:{}: the character U+{:04X} may stand only in a string or a comment", source,
+                                     line, column, static_cast<std::uint32_t>(cp)),
+                         "fix the TOML syntax");
+      }
+      if (c == '#') {
+        in = In::comment;
+      } else if ((c == '"' || c == '\'') && string_may_start) {
+        in = triple ? (c == '"' ? In::multi_basic : In::multi_literal) : (c == '"' ? In::basic : In::literal);
+        take = triple ? 3 : 1;
+      } else if (c != ' ' && c != '\t' && c != '\r') {
+        string_may_start = c == '=' || c == '[' || c == ',' || c == '{' || c == '.' || c == '\n';
+      }
+    } else if (in == In::comment) {
+      in = c == '\n' ? In::code : in;
+      string_may_start = string_may_start || c == '\n';
+    } else if ((in == In::basic || in == In::multi_basic) && c == '\\' && i + 1 < text.size()) {
+      const std::size_t next = text.find_first_not_of(" \t\r", i + 1);
+      trimming = in == In::multi_basic && next != std::string_view::npos && text[next] == '\n';
+      take = trimming ? 1 : 2; // an escape: its next byte ends nothing
+    } else if ((in == In::basic && c == '"') || (in == In::literal && c == '\'') || (in <= In::literal && c == '\n')) {
+      in = In::code;
+      string_may_start = c == '\n';
+    } else if ((in == In::multi_basic && c == '"' && triple) || (in == In::multi_literal && c == '\'' && triple)) {
+      in = In::code;
+      string_may_start = false;
+      take = 3;
+    }
+    for (std::size_t k = 0; k < take && i < text.size(); ++k, ++i) {
+      out += text[i];
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+        ++column;
+      }
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 Config parse_config(const std::string& text, const std::string& source) {
   toml::table root;
   try {
-    root = toml::parse(util::without_bom(text), source);
+    root = toml::parse(safe_for_toml(util::without_bom(text), source), source);
   } catch (const toml::parse_error& error) {
     throw UsageError(fmt::format("{}: {}", position(source, error.source()), error.description()),
                      "fix the TOML syntax");

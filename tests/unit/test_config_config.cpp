@@ -546,3 +546,26 @@ TEST_CASE("config: [arms.baseline] / [arms.candidate] env and args reach each ar
   CHECK(error_of("[run]\ncandidates = [\"\"]\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
         "refbench.toml:2:14: run.candidates: a ref must not be empty");
 }
+
+TEST_CASE("config::parse_config: characters toml++ cannot classify never reach it where it would ask") {
+  // toml++ 3 reaches __builtin_unreachable asking whether U+00A1…U+0499, U+2C5E…U+3057 or
+  // U+FB26…U+FEFE is whitespace: outside strings (where TOML allows none) and after a
+  // line-ending backslash of a multi-line string
+  CHECK(error_of("a = 1 \xc3\xa9\n") ==
+        "refbench.toml:1:7: the character U+00E9 may stand only in a string or a comment");
+  CHECK(error_of("[run]\n\xef\xac\xb0"
+                 "a = 1\n") == "refbench.toml:2:1: the character U+FB30 may stand only in a string or a comment");
+  CHECK(error_of("a = 1'\xd0\x96'\n") ==
+        "refbench.toml:1:7: the character U+0416 may stand only in a string or a comment");
+  const std::string cell = "[[cell]]\ncommand = [\"true\"]\n";
+  auto name_of = [&](const std::string& line) { return parse_config(cell + line, "refbench.toml").cells.at(0).name; };
+  // in strings of every kind, quoted keys and comments they are text like any other
+  CHECK(name_of("name = \"caf\xc3\xa9 \\\" \xef\xac\xb0\" # \xd0\x96\n") == "caf\xc3\xa9 \" \xef\xac\xb0");
+  CHECK(name_of("name = 'caf\xc3\xa9'\n") == "caf\xc3\xa9");
+  CHECK(name_of("name = '''\ncaf\xc3\xa9 ''\n'''\n") == "caf\xc3\xa9 ''\n");
+  CHECK(name_of("name = \"\"\"\ncaf\xc3\xa9 \"\" # x\n\"\"\"\n") == "caf\xc3\xa9 \"\" # x\n");
+  CHECK(name_of("env = { \"K\xc3\xa9\" = \"v\" }\nname = \"x\"\n") == "x");
+  // after a line-ending backslash the same character, as an escape, gives the same string
+  CHECK(name_of("name = \"\"\"x\\\n   \xc3\xa9t\xc3\xa9\"\"\"\n") == "x\xc3\xa9t\xc3\xa9");
+  CHECK(name_of("name = \"\"\"x\\  \n\n \xd0\x96\"\"\"\n") == "x\xd0\x96");
+}
