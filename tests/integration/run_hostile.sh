@@ -34,6 +34,9 @@ config() { # $1: name, stdin: the config
   cat >"$WORK/$1.toml"
   echo "$WORK/$1.toml"
 }
+config_of_x() { # $1: name, stdin: the tables before one trivial cell "x"
+  { cat; printf '\n[[cell]]\nname = "x"\ncommand = ["true"]\n'; } | config "$1"
+}
 
 # --- deep JSON on stdout, as a BMF value and in {output}: the cell is an ERROR, the run ends whole
 for from in stdout bmf file; do
@@ -80,13 +83,9 @@ done
 
 # --- integers beyond 2^53 (and a float that overflows) in the config are config errors, exit 2
 for line in 'alpha = 9007199254740993' 'precision = 1e999' 'threshold = 18446744073709551616'; do
-  cfg=$(config big <<TOML
+  cfg=$(config_of_x big <<TOML
 [run]
 $line
-
-[[cell]]
-name = "x"
-command = ["true"]
 TOML
   )
   measure "$cfg"
@@ -95,13 +94,9 @@ TOML
 done
 
 # --- a [history] dir outside the checkout and --out is appended to only when --history says so
-cfg=$(config outside <<TOML
+cfg=$(config_of_x outside <<TOML
 [history]
 dir = "$WORK/elsewhere"
-
-[[cell]]
-name = "x"
-command = ["true"]
 TOML
 )
 measure "$cfg"
