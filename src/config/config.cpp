@@ -16,6 +16,7 @@
 #include <string_view>
 #include <toml++/toml.h>
 #include <utility>
+#include <vector>
 
 namespace refbench::config {
 namespace {
@@ -171,6 +172,68 @@ std::pair<char32_t, std::size_t> code_point_at(std::string_view text, std::size_
   return {cp, length};
 }
 
+// Where a quote opens a string, as toml++ 3 scans: after `=`, `,`, `{` or
+// a line's start, after a `[` that stands where a value or a table header
+// may start, and after the dot of a dotted key; never right after the
+// characters of a bare value (`1.'x'`, `1['x'`), which it scans as part
+// of that value.
+class QuoteContext {
+public:
+  bool may_start() const { return may_start_; }
+  // `c`: a character outside strings and comments that is not a blank.
+  void see(char c);
+  void string_ended() { may_start_ = false; }
+
+private:
+  std::vector<char> nest_; // the [ of arrays and { of inline tables in a value
+  bool in_value_ = false;  // after `=`, until the value ends
+  bool may_start_ = true;
+};
+
+void QuoteContext::see(char c) {
+  const bool before = may_start_;
+  may_start_ = false;
+  switch (c) {
+  case '\n':
+    may_start_ = true;
+    in_value_ = in_value_ && !nest_.empty();
+    break;
+  case '=':
+    may_start_ = true;
+    in_value_ = true;
+    break;
+  case ',':
+    may_start_ = true;
+    in_value_ = !nest_.empty() && nest_.back() == '[';
+    break;
+  case '{':
+    may_start_ = true;
+    if (in_value_) {
+      nest_.push_back('{');
+      in_value_ = false;
+    }
+    break;
+  case '[':
+    may_start_ = before;
+    if (in_value_) {
+      nest_.push_back('[');
+    }
+    break;
+  case ']':
+  case '}':
+    if (!nest_.empty() && nest_.back() == (c == ']' ? '[' : '{')) {
+      nest_.pop_back();
+      in_value_ = true;
+    }
+    break;
+  case '.':
+    may_start_ = !in_value_;
+    break;
+  default:
+    break;
+  }
+}
+
 // `text` made safe for toml++ 3, which asks whether a character is
 // whitespace outside strings and after a line-ending backslash of a
 // multi-line string, and reaches __builtin_unreachable for the code points
@@ -181,8 +244,8 @@ std::pair<char32_t, std::size_t> code_point_at(std::string_view text, std::size_
 std::string safe_for_toml(std::string_view text, const std::string& source) {
   enum class In { code, comment, basic, literal, multi_basic, multi_literal };
   In in = In::code;
-  bool string_may_start = true; // after = [ , { . or at a line's start: a quote opens a string
-  bool trimming = false;        // after a line-ending backslash of a multi-line basic string
+  QuoteContext quote;
+  bool trimming = false; // after a line-ending backslash of a multi-line basic string
   std::size_t line = 1;
   std::size_t column = 1;
   std::string out;
@@ -209,25 +272,30 @@ std::string safe_for_toml(std::string_view text, const std::string& source) {
       }
       if (c == '#') {
         in = In::comment;
-      } else if ((c == '"' || c == '\'') && string_may_start) {
+      } else if ((c == '"' || c == '\'') && quote.may_start()) {
         in = triple ? (c == '"' ? In::multi_basic : In::multi_literal) : (c == '"' ? In::basic : In::literal);
         take = triple ? 3 : 1;
       } else if (c != ' ' && c != '\t' && c != '\r') {
-        string_may_start = c == '=' || c == '[' || c == ',' || c == '{' || c == '.' || c == '\n';
+        quote.see(c);
       }
     } else if (in == In::comment) {
-      in = c == '\n' ? In::code : in;
-      string_may_start = string_may_start || c == '\n';
+      if (c == '\n') {
+        in = In::code;
+        quote.see(c);
+      }
     } else if ((in == In::basic || in == In::multi_basic) && c == '\\' && i + 1 < text.size()) {
       const std::size_t next = text.find_first_not_of(" \t\r", i + 1);
       trimming = in == In::multi_basic && next != std::string_view::npos && text[next] == '\n';
       take = trimming ? 1 : 2; // an escape: its next byte ends nothing
     } else if ((in == In::basic && c == '"') || (in == In::literal && c == '\'') || (in <= In::literal && c == '\n')) {
       in = In::code;
-      string_may_start = c == '\n';
+      quote.string_ended();
+      if (c == '\n') {
+        quote.see(c);
+      }
     } else if ((in == In::multi_basic && c == '"' && triple) || (in == In::multi_literal && c == '\'' && triple)) {
       in = In::code;
-      string_may_start = false;
+      quote.string_ended();
       take = 3;
     }
     for (std::size_t k = 0; k < take && i < text.size(); ++k, ++i) {

@@ -557,6 +557,13 @@ TEST_CASE("config::parse_config: characters toml++ cannot classify never reach i
                  "a = 1\n") == "refbench.toml:2:1: the character U+FB30 may stand only in a string or a comment");
   CHECK(error_of("a = 1'\xd0\x96'\n") ==
         "refbench.toml:1:7: the character U+0416 may stand only in a string or a comment");
+  // a quote right after a bare value's characters opens no string: toml++ scans it as that value
+  CHECK(error_of("a = 1.'\xc3\xa9'\n") ==
+        "refbench.toml:1:8: the character U+00E9 may stand only in a string or a comment");
+  CHECK(error_of("a = 1['\xc3\xa9'\n") ==
+        "refbench.toml:1:8: the character U+00E9 may stand only in a string or a comment");
+  CHECK(error_of("a = [1, { b = 2.'\xc3\xa9' }]\n") ==
+        "refbench.toml:1:18: the character U+00E9 may stand only in a string or a comment");
   const std::string cell = "[[cell]]\ncommand = [\"true\"]\n";
   auto name_of = [&](const std::string& line) { return parse_config(cell + line, "refbench.toml").cells.at(0).name; };
   // in strings of every kind, quoted keys and comments they are text like any other
@@ -565,6 +572,12 @@ TEST_CASE("config::parse_config: characters toml++ cannot classify never reach i
   CHECK(name_of("name = '''\ncaf\xc3\xa9 ''\n'''\n") == "caf\xc3\xa9 ''\n");
   CHECK(name_of("name = \"\"\"\ncaf\xc3\xa9 \"\" # x\n\"\"\"\n") == "caf\xc3\xa9 \"\" # x\n");
   CHECK(name_of("env = { \"K\xc3\xa9\" = \"v\" }\nname = \"x\"\n") == "x");
+  // quotes open strings in dotted keys, headers, arrays and inline tables
+  CHECK(name_of("env.'K\xc3\xa9' = 'v'\nname = 'x'\n") == "x");
+  CHECK(name_of("env = { 'K\xc3\xa9' = '\xd0\x96', L = 'v' }\nname = 'x'\n") == "x");
+  const auto quoted = parse_config("[[ 'cell' ]]\ncommand = [ 'true', \"\xc3\xa9\" ]\nname = 'n'\n", "refbench.toml");
+  CHECK(quoted.cells.at(0).command.argv == std::vector<std::string>{"true", "\xc3\xa9"});
+
   // after a line-ending backslash the same character, as an escape, gives the same string
   CHECK(name_of("name = \"\"\"x\\\n   \xc3\xa9t\xc3\xa9\"\"\"\n") == "x\xc3\xa9t\xc3\xa9");
   CHECK(name_of("name = \"\"\"x\\  \n\n \xd0\x96\"\"\"\n") == "x\xd0\x96");
