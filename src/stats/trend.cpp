@@ -1,3 +1,4 @@
+#include <refbench/stats/multiple.hpp>
 #include <refbench/stats/trend.hpp>
 #include <refbench/util/rng.hpp>
 
@@ -10,16 +11,33 @@
 namespace refbench::stats {
 namespace {
 
+// Double precision throughout: a history's thousands of links each ask.
+using Policy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+using Normal = boost::math::normal_distribution<double, Policy>;
+using StudentsT = boost::math::students_t_distribution<double, Policy>;
+
 // The two-sided normal quantile of `confidence`: 1.96 for 0.95.
-double two_sided_z(double confidence) { return boost::math::quantile(boost::math::normal(), 0.5 + confidence / 2); }
+double two_sided_z(double confidence) { return boost::math::quantile(Normal(), 0.5 + confidence / 2); }
 
 // The two-sided quantile of Student's t on `df` degrees of freedom; the
-// normal one when df is infinite.
+// normal one when df is infinite. The last one asked is kept: the links of
+// a chain mostly share their confidence and pairs.
 double two_sided_t(double confidence, double df) {
-  if (!std::isfinite(df)) {
-    return two_sided_z(confidence);
+  thread_local double last_confidence = -1;
+  thread_local double last_df = -1;
+  thread_local double last = 0;
+  if (confidence != last_confidence || df != last_df) {
+    last = std::isfinite(df) ? boost::math::quantile(StudentsT(df), 0.5 + confidence / 2) : two_sided_z(confidence);
+    last_confidence = confidence;
+    last_df = df;
   }
-  return boost::math::quantile(boost::math::students_t(df), 0.5 + confidence / 2);
+  return last;
+}
+
+// P(T > x) for Student's t on `df` degrees of freedom (normal when infinite).
+double upper_tail(double x, double df) {
+  return std::isfinite(df) ? boost::math::cdf(boost::math::complement(StudentsT(df), x))
+                           : boost::math::cdf(boost::math::complement(Normal(), x));
 }
 
 // The energy statistic of splitting values[from, to) before `at`, from the
@@ -95,6 +113,22 @@ Best best_over(std::span<const double> x, const std::vector<std::size_t>& bounds
   return best;
 }
 
+// The standard error of `link`, its interval read as a t interval on
+// n − 1 degrees of freedom (normal for n < 2) at `link_confidence`.
+double standard_error(const Link& link, double link_confidence) {
+  const double df = link.n >= 2 ? static_cast<double>(link.n - 1) : std::numeric_limits<double>::infinity();
+  return (link.high - link.low) / (2 * two_sided_t(link_confidence, df));
+}
+
+double median_of(std::vector<double> x) {
+  const auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
+  std::nth_element(x.begin(), mid, x.end());
+  if (x.size() % 2 == 1) {
+    return *mid;
+  }
+  return (*mid + *std::max_element(x.begin(), mid)) / 2;
+}
+
 double mean_of(std::span<const double> x, std::size_t from, std::size_t to) {
   double sum = 0;
   for (std::size_t i = from; i < to; ++i) {
@@ -113,7 +147,7 @@ Link chain(std::span<const Link> links, double link_confidence, double confidenc
   for (const auto& link : links) {
     sum += link.estimate;
     const double df = link.n >= 2 ? static_cast<double>(link.n - 1) : std::numeric_limits<double>::infinity();
-    const double se = (link.high - link.low) / (2 * two_sided_t(link_confidence, df));
+    const double se = standard_error(link, link_confidence);
     variance += se * se;
     df_denominator += std::isfinite(df) ? se * se * se * se / df : 0.0;
     n += link.n;
@@ -121,6 +155,47 @@ Link chain(std::span<const Link> links, double link_confidence, double confidenc
   const double df = df_denominator > 0 ? variance * variance / df_denominator : std::numeric_limits<double>::infinity();
   const double half = two_sided_t(confidence, df) * std::sqrt(variance);
   return {sum, sum - half, sum + half, n};
+}
+
+std::vector<LinkStep> link_steps(std::span<const Link> links, double alpha, double link_confidence) {
+  if (links.size() < 2) {
+    return {};
+  }
+  std::vector<double> estimates;
+  std::vector<double> variances;
+  for (const auto& link : links) {
+    estimates.push_back(link.estimate);
+    variances.push_back(std::pow(standard_error(link, link_confidence), 2));
+  }
+  const double centre = median_of(estimates);
+  std::vector<double> deviations;
+  for (double e : estimates) {
+    deviations.push_back(std::fabs(e - centre));
+  }
+  const double tau2 = std::max(0.0, std::pow(1.4826 * median_of(deviations), 2) - median_of(variances));
+  std::vector<double> sigma;
+  for (double v : variances) {
+    sigma.push_back(std::sqrt(v + tau2));
+  }
+  const double band = median_of(sigma);
+  std::vector<double> p;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const double beyond = std::fabs(links[i].estimate) - band;
+    const double df = links[i].n >= 2 ? static_cast<double>(links[i].n - 1) : std::numeric_limits<double>::infinity();
+    double tail = 0.5; // inside the band
+    if (beyond > 0) {
+      tail = sigma[i] > 0 ? upper_tail(beyond / sigma[i], df) : 0.0;
+    }
+    p.push_back(std::min(1.0, 2 * tail));
+  }
+  const auto adjusted = benjamini_hochberg(p);
+  std::vector<LinkStep> steps;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (adjusted[i] <= alpha) {
+      steps.push_back({i, adjusted[i]});
+    }
+  }
+  return steps;
 }
 
 Ewma ewma(std::span<const double> values, double span) {

@@ -73,3 +73,60 @@ TEST_CASE("stats::e_divisive: a clear step, two steps, none in a flat series") {
   // the same seed, the same answer
   CHECK(stats::e_divisive(two, {0.05, 3, 99, 5}).size() == stats::e_divisive(two, {0.05, 3, 99, 5}).size());
 }
+
+namespace {
+
+// A link of estimate `e` with a 95 % normal interval of standard error `se` (n unknown).
+stats::Link normal_link(double e, double se) {
+  const double z = 1.959963984540054;
+  return {e, e - z * se, e + z * se, 0};
+}
+
+// The upper tail of the standard normal distribution.
+double normal_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+} // namespace
+
+TEST_CASE("stats::link_steps: a link beyond the noise band, Benjamini–Hochberg across the chain, closed form") {
+  // estimates scattered within their ±1.96 · 0.01 intervals: τ = 0, band δ = 0.01, and only
+  // the 0.1 link lies beyond it: p = 2 · Φ̄((0.1 − 0.01) / 0.01), times 5 / 1 for BH
+  const std::vector<stats::Link> links{normal_link(0, 0.01), normal_link(0.001, 0.01), normal_link(-0.001, 0.01),
+                                       normal_link(0.002, 0.01), normal_link(0.1, 0.01)};
+  const auto steps = stats::link_steps(links);
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0].index == 4);
+  CHECK(steps[0].p == doctest::Approx(5 * 2 * normal_tail(9.0)).epsilon(1e-6));
+  // a link just past the band by less than its noise is not a step: (0.02 − 0.01) / 0.01 = 1σ
+  auto near = links;
+  near[4] = normal_link(0.02, 0.01);
+  CHECK(stats::link_steps(near).empty());
+  // a falling link is a step as well
+  auto falling = links;
+  falling[4] = normal_link(-0.1, 0.01);
+  REQUIRE(stats::link_steps(falling).size() == 1);
+  CHECK(stats::link_steps(falling)[0].index == 4);
+  CHECK(stats::link_steps(std::vector<stats::Link>{normal_link(0.5, 0.01)}).empty());
+}
+
+TEST_CASE("stats::link_steps: run-to-run scatter beyond the links' intervals widens the noise they are read against") {
+  // estimates spread far wider than their ±1.96 · 0.01 intervals: median 0.02, MAD 0.045,
+  // τ² = (1.4826 · 0.045)² − 0.01² and σ = 1.4826 · 0.045 for every link, δ = σ;
+  // the 0.2 link: p = 2 · Φ̄((0.2 − σ) / σ) = 0.0457, times 6 for BH: no step
+  const std::vector<stats::Link> links{normal_link(-0.05, 0.01), normal_link(0.05, 0.01), normal_link(-0.04, 0.01),
+                                       normal_link(0.04, 0.01),  normal_link(0.0, 0.01),  normal_link(0.2, 0.01)};
+  CHECK(stats::link_steps(links).empty());
+  const double sigma = 1.4826 * 0.045;
+  CHECK(stats::link_steps(links, 0.3).size() == 1);
+  CHECK(stats::link_steps(links, 0.3)[0].p ==
+        doctest::Approx(6 * 2 * normal_tail((0.2 - sigma) / sigma)).epsilon(1e-6));
+  // links of 20 pairs read on t with 19 degrees of freedom: the same link's interval is wider,
+  // so its standard error is 0.01 · 1.96 / 2.093 and a step of 0.05 still clears δ by far
+  std::vector<stats::Link> pairs;
+  for (double e : {0.0, 0.002, -0.002, 0.001, 0.05}) {
+    auto link = normal_link(e, 0.01);
+    link.n = 20;
+    pairs.push_back(link);
+  }
+  REQUIRE(stats::link_steps(pairs).size() == 1);
+  CHECK(stats::link_steps(pairs)[0].index == 4);
+}

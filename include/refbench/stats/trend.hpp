@@ -30,6 +30,26 @@ struct Link {
 // normal one. Empty `links`: {0, 0, 0}.
 Link chain(std::span<const Link> links, double link_confidence = 0.95, double confidence = 0.95);
 
+// A link that stands out of its chain (docs/design.md, Steps on a chain):
+// its index and the Benjamini–Hochberg adjusted p of "its ratio lies
+// beyond the chain's noise band".
+struct LinkStep {
+  std::size_t index = 0;
+  double p = 1;
+};
+
+// The links of `links` whose own interval, adjusted across the chain by
+// Benjamini–Hochberg at `alpha`, lies beyond the noise the chain shows, in
+// index order. Each link's standard error s_i comes from its interval as in
+// `chain` (t on n − 1 degrees of freedom at `link_confidence`), widened by
+// the run-to-run scatter the links show beyond their own intervals:
+// τ² = max(0, (1.4826 · MAD of the estimates)² − median s_i²), and
+// σ_i = √(s_i² + τ²). The noise band is ±δ with δ = the median σ_i (what one
+// night cannot resolve); a link's p is 2 · P(T > (|estimate| − δ) / σ_i),
+// 1 inside the band, so its interval at 1 − p just clears the band. Fewer
+// than 2 links: none.
+std::vector<LinkStep> link_steps(std::span<const Link> links, double alpha = 0.05, double link_confidence = 0.95);
+
 // An exponentially weighted mean and standard deviation of `values`, point
 // by point: α = 2 / (span + 1); mean_0 = x_0, var_0 = 0; then
 // var_t = (1 − α) (var_{t−1} + α (x_t − mean_{t−1})²), mean_t = mean_{t−1} + α (x_t − mean_{t−1}).
@@ -49,10 +69,13 @@ struct ChangePoint {
   double p = 1;
 };
 
+// Permutations per E-divisive test unless told otherwise.
+inline constexpr std::size_t k_default_permutations = 199;
+
 struct EDivisiveSettings {
-  double alpha = 0.05;            // a change point is kept when its permutation p ≤ alpha
-  std::size_t min_segment = 3;    // fewest values on either side of a change point
-  std::size_t permutations = 199; // per test
+  double alpha = 0.05;                               // a change point is kept when its permutation p ≤ alpha
+  std::size_t min_segment = 3;                       // fewest values on either side of a change point
+  std::size_t permutations = k_default_permutations; // per test
   std::uint64_t seed = 1;
 };
 
