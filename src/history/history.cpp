@@ -191,14 +191,14 @@ std::optional<Record> record_from_json(const json& line, std::string& problem) {
   if (!time || !run_id || !repository || !cell || !metric || !verdict || !baseline || !candidate) {
     return std::nullopt;
   }
-  r.time = *time;
-  r.run_id = *run_id;
-  r.repository = *repository;
-  r.cell = *cell;
-  r.metric = *metric;
-  r.verdict = *verdict;
-  r.baseline = *baseline;
-  r.candidate = *candidate;
+  r.time = std::move(*time);
+  r.run_id = std::move(*run_id);
+  r.repository = std::move(*repository);
+  r.cell = std::move(*cell);
+  r.metric = std::move(*metric);
+  r.verdict = std::move(*verdict);
+  r.baseline = std::move(*baseline);
+  r.candidate = std::move(*candidate);
   r.gated = line.contains("gated") && line["gated"].is_boolean() && line["gated"].get<bool>();
   r.higher_is_better = line.contains("better") && line["better"] == "higher";
   r.unit = line.contains("unit") && line["unit"].is_string() ? line["unit"].get<std::string>() : "";
@@ -279,43 +279,45 @@ History read_history(const fs::path& dir, const std::optional<std::string>& repo
   if (fs::is_symlink(fs::symlink_status(path))) {
     throw RefusedError(path.string() + " is a symlink", "history.jsonl is a plain file: remove the link");
   }
-  auto text = util::read_file(path);
-  if (!text) {
-    throw RefusedError(fmt::format("cannot read the history {}: {}", path.string(), text.error()),
-                       "check the --history directory");
-  }
   std::optional<std::string> expected = repository;
-  const auto lines = util::split(*text, '\n');
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string where = fmt::format("{}:{}", path.string(), i + 1);
-    if (util::trim(lines[i]).empty()) {
-      continue;
+  std::error_code size_error;
+  const auto bytes = fs::file_size(path, size_error);
+  // a line holds ≥ 256 bytes of members: room for every record, in pages touched only when filled
+  history.records.reserve(size_error ? 0 : std::min<std::uintmax_t>(bytes / 256 + 1, 1u << 22));
+  const auto read = util::read_lines(path, [&](std::string_view text, std::size_t number) {
+    if (util::trim(text).empty()) {
+      return;
     }
-    auto parsed = util::parse_json(lines[i]);
+    const auto where = [&] { return fmt::format("{}:{}", path.string(), number); };
+    auto parsed = util::parse_json(text);
     if (!parsed) {
-      history.warnings.push_back(fmt::format("{}: skipped, not a JSON line ({})", where, parsed.error()));
-      continue;
+      history.warnings.push_back(fmt::format("{}: skipped, not a JSON line ({})", where(), parsed.error()));
+      return;
     }
     if (parsed->is_object() && parsed->contains("schema_version") &&
         (*parsed)["schema_version"] != json(k_history_version)) {
-      throw UsageError(fmt::format("{}: history schema_version {} is not {}, the one this refbench reads", where,
+      throw UsageError(fmt::format("{}: history schema_version {} is not {}, the one this refbench reads", where(),
                                    (*parsed)["schema_version"].dump(), k_history_version),
                        "read it with the refbench that wrote it, or start a new history");
     }
     std::string problem;
     auto record = record_from_json(*parsed, problem);
     if (!record) {
-      history.warnings.push_back(fmt::format("{}: skipped, {}", where, problem));
-      continue;
+      history.warnings.push_back(fmt::format("{}: skipped, {}", where(), problem));
+      return;
     }
     if (expected && record->repository != *expected) {
-      throw UsageError(fmt::format("{}: a record of another repository (root commit {}, not {})", where,
+      throw UsageError(fmt::format("{}: a record of another repository (root commit {}, not {})", where(),
                                    util::printable(record->repository.substr(0, 12)), expected->substr(0, 12)),
                        "keep one history per repository");
     }
     expected = record->repository;
-    record->line = i + 1;
+    record->line = number;
     history.records.push_back(std::move(*record));
+  });
+  if (!read) {
+    throw RefusedError(fmt::format("cannot read the history {}: {}", path.string(), read.error()),
+                       "check the --history directory");
   }
   return history;
 }

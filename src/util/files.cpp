@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,8 +95,12 @@ const char* kind_of(mode_t mode) {
 
 } // namespace
 
-std::expected<std::string, std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes,
-                                                  Readable kinds) {
+namespace {
+
+// `path` opened for reading as `kinds` allows (see read_file), with its
+// status; a pipe left blocking.
+std::expected<std::pair<Fd, struct stat>, std::string> open_readable(const std::filesystem::path& path,
+                                                                     std::size_t max_bytes, Readable kinds) {
   const bool here = kinds == Readable::regular_here;
   // non-blocking: a FIFO without a writer must not hang the open
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (here ? O_NOFOLLOW : 0)));
@@ -116,10 +121,16 @@ std::expected<std::string, std::string> read_file(const std::filesystem::path& p
   if (pipe) { // a pipe is read as it comes
     ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   }
-  std::string text;
+  return std::pair{std::move(fd), st};
+}
+
+// Reads `fd` to its end in chunks given to `take`; at most `max_bytes`.
+std::expected<void, std::string> read_chunks(int fd, std::size_t max_bytes,
+                                             const std::function<void(std::string_view)>& take) {
   std::array<char, 1 << 16> buffer{};
+  std::size_t total = 0;
   while (true) {
-    const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
+    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
     if (got < 0 && errno == EINTR) {
       continue;
     }
@@ -127,13 +138,63 @@ std::expected<std::string, std::string> read_file(const std::filesystem::path& p
       return std::unexpected(std::strerror(errno));
     }
     if (got == 0) {
-      return text;
+      return {};
     }
-    if (text.size() + static_cast<std::size_t>(got) > max_bytes) { // it grew, or a pipe goes on
+    total += static_cast<std::size_t>(got);
+    if (total > max_bytes) { // it grew, or a pipe goes on
       return std::unexpected(fmt::format("it has more than the {} bytes read", max_bytes));
     }
-    text.append(buffer.data(), static_cast<std::size_t>(got));
+    take(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
   }
+}
+
+} // namespace
+
+std::expected<std::string, std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes,
+                                                  Readable kinds) {
+  auto opened = open_readable(path, max_bytes, kinds);
+  if (!opened) {
+    return std::unexpected(opened.error());
+  }
+  std::string text;
+  if (S_ISREG(opened->second.st_mode)) {
+    text.reserve(static_cast<std::size_t>(opened->second.st_size)); // read into place, not grown as it comes
+  }
+  if (auto read = read_chunks(opened->first.get(), max_bytes, [&](std::string_view chunk) { text += chunk; }); !read) {
+    return std::unexpected(read.error());
+  }
+  return text;
+}
+
+std::expected<void, std::string> read_lines(const std::filesystem::path& path,
+                                            const std::function<void(std::string_view, std::size_t)>& line,
+                                            std::size_t max_bytes, Readable kinds) {
+  auto opened = open_readable(path, max_bytes, kinds);
+  if (!opened) {
+    return std::unexpected(opened.error());
+  }
+  std::string carry; // a line begun in an earlier chunk
+  std::size_t number = 0;
+  auto read = read_chunks(opened->first.get(), max_bytes, [&](std::string_view chunk) {
+    for (auto at = chunk.find('\n'); at != std::string_view::npos; at = chunk.find('\n')) {
+      if (carry.empty()) {
+        line(chunk.substr(0, at), ++number);
+      } else {
+        carry += chunk.substr(0, at);
+        line(carry, ++number);
+        carry.clear();
+      }
+      chunk.remove_prefix(at + 1);
+    }
+    carry += chunk;
+  });
+  if (!read) {
+    return std::unexpected(read.error());
+  }
+  if (!carry.empty()) {
+    line(carry, ++number);
+  }
+  return {};
 }
 
 } // namespace refbench::util

@@ -5,7 +5,9 @@
 
 #include <expected>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace refbench::util {
 
@@ -47,5 +49,13 @@ enum class Readable { regular_or_pipe, regular_here };
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path,
                                                   std::size_t max_bytes = k_max_read_bytes,
                                                   Readable kinds = Readable::regular_or_pipe);
+
+// `path` read as read_file reads it, a line at a time: `line` gets each
+// line without its '\n' and its number (1-based), the last one also when
+// no '\n' ends it; a file need never be in memory whole.
+std::expected<void, std::string> read_lines(const std::filesystem::path& path,
+                                            const std::function<void(std::string_view, std::size_t)>& line,
+                                            std::size_t max_bytes = k_max_read_bytes,
+                                            Readable kinds = Readable::regular_or_pipe);
 
 } // namespace refbench::util
