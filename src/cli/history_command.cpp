@@ -1,4 +1,5 @@
 #include <refbench/cli/history_command.hpp>
+#include <refbench/config/config.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/history/history.hpp>
 #include <refbench/history/series.hpp>
@@ -21,13 +22,38 @@ CLI::App* add_history_command(CLI::App& app, HistoryOptions& o) {
       {"markdown", HistoryFormat::markdown}, {"json", HistoryFormat::json}, {"html", HistoryFormat::html}};
   cmd->add_option("--format", o.format, "Output: markdown (default), json or html")
       ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case));
-  cmd->add_option("--cells", o.cells, "Only the cells matching one of these globs (GLOB[,GLOB...])")->delimiter(',');
-  cmd->add_option("--threshold", o.threshold, "Cumulative ratio beyond which a series is a regression")
+  cmd->add_option("--cells", o.settings.cells, "Only the cells matching one of these globs (GLOB[,GLOB...])")
+      ->delimiter(',');
+  cmd->add_option("--threshold", o.settings.threshold, "Cumulative ratio beyond which a series is a regression")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 1e6));
-  cmd->add_option("--seed", o.seed, "Seed of the change points' permutation tests")->capture_default_str();
+  cmd->add_option("--window", o.window,
+                  fmt::format("The creep verdict (and exit 1) over the last N links of a chain; 0: the whole chain "
+                              "[default: {}, or [history] window of --config]",
+                              history::k_default_window))
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
+  cmd->add_option("--alpha", o.settings.alpha, "Level of the change points: links (Benjamini-Hochberg) and splits")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 0.5));
+  cmd->add_option("--permutations", o.settings.permutations, "Permutations per E-divisive test (fixed baselines)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{19}, std::size_t{100000}));
+  cmd->add_option("-c,--config", o.config, "refbench.toml whose [history] window to use");
+  cmd->add_option("--seed", o.settings.seed, "Seed of the change points' permutation tests")->capture_default_str();
   return cmd;
 }
+
+namespace {
+
+// [history] window of the config at `path`; none without a path or a window.
+std::optional<std::size_t> config_window(const std::string& path) {
+  if (path.empty()) {
+    return std::nullopt;
+  }
+  return config::load_config(path).history_window;
+}
+
+} // namespace
 
 int run_history(const HistoryOptions& o, const CommonOptions& common) {
   if (!fs::is_directory(o.dir)) {
@@ -43,20 +69,22 @@ int run_history(const HistoryOptions& o, const CommonOptions& common) {
     throw RefusedError(fmt::format("the history in {} has no records", o.dir),
                        "append runs with `refbench run --history DIR` first");
   }
-  const auto series = history::build_series(history.records, {o.threshold, o.cells, o.seed});
+  auto settings = o.settings;
+  settings.window = o.window ? *o.window : config_window(o.config).value_or(history::k_default_window);
+  const auto series = history::build_series(history.records, settings);
   switch (o.format) {
   case HistoryFormat::json:
-    std::cout << history::history_json(series, history.warnings).dump(2) << "\n";
+    history::write_history_json(std::cout, series, history.warnings);
     break;
   case HistoryFormat::html:
-    std::cout << history::render_history_html(series, history.warnings, o.threshold);
+    std::cout << history::render_history_html(series, history.warnings, settings.threshold);
     break;
   case HistoryFormat::markdown:
-    std::cout << history::render_history_markdown(series, history.warnings, o.threshold);
+    std::cout << history::render_history_markdown(series, history.warnings, settings.threshold);
     break;
   }
   const bool regressed = std::any_of(series.begin(), series.end(), [](const history::Series& s) {
-    return s.gated && s.verdict.starts_with("REGRESSION");
+    return s.gated && s.window.verdict.starts_with("REGRESSION");
   });
   return regressed ? 1 : 0;
 }
@@ -105,12 +133,15 @@ void append_to_history(const fs::path& dir, const report::RunDocument& document,
   }
 }
 
-std::vector<report::DocumentWarning> band_notes(const fs::path& dir, const report::RunDocument& document) {
+std::vector<report::DocumentWarning> band_notes(const fs::path& dir, const report::RunDocument& document,
+                                                std::size_t window) {
   const auto history = history::read_history(dir);
   if (history.records.empty()) {
     return {};
   }
-  const auto series = history::build_series(history.records, {});
+  history::SeriesSettings settings;
+  settings.window = window;
+  const auto series = history::build_series(history.records, settings);
   std::vector<report::DocumentWarning> notes;
   for (const auto& r : document.results) {
     if (!r.gated || r.control || !(r.ratio > 0)) {
@@ -121,7 +152,7 @@ std::vector<report::DocumentWarning> band_notes(const fs::path& dir, const repor
     if (found == series.end()) {
       continue;
     }
-    if (const auto at = history::band_position(*found, r.ratio)) {
+    if (const auto at = history::band_position(*found, r.ratio, window)) {
       notes.push_back(
           {r.cell,
            fmt::format("history: {} {} {:.3f}x sits {:+.1f}σ from the band of the history's last {} ratios "
@@ -138,13 +169,13 @@ std::vector<report::DocumentWarning> band_notes(const fs::path& dir, const repor
 // report where it sits in the history's band; any other run appends its
 // records once its files are written, before anything is published.
 void add_history(Sinks& sinks, const std::optional<fs::path>& dir, bool pull_request, const std::string& repo,
-                 bool quiet) {
+                 bool quiet, std::size_t window) {
   if (!dir) {
     return;
   }
   if (pull_request) {
-    sinks.amend = [dir = *dir](report::RunDocument& document) {
-      for (auto& note : band_notes(dir, document)) {
+    sinks.amend = [dir = *dir, window](report::RunDocument& document) {
+      for (auto& note : band_notes(dir, document, window)) {
         document.warnings.push_back(std::move(note));
       }
     };

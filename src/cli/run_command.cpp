@@ -330,7 +330,8 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   if (event) {
     sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
   }
-  add_history(sinks, history_dir, pr_base_sha.has_value(), in.repo, common.quiet);
+  add_history(sinks, history_dir, pr_base_sha.has_value(), in.repo, common.quiet,
+              in.config.history_window.value_or(history::k_default_window));
   sinks.started = started;
   return measure_and_report(plan, *launcher, journal, sinks);
 }

@@ -337,6 +337,9 @@ Config parse_config(const std::string& text, const std::string& source) {
     if (config.history_dir && config.history_dir->empty()) {
       h.fail(*h.table().get("dir"), "history.dir must not be empty");
     }
+    if (const auto window = h.integer("window", 0, 1000000)) {
+      config.history_window = static_cast<std::size_t>(*window);
+    }
     h.reject_unknown();
   }
   if (const auto* arms = sub_table(r, "arms")) {

@@ -101,7 +101,7 @@ std::string chart(const Series& s, double threshold) {
   }
   svg += fmt::format("<path class=\"series\" d=\"{}\" fill=\"none\" stroke=\"#1f4e79\" stroke-width=\"2\"/>\n", line);
   for (const auto& c : s.change_points) {
-    const double x = (f.x(c.index - 1) + f.x(c.index)) / 2;
+    const double x = c.index == 0 ? f.x(0) : (f.x(c.index - 1) + f.x(c.index)) / 2;
     svg += fmt::format("<line class=\"change\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#e67e22\" "
                        "stroke-width=\"2\"><title>change point before {3}: {4:.3f}x → {5:.3f}x (p = {6:.3f})</title>"
                        "</line>\n",
@@ -135,10 +135,15 @@ std::string render_history_html(const std::vector<Series>& series, const std::ve
                       "orange: change points. Hover a point for its commit.</p>\n",
                       series.size(), threshold);
   for (const auto& s : series) {
-    html += fmt::format("<h2>{} {} — {}</h2>\n<p>{} {} · {:.3f}x [{:.3f}, {:.3f}]</p>\n", html_text(s.cell),
+    html += fmt::format("<h2>{} {} — {}</h2>\n<p>{} {} · {:.3f}x [{:.3f}, {:.3f}]", html_text(s.cell),
                         html_text(s.metric), html_text(s.verdict), s.points.size(),
                         s.chained ? "chained links, cumulative" : "runs against one baseline, last", s.ratio, s.ci_low,
                         s.ci_high);
+    if (s.chained) {
+      html += fmt::format(" · last {} links {:.3f}x [{:.3f}, {:.3f}] {}", s.window.links, s.window.ratio,
+                          s.window.ci_low, s.window.ci_high, html_text(s.window.verdict));
+    }
+    html += "</p>\n";
     html += chart(s, threshold);
   }
   for (const auto& warning : warnings) {

@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 #include <map>
+#include <ostream>
 #include <set>
+#include <span>
 
 namespace refbench::history {
 namespace {
@@ -56,20 +58,32 @@ std::vector<const Record*> chain_back(const std::vector<const Record*>& records)
 // metrics, negated for higher-is-better ones (a falling throughput).
 double worse(double log_ratio, bool higher_is_better) { return higher_is_better ? -log_ratio : log_ratio; }
 
-// The verdict of `s` from its (cumulative) interval against `threshold`,
-// and for a creep the three points that moved most in the bad direction.
-void decide(Series& s, double threshold, bool higher_is_better) {
+// The verdict of a (cumulative) interval [low, high] against `threshold`:
+// a chain's REGRESSION is a creep when none of its `links` was one.
+std::string verdict_of(double ci_low, double ci_high, double threshold, bool higher_is_better, bool chained,
+                       std::span<const Point> links) {
   const double t = std::log(threshold);
-  const double low = worse(std::log(higher_is_better ? s.ci_high : s.ci_low), higher_is_better);
-  const double high = worse(std::log(higher_is_better ? s.ci_low : s.ci_high), higher_is_better);
+  const double low = worse(std::log(higher_is_better ? ci_high : ci_low), higher_is_better);
+  const double high = worse(std::log(higher_is_better ? ci_low : ci_high), higher_is_better);
   const bool link_regressed =
-      std::any_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.record->verdict == "REGRESSION"; });
+      std::any_of(links.begin(), links.end(), [](const Point& p) { return p.record->verdict == "REGRESSION"; });
   if (low > t) {
-    s.verdict = s.chained && !link_regressed ? "REGRESSION (creep)" : "REGRESSION";
-  } else if (high < t) {
-    s.verdict = "PASS";
-  } else {
-    s.verdict = "INCONCLUSIVE";
+    return chained && !link_regressed ? "REGRESSION (creep)" : "REGRESSION";
+  }
+  return high < t ? "PASS" : "INCONCLUSIVE";
+}
+
+// The verdicts of `s`, the whole chain's and its window's, and for a creep
+// the three points that moved most in the bad direction.
+void decide(Series& s, std::span<const stats::Link> links, const SeriesSettings& settings, bool higher_is_better) {
+  s.verdict = verdict_of(s.ci_low, s.ci_high, settings.threshold, higher_is_better, s.chained, s.points);
+  s.window = {0, s.ratio, s.ci_low, s.ci_high, s.verdict};
+  if (s.chained) {
+    const std::size_t n = settings.window == 0 ? links.size() : std::min(settings.window, links.size());
+    const auto last = stats::chain(links.last(n));
+    s.window = {n, std::exp(last.estimate), std::exp(last.low), std::exp(last.high), ""};
+    s.window.verdict = verdict_of(s.window.ci_low, s.window.ci_high, settings.threshold, higher_is_better, true,
+                                  std::span<const Point>(s.points).last(n));
   }
   if (s.verdict == "REGRESSION (creep)") { // the links that moved most in the bad direction
     std::vector<std::size_t> order(s.points.size());
@@ -81,6 +95,31 @@ void decide(Series& s, double threshold, bool higher_is_better) {
     });
     order.resize(std::min<std::size_t>(3, order.size()));
     s.moved_most = order;
+  }
+}
+
+// A change point at point `index` of `s`, from `before` to `after` (log units).
+SeriesChangePoint change_at(const Series& s, std::size_t index, double before, double after, double p) {
+  const auto& r = *s.points[index].record;
+  return {r.candidate.sha, index, std::exp(before), std::exp(after), p, *r.ratio, *r.ci_low, *r.ci_high};
+}
+
+// The change points of `s` (README: Nightly history): a chain's links that
+// stand out of it; a fixed baseline's E-divisive splits of its levels.
+void find_change_points(Series& s, std::span<const stats::Link> links, const SeriesSettings& settings) {
+  if (s.chained) {
+    for (const auto& step : stats::link_steps(links, settings.alpha)) {
+      const double before = step.index == 0 ? 0.0 : s.points[step.index - 1].level;
+      s.change_points.push_back(change_at(s, step.index, before, s.points[step.index].level, step.p));
+    }
+    return;
+  }
+  std::vector<double> levels;
+  for (const auto& p : s.points) {
+    levels.push_back(p.level);
+  }
+  for (const auto& c : stats::e_divisive(levels, {settings.alpha, 3, settings.permutations, settings.seed})) {
+    s.change_points.push_back(change_at(s, c.index, c.before, c.after, c.p));
   }
 }
 
@@ -122,11 +161,8 @@ Series series_of(const std::vector<const Record*>& all, const SeriesSettings& se
     s.points[i].ewma = band.mean[i];
     s.points[i].sd = band.sd[i];
   }
-  for (const auto& c : stats::e_divisive(levels, {0.05, 3, 199, settings.seed})) {
-    s.change_points.push_back(
-        {s.points[c.index].record->candidate.sha, c.index, std::exp(c.before), std::exp(c.after), c.p});
-  }
-  decide(s, settings.threshold, chain.back()->higher_is_better);
+  find_change_points(s, links, settings);
+  decide(s, links, settings, chain.back()->higher_is_better);
   return s;
 }
 
@@ -178,12 +214,13 @@ std::vector<Series> build_series(const std::vector<Record>& records, const Serie
   return series;
 }
 
-std::optional<BandPosition> band_position(const Series& series, double ratio) {
+std::optional<BandPosition> band_position(const Series& series, double ratio, std::size_t window) {
   if (series.points.empty() || !(ratio > 0)) {
     return std::nullopt;
   }
+  const std::size_t n = window == 0 ? series.points.size() : std::min(window, series.points.size());
   std::vector<double> logs;
-  for (const auto& p : series.points) {
+  for (const auto& p : std::span<const Point>(series.points).last(n)) {
     logs.push_back(p.log_ratio);
   }
   const auto band = stats::ewma(logs, 10);
@@ -192,54 +229,95 @@ std::optional<BandPosition> band_position(const Series& series, double ratio) {
   return BandPosition{std::exp(mean), sd, sd > 0 ? (std::log(ratio) - mean) / sd : 0.0, logs.size()};
 }
 
-nlohmann::json history_json(const std::vector<Series>& series, const std::vector<std::string>& warnings) {
-  nlohmann::json out{{"series", nlohmann::json::array()}, {"warnings", warnings}};
-  for (const auto& s : series) {
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& p : s.points) {
-      const auto& r = *p.record;
-      points.push_back({{"baseline", {{"ref", r.baseline.ref}, {"sha", r.baseline.sha}}},
-                        {"candidate", {{"ref", r.candidate.ref}, {"sha", r.candidate.sha}}},
-                        {"time", r.time},
-                        {"ratio", *r.ratio},
-                        {"ci_low", *r.ci_low},
-                        {"ci_high", *r.ci_high},
-                        {"verdict", r.verdict},
-                        {"level", std::exp(p.level)},
-                        {"ewma", std::exp(p.ewma)},
-                        {"ewma_sd", p.sd},
-                        {"line", r.line}});
-    }
-    nlohmann::json changes = nlohmann::json::array();
-    for (const auto& c : s.change_points) {
-      changes.push_back({{"sha", c.sha}, {"index", c.index}, {"before", c.before}, {"after", c.after}, {"p", c.p}});
-    }
-    std::vector<std::string> moved;
-    for (std::size_t i : s.moved_most) {
-      moved.push_back(s.points[i].record->candidate.sha);
-    }
-    out["series"].push_back({{"cell", s.cell},
-                             {"metric", s.metric},
-                             {"gated", s.gated},
-                             {"chained", s.chained},
-                             {"links", s.chained ? s.points.size() : 0},
-                             {"cumulative_ratio", s.ratio},
-                             {"cumulative_ci_low", s.ci_low},
-                             {"cumulative_ci_high", s.ci_high},
-                             {"verdict", s.verdict},
-                             {"moved_most", moved},
-                             {"change_points", changes},
-                             {"points", points}});
+namespace {
+
+nlohmann::json points_json(const Series& s) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : s.points) {
+    const auto& r = *p.record;
+    points.push_back({{"baseline", {{"ref", r.baseline.ref}, {"sha", r.baseline.sha}}},
+                      {"candidate", {{"ref", r.candidate.ref}, {"sha", r.candidate.sha}}},
+                      {"time", r.time},
+                      {"ratio", *r.ratio},
+                      {"ci_low", *r.ci_low},
+                      {"ci_high", *r.ci_high},
+                      {"verdict", r.verdict},
+                      {"level", std::exp(p.level)},
+                      {"ewma", std::exp(p.ewma)},
+                      {"ewma_sd", p.sd},
+                      {"line", r.line}});
   }
-  return out;
+  return points;
+}
+
+nlohmann::json series_json(const Series& s) {
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& c : s.change_points) {
+    changes.push_back({{"sha", c.sha},
+                       {"index", c.index},
+                       {"before", c.before},
+                       {"after", c.after},
+                       {"p", c.p},
+                       {"ratio", c.ratio},
+                       {"ci_low", c.ci_low},
+                       {"ci_high", c.ci_high}});
+  }
+  std::vector<std::string> moved;
+  for (std::size_t i : s.moved_most) {
+    moved.push_back(s.points[i].record->candidate.sha);
+  }
+  return {{"cell", s.cell},
+          {"metric", s.metric},
+          {"gated", s.gated},
+          {"chained", s.chained},
+          {"links", s.chained ? s.points.size() : 0},
+          {"cumulative_ratio", s.ratio},
+          {"cumulative_ci_low", s.ci_low},
+          {"cumulative_ci_high", s.ci_high},
+          {"verdict", s.verdict},
+          {"window",
+           {{"links", s.window.links},
+            {"cumulative_ratio", s.window.ratio},
+            {"cumulative_ci_low", s.window.ci_low},
+            {"cumulative_ci_high", s.window.ci_high},
+            {"verdict", s.window.verdict}}},
+          {"moved_most", moved},
+          {"change_points", changes},
+          {"points", points_json(s)}};
+}
+
+// `value` dumped to `out` with an indent of two, every line after the first indented by `by` more.
+void write_indented(std::ostream& out, const nlohmann::json& value, std::size_t by) {
+  const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string indent(by, ' ');
+  std::size_t from = 0;
+  for (std::size_t at = text.find('\n'); at != std::string::npos; from = at + 1, at = text.find('\n', from)) {
+    out.write(text.data() + from, static_cast<std::streamsize>(at + 1 - from));
+    out << indent;
+  }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
+} // namespace
+
+void write_history_json(std::ostream& out, const std::vector<Series>& series,
+                        const std::vector<std::string>& warnings) {
+  out << "{\n  \"series\": [";
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    out << (i == 0 ? "\n    " : ",\n    ");
+    write_indented(out, series_json(series[i]), 4);
+  }
+  out << (series.empty() ? "],\n" : "\n  ],\n") << "  \"warnings\": ";
+  write_indented(out, nlohmann::json(warnings), 2);
+  out << "\n}\n";
 }
 
 std::string render_history_markdown(const std::vector<Series>& series, const std::vector<std::string>& warnings,
                                     double threshold) {
-  const auto creeps =
-      std::count_if(series.begin(), series.end(), [](const Series& s) { return s.verdict == "REGRESSION (creep)"; });
+  const auto creeps = std::count_if(series.begin(), series.end(),
+                                    [](const Series& s) { return s.window.verdict == "REGRESSION (creep)"; });
   const auto regressions =
-      std::count_if(series.begin(), series.end(), [](const Series& s) { return s.verdict == "REGRESSION"; });
+      std::count_if(series.begin(), series.end(), [](const Series& s) { return s.window.verdict == "REGRESSION"; });
   std::string out =
       fmt::format("### refbench history: {} · {} series · threshold {:.2f}x\n\n",
                   creeps + regressions == 0
@@ -247,8 +325,9 @@ std::string render_history_markdown(const std::vector<Series>& series, const std
                       : fmt::format("❌ {} regression{}{}", creeps + regressions, creeps + regressions == 1 ? "" : "s",
                                     creeps > 0 ? fmt::format(" ({} creep)", creeps) : ""),
                   series.size(), threshold);
-  out += "| cell | metric | points | from → to | ratio (95% CI) | verdict | moved most | change points |\n"
-         "|---|---|---|---|---|---|---|---|\n";
+  out += "| cell | metric | points | from → to | ratio (95% CI) | verdict | last links: ratio (95% CI) | verdict "
+         "| moved most | change points |\n"
+         "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : series) {
     std::string moved;
     for (std::size_t i : s.moved_most) {
@@ -256,16 +335,20 @@ std::string render_history_markdown(const std::vector<Series>& series, const std
       moved += fmt::format("{}{} {:.3f}x", moved.empty() ? "" : ", ", commit_text(*p.record), std::exp(p.log_ratio));
     }
     std::string changes;
-    for (const auto& c : s.change_points) {
-      changes += fmt::format("{}{} {:.3f}x → {:.3f}x", changes.empty() ? "" : ", ",
-                             commit_text(*s.points[c.index].record), c.before, c.after);
+    for (const auto& c : s.change_points) { // a chain: the link's own ratio; a fixed baseline: the level's shift
+      changes += fmt::format("{}{} {}", changes.empty() ? "" : ", ", commit_text(*s.points[c.index].record),
+                             s.chained ? ratio_text(c.ratio, c.ci_low, c.ci_high)
+                                       : fmt::format("{:.3f}x → {:.3f}x", c.before, c.after));
     }
-    out += fmt::format("| {} | {} | {}{} | {} → {} | {} | {} | {} | {} |\n", report::escape_cell(s.cell),
+    const std::string window = s.chained ? fmt::format("{} links: {}", s.window.links,
+                                                       ratio_text(s.window.ratio, s.window.ci_low, s.window.ci_high))
+                                         : "—";
+    out += fmt::format("| {} | {} | {}{} | {} → {} | {} | {} | {} | {} | {} | {} |\n", report::escape_cell(s.cell),
                        report::escape_cell(s.metric), s.points.size(), s.chained ? " links" : "",
                        report::code_span(short_sha(s.points.front().record->baseline.sha)),
                        report::code_span(short_sha(s.points.back().record->candidate.sha)),
-                       ratio_text(s.ratio, s.ci_low, s.ci_high), s.verdict, moved.empty() ? "—" : moved,
-                       changes.empty() ? "—" : changes);
+                       ratio_text(s.ratio, s.ci_low, s.ci_high), s.verdict, window, s.window.verdict,
+                       moved.empty() ? "—" : moved, changes.empty() ? "—" : changes);
   }
   for (const auto& s : series) {
     if (!s.gated || s.points.size() < 2) {

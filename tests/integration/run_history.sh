@@ -68,6 +68,8 @@ S="next(s for s in r['series'] if s['metric'] == 'wall')"
 expect_json "$WORK/h.json" "$S['chained'] and $S['links'] == 6 and $S['verdict'] == 'REGRESSION (creep)'"
 expect_json "$WORK/h.json" "$S['cumulative_ci_low'] > 1.10 and 1.12 < $S['cumulative_ratio'] < 1.30 and all(p['ci_high'] < 1.15 for p in $S['points'])"
 expect_json "$WORK/h.json" "all(p['verdict'] != 'REGRESSION' for p in $S['points'])"
+# six links under the default window of 30: the window is the whole chain, and exit 1 follows it
+expect_json "$WORK/h.json" "$S['window']['links'] == 6 and $S['window']['verdict'] == $S['verdict'] and $S['window']['cumulative_ratio'] == $S['cumulative_ratio']"
 moved="[p['candidate']['ref'] for p in $S['points'] if p['candidate']['sha'] in $S['moved_most']]"
 expect_json "$WORK/h.json" "len($S['moved_most']) == 3 and 'night6' not in $moved"
 # the order is the commits', not the lines': shuffle the lines, same chain

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 using namespace refbench;
@@ -129,10 +130,21 @@ TEST_CASE("history::build_series: chains by commits, creep, a fixed baseline") {
     r.ci_high = *r.ratio * 1.01;
   }
   CHECK(history::build_series(records, {}).front().verdict == "REGRESSION (creep)");
-  CHECK_THROWS_AS(history::build_series(records, {1.15, {"nothing*"}, 1}), UsageError);
-  const auto json = history::history_json(series, {});
+  history::SeriesSettings only;
+  only.cells = {"nothing*"};
+  CHECK_THROWS_AS(history::build_series(records, only), UsageError);
+  std::ostringstream written;
+  history::write_history_json(written, series, {"x.jsonl:3: skipped"});
+  const auto json = nlohmann::json::parse(written.str());
   CHECK(json["series"][0]["links"] == 6);
   CHECK(json["series"][0]["verdict"] == "REGRESSION (creep)");
+  CHECK(json["series"][0]["window"]["links"] == 6);
+  CHECK(json["warnings"] == nlohmann::json::array({"x.jsonl:3: skipped"}));
+  CHECK(written.str() == json.dump(2) + "\n"); // a series at a time, indented as one document
+  std::ostringstream empty;
+  history::write_history_json(empty, {}, {});
+  CHECK(nlohmann::json::parse(empty.str()) ==
+        nlohmann::json({{"series", nlohmann::json::array()}, {"warnings", nlohmann::json::array()}}));
   const auto html = history::render_history_html(series, {"x.jsonl:3: skipped <b>"}, 1.15);
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("skipped &lt;b&gt;") != std::string::npos);

@@ -4,6 +4,7 @@
 
 #include <refbench/cli/measure.hpp>
 #include <refbench/cli/options.hpp>
+#include <refbench/history/series.hpp>
 #include <refbench/report/run_document.hpp>
 
 #include <CLI/CLI.hpp>
@@ -16,19 +17,20 @@ namespace refbench::cli {
 
 enum class HistoryFormat { markdown, json, html };
 
+// The flags of `refbench history`; the defaults are history::SeriesSettings'.
 struct HistoryOptions {
   std::string dir;
   HistoryFormat format = HistoryFormat::markdown;
-  std::vector<std::string> cells; // globs; empty: every cell
-  double threshold = 1.15;
-  std::uint64_t seed = 1; // of the change points' permutation tests
+  std::string config;                // empty: none; its [history] window when --window is not given
+  std::optional<std::size_t> window; // none: [history] window, else the default
+  history::SeriesSettings settings;  // threshold, alpha, permutations, cells, seed
 };
 
 // Registers `history` and its flags on `app`, bound to `options`.
 CLI::App* add_history_command(CLI::App& app, HistoryOptions& options);
 
-// Prints the history of `options.dir`; exit 1 when a gated series is a
-// REGRESSION (creep included), else 0.
+// Prints the history of `options.dir`; exit 1 when a gated series' window
+// verdict is a REGRESSION (creep included), else 0.
 int run_history(const HistoryOptions& options, const CommonOptions& common);
 
 // The repository's identity in a history: its (first) root commit, as
@@ -47,15 +49,17 @@ void append_to_history(const std::filesystem::path& dir, const report::RunDocume
 
 // README: Nightly history: for a pull request's run, per gated result of
 // `document`, where its ratio sits in the band of the history's series of
-// the same cell and metric, as notes for the report ("history" facts).
-// Nothing when the history is missing or empty.
-std::vector<report::DocumentWarning> band_notes(const std::filesystem::path& dir, const report::RunDocument& document);
+// the same cell and metric — its last `window` ratios (0: all) — as notes
+// for the report ("history" facts). Nothing when the history is missing or
+// empty.
+std::vector<report::DocumentWarning> band_notes(const std::filesystem::path& dir, const report::RunDocument& document,
+                                                std::size_t window = history::k_default_window);
 
 // Wires the history in `dir` into `sinks`: a pull request's run notes in its
 // report where it sits in the history's band; any other run appends its
 // records once its files are written, before anything is published. No
-// `dir`: nothing.
+// `dir`: nothing. `window`: the band's ratios, as for band_notes.
 void add_history(Sinks& sinks, const std::optional<std::filesystem::path>& dir, bool pull_request,
-                 const std::string& repo, bool quiet);
+                 const std::string& repo, bool quiet, std::size_t window);
 
 } // namespace refbench::cli

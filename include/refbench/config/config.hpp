@@ -101,9 +101,10 @@ struct Config {
   std::string path;
   BuildConfig build;
   RunConfig run;
-  std::optional<std::string> history_dir; // [history] dir (README: Nightly history); --history wins
-  ArmSettings baseline_arm;               // the A/A control runs this on both of its arms
-  ArmSettings candidate_arm;              // every candidate's
+  std::optional<std::string> history_dir;    // [history] dir (README: Nightly history); --history wins
+  std::optional<std::size_t> history_window; // [history] window: the creep window's links; 0: the whole chain
+  ArmSettings baseline_arm;                  // the A/A control runs this on both of its arms
+  ArmSettings candidate_arm;                 // every candidate's
   std::vector<PayloadSize> payload_sizes;
   std::vector<CellConfig> cells;
 };
