@@ -51,7 +51,9 @@ grep -qx "culprit=$(git_in "$repo" rev-parse c9)" "$WORK/gh-output" || fail "the
 expect_in "$WORK/gh-summary" "### refbench bisect: \`$(git_in "$repo" rev-parse --short=7 c9)\` c9 made"
 B="$WORK/b1/bisect.json"
 expect_json "$B" "r['culprit']['sha'] == '$(git_in "$repo" rev-parse c9)' and r['culprit']['subject'] == 'c9'"
-expect_json "$B" "1.3 < r['culprit']['ratio'] < 1.5 and r['culprit']['ci_low'] > 1.2 and r['culprit']['author'] == 't <t@example.invalid>'"
+# 28 ms against 20 ms of sleep, diluted by each invocation's fork and exec of sh (1.32-1.34 measured
+# on a quiet 2-CPU runner, 1.24 beside a CPU hog on each CPU): past the 1.15x gate, its interval clear of 1.1
+expect_json "$B" "1.15 < r['culprit']['ratio'] < 1.5 and r['culprit']['ci_low'] > 1.1 and r['culprit']['author'] == 't <t@example.invalid>'"
 expect_json "$B" "r['builds'] <= 7 and r['skipped'] == ['$(git_in "$repo" rev-parse c6)'] and r['status'] == 'done'"
 expect_json "$B" "r['steps'][0]['kind'] == 'confirm' and r['steps'][-1]['kind'] == 'culprit' and r['descent'] == []"
 expect_json "$B" "all(s['side'] in ('good', 'bad') for s in r['steps'] if s['kind'] == 'step')"
