@@ -72,8 +72,11 @@ expect_rc 3
 expect_in "$WORK/err" "nothing to bisect: no cell's wall got slower (or worse) from c10 to c12 beyond the A/A control"
 expect_in "$WORK/out" "| work | wall |"
 expect_json "$WORK/b2/bisect.json" "r['culprit'] is None and r['builds'] == 2"
-# the confirming step judged the move against the A/A control of its rounds, and said so
-expect_json "$WORK/b2/bisect.json" "r['steps'][0]['move'] == 'none' and r['steps'][0]['control_ci_low'] < 1 < r['steps'][0]['control_ci_high'] and r['gave_up'] is None"
+# the confirming step judged the move against the A/A control of its rounds, and said so. The
+# control's 95 % interval misses 1 in one run of twenty by its own definition, so only its place
+# is asked: near 1, not that it holds 1
+expect_json "$WORK/b2/bisect.json" "r['steps'][0]['move'] == 'none' and r['gave_up'] is None"
+expect_json "$WORK/b2/bisect.json" "0.95 < r['steps'][0]['control_ci_high'] and r['steps'][0]['control_ci_low'] < 1.05 and r['steps'][0]['control_ci_low'] < r['steps'][0]['control_ci_high']"
 
 # refused before anything is built
 { cat "$repo/refbench.toml"; printf '\n[arms.candidate]\nenv = { MODE = "fast" }\n'; } >"$WORK/arms.toml"

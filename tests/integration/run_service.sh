@@ -28,9 +28,18 @@ row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric']
 # still the honest answer: then p99 must be INCONCLUSIVE, above 1.05 and
 # never PASS, and only the throughput's REGRESSION is required.
 repo=$(make_sample slower-service)
+# A load phase that meets a host stall past wrk's 1 s timeout counts an error, and
+# the example's `require = ["errors == 0"]` makes that run an ERROR (exit 4), as it
+# should; seen once in CI. That run is measured again too, with another seed.
 slower() { # seed → $WORK/slower-SEED/
   run_refbench run -q --repo "$repo" -c "$repo/service.toml" --baseline v1.0.0 --candidate main --seed "$1" \
     --out "$WORK/slower-$1"
+  if [ "$RC" = 4 ] && grep -q 'failed the requirement `errors == 0`' "$WORK/err"; then
+    echo "a load phase served an error with seed $1, measuring again: $(cat "$WORK/err")"
+    rm -rf "$WORK/slower-$1"
+    run_refbench run -q --repo "$repo" -c "$repo/service.toml" --baseline v1.0.0 --candidate main \
+      --seed "$(($1 + 100))" --out "$WORK/slower-$1"
+  fi
   expect_rc 1
 }
 slower 8
