@@ -61,12 +61,24 @@ noisy() { # the compare command of the program built with SCALE $1: work 50 … 
 start_hog
 
 # --- compare under the hog: A/A, 2x slower, 2x faster -------------------------
-compare_noisy() { # NAME BASE_SCALE CANDIDATE_SCALE
-  run_refbench compare --name "$1" --min-rounds 30 --max-rounds 30 --seed 7 --out "$WORK/$1" \
-    "$(noisy "$2")" "$(noisy "$3")"
-}
 floor_of() { # the wall noise floor of results file $1, as a ratio
   json_eval "$1" "next(a['noise_floor'] for a in r['analysis'] if a['cell'] == '$2' and a['metric'] == 'wall')"
+}
+# refbench's start-up probe of the spawn jitter may fall inside one of the
+# hog's bursts on every CPU; 10x that jitter can then reach these 10-40 ms
+# readings, and the A/A control is CENSORED, with no floor: refbench's honest
+# answer for that run (seen once in CI). Such a compare is measured again,
+# its probe at another phase of the hog.
+compare_noisy() { # NAME BASE_SCALE CANDIDATE_SCALE
+  local attempt
+  for attempt in 1 2; do
+    rm -rf "${WORK:?}/$1"
+    run_refbench compare --name "$1" --min-rounds 30 --max-rounds 30 --seed 7 --out "$WORK/$1" \
+      "$(noisy "$2")" "$(noisy "$3")"
+    [ "$RC" -le 1 ] && [ "$(floor_of "$WORK/$1/results.json" "$1")" = None ] || return 0
+    echo "compare $1, attempt $attempt: the A/A control has no floor, measuring again: $(cat "$WORK/out")"
+    sleep 1
+  done
 }
 
 compare_noisy same 200000 200000
