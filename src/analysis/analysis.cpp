@@ -369,44 +369,4 @@ RunVerdict overall_verdict(const std::vector<MetricResult>& results) {
   return RunVerdict::pass;
 }
 
-std::string_view run_verdict_name(RunVerdict verdict) {
-  switch (verdict) {
-  case RunVerdict::pass:
-    return "pass";
-  case RunVerdict::regression:
-    return "regression";
-  case RunVerdict::inconclusive:
-    return "inconclusive";
-  case RunVerdict::error:
-    return "error";
-  }
-  return "error";
-}
-
-std::optional<RunVerdict> parse_run_verdict(std::string_view word) {
-  for (auto verdict : {RunVerdict::pass, RunVerdict::regression, RunVerdict::inconclusive, RunVerdict::error}) {
-    if (word == run_verdict_name(verdict)) {
-      return verdict;
-    }
-  }
-  return std::nullopt;
-}
-
-std::string_view unit_name(Unit unit) {
-  return unit == Unit::seconds ? "seconds" : unit == Unit::bytes ? "bytes" : "plain";
-}
-
-std::string_view interval_name(IntervalMethod interval) {
-  return interval == IntervalMethod::bootstrap ? "bootstrap" : "signed-rank";
-}
-
-std::optional<IntervalMethod> parse_interval(std::string_view word) {
-  for (auto value : {IntervalMethod::signed_rank, IntervalMethod::bootstrap}) {
-    if (word == interval_name(value)) {
-      return value;
-    }
-  }
-  return std::nullopt;
-}
-
 } // namespace refbench::analysis

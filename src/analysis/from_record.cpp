@@ -8,8 +8,6 @@
 namespace refbench::analysis {
 namespace {
 
-Unit unit_of(runner::Metric metric) { return metric == runner::Metric::rss ? Unit::bytes : Unit::seconds; }
-
 std::string failure_text(const runner::CellRecord& cell, const runner::CellFailure& failure) {
   return fmt::format("{} {} {}", runner::failure_subject(cell, failure), failure.description,
                      runner::failure_when(failure));
@@ -72,8 +70,11 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     auto pairs = samples.candidate_only ? runner::candidate_values(record, c, metric)
                                         : runner::complete_pairs(record, c, metric);
     MetricSamples m;
-    m.metric = std::string(runner::metric_name(metric));
-    m.unit = unit_of(metric);
+    const auto& info = runner::metric_info(metric);
+    m.metric = std::string(info.name);
+    m.unit = info.unit;
+    m.direction = info.direction;
+    m.kind = info.kind;
     m.gated = std::find(gated.begin(), gated.end(), metric) != gated.end();
     m.baseline = std::move(pairs.baseline);
     m.candidate = std::move(pairs.candidate);
@@ -134,8 +135,8 @@ std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::s
   }
   std::vector<runner::Metric> metrics;
   for (const auto& name : *names) {
-    if (auto parsed = runner::parse_metric_list(name); parsed && parsed->size() == 1) {
-      metrics.push_back(parsed->front());
+    if (auto metric = runner::parse_metric(name)) {
+      metrics.push_back(*metric);
     }
   }
   return metrics;

@@ -22,7 +22,8 @@ Walls walls_by_replica(const runner::RunRecord& record) {
   Walls walls;
   for (const auto& s : record.samples) {
     if (s.round > 0 && runner::usable(s) && s.cell < record.cells.size()) {
-      walls[{s.cell, side_of(record.cells[s.cell], s.arm)}][s.replica].push_back(s.outcome.wall_seconds);
+      walls[{s.cell, side_of(record.cells[s.cell], s.arm)}][s.replica].push_back(
+          s.outcome.readings[process::Reading::wall]);
     }
   }
   return walls;

@@ -110,7 +110,7 @@ BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& 
           fmt::format("the {} build {} (log: {})", arms[i].arm, process::describe(outcome, timeout), arms[i].log_path),
           "fix the build of that ref, or the [build] command in refbench.toml");
     }
-    times.seconds.push_back(outcome.wall_seconds);
+    times.seconds.push_back(outcome.readings[process::Reading::wall]);
   }
   return times;
 }

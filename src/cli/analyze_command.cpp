@@ -118,7 +118,7 @@ CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
       ->check(CLI::IsMember({"lower", "higher"}))
       ->capture_default_str();
   add_format_option(*cmd, o.format);
-  add_interval_option(*cmd, o.interval, "Interval: signed-rank or bootstrap (default: the run's, else signed-rank)");
+  add_interval_option(*cmd, o.interval, "Interval (default: the run's, else signed-rank)");
   add_fail_on_option(*cmd, o.fail_on);
   cmd->add_option("--seed", o.seed, "Seed of the bootstrap (default: the run's seed, else 0)")->check(check_seed);
   return cmd;

@@ -14,6 +14,7 @@
 #include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
+#include <refbench/process/machine.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/preflight.hpp>
@@ -126,12 +127,10 @@ MeasurementPlan Lab::plan_step(const std::vector<std::string>& shas, Arms& arms,
   plan.header.command = "bisect";
   plan.header.reproduce =
       fmt::format("refbench report {}", util::quote_shell_word((plan.out / "journal.jsonl").string()));
-  plan.header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu, runner::Metric::rss};
-  plan.header.settings.gate = {runner::Metric::wall};
-  if (const auto metric = runner::parse_metric_list(m_o.metric); metric && metric->size() == 1) {
-    plan.header.settings.gate = *metric; // precision stopping looks at the metric bisected
+  if (const auto metric = runner::parse_metric(m_o.metric)) {
+    plan.header.settings.gate = {*metric}; // precision stopping looks at the metric bisected
   }
-  plan.header.environment = report::environment_info(&m_isolation);
+  plan.header.environment = report::environment_info(process::machine_facts(), &m_isolation);
   plan.payloads = m_payloads_json;
   plan.config = in.config_path;
   return plan;

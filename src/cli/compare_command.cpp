@@ -8,6 +8,7 @@
 #include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
+#include <refbench/process/machine.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/results_json.hpp>
@@ -335,7 +336,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   }
   plan.header.settings.metrics = metrics;
   plan.header.settings.gate = gated;
-  plan.header.environment = report::environment_info(&isolation);
+  plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
   runner::Journal journal((out / "journal.jsonl").string());
   Sinks sinks{common, &std::cout, &std::cerr, STDERR_FILENO};
   sinks.place = [&](int, const runner::Placement& placement) { place_programs(replicas, placement); };

@@ -18,10 +18,7 @@ namespace fs = std::filesystem;
 CLI::App* add_history_command(CLI::App& app, HistoryOptions& o) {
   CLI::App* cmd = app.add_subcommand("history", "The trend of a nightly history: chained links, creep, change points");
   cmd->add_option("dir", o.dir, "The history directory (its history.jsonl)")->required();
-  const std::map<std::string, HistoryFormat> formats{
-      {"markdown", HistoryFormat::markdown}, {"json", HistoryFormat::json}, {"html", HistoryFormat::html}};
-  cmd->add_option("--format", o.format, "Output: markdown (default), json or html")
-      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case));
+  add_choice_option(*cmd, "--format", o.format, k_history_format_names, "Output (default markdown)");
   cmd->add_option("--cells", o.settings.cells, "Only the cells matching one of these globs (GLOB[,GLOB...])")
       ->delimiter(',');
   cmd->add_option("--threshold", o.settings.threshold, "Cumulative ratio beyond which a series is a regression")

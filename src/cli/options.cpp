@@ -3,22 +3,8 @@
 #include <refbench/util/quantity.hpp>
 
 #include <fmt/format.h>
-#include <map>
 
 namespace refbench::cli {
-namespace {
-
-// CLI11 turns the word into the enum's value through this map.
-template <class Enum, class Name> std::map<std::string, Enum> names_of(std::initializer_list<Enum> values, Name name) {
-  std::map<std::string, Enum> map;
-  for (auto value : values) {
-    map.emplace(std::string(name(value)), value);
-  }
-  return map;
-}
-
-} // namespace
-
 void add_measurement_options(CLI::App& cmd, config::MeasurementFlags& f, const config::CommandDefaults& defaults) {
   cmd.add_option("--budget", f.budget,
                  fmt::format("Measurement time budget, e.g. 120s, 25m (default {}s)", defaults.budget.count()));
@@ -39,10 +25,8 @@ void add_measurement_options(CLI::App& cmd, config::MeasurementFlags& f, const c
                  fmt::format("Discarded runs of each command before round 1 (default {})", config::k_default_warmup));
   cmd.add_option("--timeout", f.timeout,
                  fmt::format("Per-invocation timeout, e.g. 30s, 10m (default {}m)", config::k_default_timeout.count()));
-  add_interval_option(cmd, f.interval, "Interval: signed-rank (default) or bootstrap (BCa, 10 000 resamples)");
-  cmd.add_option("--fail-on", f.fail_on, "Which verdict fails: regression (default), inconclusive or never")
-      ->transform(CLI::CheckedTransformer(names_of(
-          {config::FailOn::regression, config::FailOn::inconclusive, config::FailOn::never}, config::fail_on_name)));
+  add_interval_option(cmd, f.interval, "Interval (default signed-rank; bootstrap: BCa, 10 000 resamples)");
+  add_choice_option(cmd, "--fail-on", f.fail_on, config::k_fail_on_names, "Which verdict fails (default regression)");
   cmd.add_option("--isolate", f.isolate, "CPU isolation: auto (default), off or a CPU list like 2-3");
   cmd.add_option(
       "--replicas", f.replicas,
@@ -51,23 +35,16 @@ void add_measurement_options(CLI::App& cmd, config::MeasurementFlags& f, const c
 }
 
 void add_fail_on_option(CLI::App& command, config::FailOn& fail_on) {
-  command.add_option("--fail-on", fail_on, "Which verdict fails: regression (default), inconclusive or never")
-      ->transform(CLI::CheckedTransformer(names_of(
-          {config::FailOn::regression, config::FailOn::inconclusive, config::FailOn::never}, config::fail_on_name)));
+  add_choice_option(command, "--fail-on", fail_on, config::k_fail_on_names, "Which verdict fails (default regression)");
 }
 
 void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMethod>& interval,
                          const std::string& help) {
-  command.add_option("--interval", interval, help)
-      ->transform(CLI::CheckedTransformer(names_of(
-          {analysis::IntervalMethod::signed_rank, analysis::IntervalMethod::bootstrap}, analysis::interval_name)));
+  add_choice_option(command, "--interval", interval, analysis::k_interval_names, help);
 }
 
 void add_format_option(CLI::App& command, OutputFormat& format) {
-  const std::map<std::string, OutputFormat> names{
-      {"markdown", OutputFormat::markdown}, {"json", OutputFormat::json}, {"csv", OutputFormat::csv}};
-  command.add_option("--format", format, "Output: markdown (default), json or csv")
-      ->transform(CLI::CheckedTransformer(names));
+  add_choice_option(command, "--format", format, k_output_format_names, "Output (default markdown)");
 }
 
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {

@@ -18,6 +18,7 @@
 #include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
+#include <refbench/process/machine.hpp>
 #include <refbench/process/reaper.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/results_json.hpp>
@@ -308,9 +309,7 @@ int run_run(const RunOptions& options, const CommonOptions& common) {
   plan.header.command = "run";
   plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidates) +
                           (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");
-  plan.header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu, runner::Metric::rss};
-  plan.header.settings.gate = {runner::Metric::wall};
-  plan.header.environment = report::environment_info(&isolation);
+  plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
   if (in.shard) {
     plan.header.shard = shard_identity(*in.shard, baseline.sha, candidates.front().sha, plan.rounds.seed, seed_derived,
                                        in.config_text, measurement_settings(in.settings, in.config.run));

@@ -71,8 +71,6 @@ void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::s
   }
 }
 
-const std::set<std::string> k_metrics{"wall", "cpu", "user", "sys", "rss"};
-
 // A metric's kind, its count gate, its censoring limits and its SLO
 // (README: Metric kinds, ceilings and SLOs) into `metric`.
 void read_metric_kind(TableReader& r, runner::CustomMetric& metric, const std::string& kind) {
@@ -123,7 +121,7 @@ runner::CustomMetric read_custom_metric(const toml::table& table, const std::str
     r.fail(name ? *r.table().get("name") : static_cast<const toml::node&>(table),
            "a [[cell.metric]] needs a name without spaces, commas or braces, like \"throughput\"");
   }
-  if (k_metrics.contains(*name)) {
+  if (runner::parse_metric(*name)) {
     r.fail(*r.table().get("name"),
            fmt::format("cell.metric.name '{}' is a built-in metric; name yours otherwise", *name));
   }
@@ -355,37 +353,41 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
                      "pass {output} to the command as the path to write its report to");
   }
   auto known = [&](const std::string& metric) {
-    return k_metrics.contains(metric) ||
+    return runner::parse_metric(metric) ||
            std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric; });
   };
   for (const char* key : {"metrics", "gate"}) {
     auto names = r.strings(key);
     for (const auto& metric : names) {
       if (!known(metric)) {
-        r.fail(*r.table().get(key), fmt::format("cell.{}: unknown metric '{}' (use wall, cpu, user, sys, rss or a "
-                                                "[[cell.metric]] of this cell)",
-                                                key, metric));
+        r.fail(*r.table().get(key),
+               fmt::format("cell.{}: unknown metric '{}' (use {} or a [[cell.metric]] of this cell)", key, metric,
+                           runner::metric_choices()));
       }
     }
     (std::string_view(key) == "metrics" ? cell.metrics : cell.gate) = names;
   }
   if (cell.metrics.empty()) {
-    cell.metrics = {"wall", "cpu", "rss"};
+    for (const auto metric : runner::k_default_metrics) {
+      cell.metrics.emplace_back(runner::metric_name(metric));
+    }
     for (const auto& metric : cell.custom) {
       cell.metrics.push_back(metric.name);
     }
   }
   if (cell.gate.empty()) {
-    cell.gate = {"wall"};
+    for (const auto metric : runner::k_default_gate) {
+      cell.gate.emplace_back(runner::metric_name(metric));
+    }
   }
   for (const auto& gated : cell.gate) {
     if (std::find(cell.metrics.begin(), cell.metrics.end(), gated) == cell.metrics.end()) {
       if (const auto* node = r.get("gate"); node != nullptr) {
         r.fail(*node, fmt::format("cell.gate: '{}' is not among the cell's metrics", gated));
       }
-      r.fail(table, fmt::format("cell '{}' does not show wall, the default gate; add gate = [...] naming the "
+      r.fail(table, fmt::format("cell '{}' does not show {}, the default gate; add gate = [...] naming the "
                                 "metrics that may fail the run",
-                                cell.name));
+                                cell.name, runner::metric_list_text(runner::k_default_gate)));
     }
   }
   read_thresholds(r, cell, known);

@@ -174,25 +174,4 @@ analysis::Settings MeasurementSettings::analysis() const {
   return settings;
 }
 
-std::string_view fail_on_name(FailOn fail_on) {
-  switch (fail_on) {
-  case FailOn::regression:
-    return "regression";
-  case FailOn::inconclusive:
-    return "inconclusive";
-  case FailOn::never:
-    return "never";
-  }
-  return "regression";
-}
-
-std::optional<FailOn> parse_fail_on(std::string_view text) {
-  for (auto value : {FailOn::regression, FailOn::inconclusive, FailOn::never}) {
-    if (text == fail_on_name(value)) {
-      return value;
-    }
-  }
-  return std::nullopt;
-}
-
 } // namespace refbench::config

@@ -113,18 +113,6 @@ std::expected<std::vector<CpuSplit>, std::string> split_all(const Topology& topo
 
 } // namespace
 
-std::string_view isolation_mode_name(IsolationMode mode) {
-  switch (mode) {
-  case IsolationMode::automatic:
-    return "auto";
-  case IsolationMode::off:
-    return "off";
-  case IsolationMode::list:
-    return "list";
-  }
-  return "auto";
-}
-
 std::expected<CpuList, std::string> parse_cpu_list(std::string_view text) {
   const std::string_view list = trimmed(text);
   if (list.empty()) {

@@ -7,7 +7,7 @@ FakeExecutor::FakeExecutor(Script script, RssProbe probe) : m_script(std::move(s
 Outcome FakeExecutor::run(const Invocation& invocation) {
   Outcome outcome = m_script(invocation, m_calls.size());
   m_calls.push_back(invocation);
-  m_now += outcome.wall_seconds;
+  m_now += outcome.readings[Reading::wall];
   return outcome;
 }
 

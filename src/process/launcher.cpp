@@ -102,7 +102,7 @@ double spawn_resolution() {
       if (!succeeded(outcome)) {
         return 0;
       }
-      walls.push_back(outcome.wall_seconds);
+      walls.push_back(outcome.readings[Reading::wall]);
     }
     smallest = std::min(smallest, median_absolute_deviation(std::move(walls)));
   }

@@ -317,10 +317,10 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
   }
 
   Outcome outcome;
-  outcome.wall_seconds = leader.end - child.start;
-  outcome.user_seconds = seconds_of(usage.ru_utime);
-  outcome.sys_seconds = seconds_of(usage.ru_stime);
-  outcome.peak_rss_bytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+  outcome.readings[Reading::wall] = leader.end - child.start;
+  outcome.readings[Reading::user] = seconds_of(usage.ru_utime);
+  outcome.readings[Reading::sys] = seconds_of(usage.ru_stime);
+  outcome.readings[Reading::rss] = static_cast<double>(usage.ru_maxrss) * 1024;
   outcome.stderr_tail = tail.take();
   outcome.stdout_bytes = captured.total();
   outcome.stdout_text = captured.take();

@@ -127,10 +127,9 @@ std::string encode(const Outcome& outcome) {
   w.i64(outcome.exit_code);
   w.i64(outcome.signal);
   w.i64(outcome.spawn_errno);
-  w.f64(outcome.wall_seconds);
-  w.f64(outcome.user_seconds);
-  w.f64(outcome.sys_seconds);
-  w.i64(outcome.peak_rss_bytes);
+  for (double reading : outcome.readings.values()) {
+    w.f64(reading);
+  }
   w.i64(outcome.rss_floor_bytes);
   w.str(outcome.stderr_tail);
   w.str(outcome.stdout_text);
@@ -145,10 +144,9 @@ std::optional<Outcome> decode_outcome(std::string_view body) {
   outcome.exit_code = static_cast<int>(r.i64());
   outcome.signal = static_cast<int>(r.i64());
   outcome.spawn_errno = static_cast<int>(r.i64());
-  outcome.wall_seconds = r.f64();
-  outcome.user_seconds = r.f64();
-  outcome.sys_seconds = r.f64();
-  outcome.peak_rss_bytes = r.i64();
+  for (double& reading : outcome.readings.values()) {
+    reading = r.f64();
+  }
   outcome.rss_floor_bytes = r.i64();
   outcome.stderr_tail = r.str();
   outcome.stdout_text = r.str();

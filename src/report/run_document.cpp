@@ -2,7 +2,6 @@
 #include <refbench/analysis/placement.hpp>
 #include <refbench/analysis/sensitivity.hpp>
 #include <refbench/process/cpus.hpp>
-#include <refbench/process/machine.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/util/strings.hpp>
@@ -208,8 +207,7 @@ RunDocument make_document(const RunHeader& header, runner::RunRecord record,
   return d;
 }
 
-EnvironmentInfo environment_info(const process::IsolationPlan* isolation) {
-  const auto facts = process::machine_facts();
+EnvironmentInfo environment_info(const process::MachineFacts& facts, const process::IsolationPlan* isolation) {
   EnvironmentInfo env{facts.kernel, facts.machine, facts.cpu_model, static_cast<int>(facts.cpus),
                       std::nullopt, std::nullopt,  facts.governor,  std::nullopt};
   if (facts.threads_per_core > 0) {

@@ -91,8 +91,8 @@ RecordedSettings settings_from(const Fields& document) {
   if (f.has("replicas")) {
     s.replicas = static_cast<int>(f.integer("replicas", 1, k_max_replicas));
   }
-  s.metrics = metrics_at(f, "metrics", {runner::Metric::wall});
-  s.gate = metrics_at(f, "gate", {runner::Metric::wall});
+  s.metrics = metrics_at(f, "metrics", runner::default_metrics());
+  s.gate = metrics_at(f, "gate", runner::default_gate());
   s.threshold = f.number("threshold", 1.0, 1e9, analysis::k_default_threshold);
   s.alpha = f.number("alpha", 0.0, 1.0, analysis::k_default_alpha);
   s.precision = f.optional_number("precision", 0.0, 1e9);

@@ -9,26 +9,6 @@
 #include <unistd.h>
 
 namespace refbench::runner {
-namespace {
-
-std::string_view termination_name(process::Termination termination) {
-  switch (termination) {
-  case process::Termination::exited:
-    return "exited";
-  case process::Termination::signaled:
-    return "signaled";
-  case process::Termination::timed_out:
-    return "timed-out";
-  case process::Termination::spawn_failed:
-    return "spawn-failed";
-  case process::Termination::cancelled:
-    return "cancelled";
-  }
-  return "unknown";
-}
-
-} // namespace
-
 Journal::Journal(const std::string& path) : m_path(path), m_fd(util::create_fresh_file(path, O_APPEND)) {
   if (!m_fd.valid()) {
     throw RefusedError("cannot create the journal " + path + ": " + std::strerror(errno),
@@ -72,21 +52,15 @@ void name_cell(nlohmann::json& line, const CellRecord& cell) {
 nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cells) {
   const auto& o = sample.outcome;
   nlohmann::json j{
-      {"type", "sample"},
-      {"arm", arm_name(sample.arm)},
-      {"round", sample.round},
-      {"order", sample.order},
-      {"warmup", sample.round == 0},
-      {"status", termination_name(o.termination)},
-      {"exit_code", o.exit_code},
-      {"wall", o.wall_seconds},
-      {"user", o.user_seconds},
-      {"sys", o.sys_seconds},
-      {"cpu", o.user_seconds + o.sys_seconds},
-      {"rss", o.peak_rss_bytes},
-      {"rss_floor", o.rss_floor_bytes},
-      {"replica", sample.replica},
+      {"type", "sample"},         {"arm", arm_name(sample.arm)},    {"round", sample.round},
+      {"order", sample.order},    {"warmup", sample.round == 0},    {"status", k_termination_names.name(o.termination)},
+      {"exit_code", o.exit_code}, {"rss_floor", o.rss_floor_bytes}, {"replica", sample.replica},
   };
+  for (const auto& metric : built_in_metrics()) {
+    const double value = metric.value(o.readings);
+    j[std::string(metric.name)] =
+        metric.integral ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
+  }
   if (o.termination == process::Termination::signaled) {
     j["signal"] = o.signal;
   }

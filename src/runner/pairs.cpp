@@ -1,83 +1,10 @@
 #include <refbench/runner/pairs.hpp>
-#include <refbench/util/clock.hpp>
 
 #include <algorithm>
 #include <array>
 #include <map>
 
 namespace refbench::runner {
-namespace {
-
-constexpr std::array<std::pair<Metric, std::string_view>, 5> k_metric_names{{
-    {Metric::wall, "wall"},
-    {Metric::cpu, "cpu"},
-    {Metric::user, "user"},
-    {Metric::sys, "sys"},
-    {Metric::rss, "rss"},
-}};
-
-} // namespace
-
-std::string_view metric_name(Metric metric) {
-  for (const auto& [m, name] : k_metric_names) {
-    if (m == metric) {
-      return name;
-    }
-  }
-  return "unknown";
-}
-
-std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_view text) {
-  std::vector<Metric> metrics;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = std::min(text.find(',', start), text.size());
-    std::string_view name = text.substr(start, end - start);
-    auto found = std::find_if(k_metric_names.begin(), k_metric_names.end(),
-                              [&](const auto& entry) { return entry.second == name; });
-    if (found == k_metric_names.end()) {
-      return std::unexpected("unknown metric '" + std::string(name) + "' (use wall, cpu, user, sys, rss)");
-    }
-    if (std::find(metrics.begin(), metrics.end(), found->first) != metrics.end()) {
-      return std::unexpected("metric '" + std::string(name) + "' is listed twice");
-    }
-    metrics.push_back(found->first);
-    start = end + 1;
-  }
-  return metrics;
-}
-
-double metric_value(const process::Outcome& outcome, Metric metric) {
-  switch (metric) {
-  case Metric::wall:
-    return outcome.wall_seconds;
-  case Metric::cpu:
-    return outcome.user_seconds + outcome.sys_seconds;
-  case Metric::user:
-    return outcome.user_seconds;
-  case Metric::sys:
-    return outcome.sys_seconds;
-  case Metric::rss:
-    return static_cast<double>(outcome.peak_rss_bytes);
-  }
-  return 0;
-}
-
-bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors) {
-  switch (metric) {
-  case Metric::rss:
-    return outcome.peak_rss_bytes <=
-           std::max(outcome.rss_floor_bytes, floors.floor_bytes) + process::k_rss_censor_margin;
-  case Metric::wall:
-    return outcome.wall_seconds < 10 * std::max(util::monotonic_resolution_seconds(), floors.spawn_resolution_seconds);
-  case Metric::cpu:
-  case Metric::user:
-  case Metric::sys:
-    return metric_value(outcome, metric) <= 0; // below the rusage resolution
-  }
-  return false;
-}
-
 namespace {
 
 // The rounds of `cell` in which both arms gave a usable sample that `has`

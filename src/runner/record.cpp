@@ -5,8 +5,6 @@
 
 namespace refbench::runner {
 
-std::string_view arm_name(Arm arm) { return arm == Arm::baseline ? "baseline" : "candidate"; }
-
 CellSpec control_of(const CellSpec& cell) {
   CellSpec control = cell;
   control.name += k_control_suffix;
@@ -36,10 +34,6 @@ std::string arm_label(const CellRecord& cell, Arm arm) {
                                                                : std::string(arm_name(arm));
 }
 
-std::string_view hook_name(Hook hook) {
-  return hook == Hook::setup ? "setup" : hook == Hook::prepare ? "prepare" : "cleanup";
-}
-
 std::string failure_subject(const CellRecord& cell, const CellFailure& failure) {
   if (failure.hook == k_tree_check) {
     return "the check of the arms' trees found";
@@ -60,69 +54,6 @@ std::string failure_when(const CellFailure& failure) {
     return "after " + round;
   }
   return failure.hook.empty() ? "in " + round : "before its run in " + round;
-}
-
-std::string_view report_source_name(ReportSource source) { return source == ReportSource::file ? "file" : "stdout"; }
-
-std::optional<ReportSource> parse_report_source(std::string_view word) {
-  for (auto source : {ReportSource::stdout_line, ReportSource::file}) {
-    if (word == report_source_name(source)) {
-      return source;
-    }
-  }
-  return std::nullopt;
-}
-
-std::string_view report_format_name(ReportFormat format) { return format == ReportFormat::bmf ? "bmf" : "json"; }
-
-std::optional<ReportFormat> parse_report_format(std::string_view word) {
-  for (auto format : {ReportFormat::json, ReportFormat::bmf}) {
-    if (word == report_format_name(format)) {
-      return format;
-    }
-  }
-  return std::nullopt;
-}
-
-std::string_view metric_kind_name(MetricKind kind) { return kind == MetricKind::count ? "count" : "ratio"; }
-
-std::optional<MetricKind> parse_metric_kind(std::string_view word) {
-  for (auto kind : {MetricKind::ratio, MetricKind::count}) {
-    if (word == metric_kind_name(kind)) {
-      return kind;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<StopReason> parse_stop_reason(std::string_view word) {
-  for (auto reason : {StopReason::running, StopReason::precision, StopReason::max_rounds, StopReason::budget,
-                      StopReason::error, StopReason::interrupted, StopReason::aborted}) {
-    if (stop_reason_name(reason) == word) {
-      return reason;
-    }
-  }
-  return std::nullopt;
-}
-
-std::string_view stop_reason_name(StopReason reason) {
-  switch (reason) {
-  case StopReason::running:
-    return "running";
-  case StopReason::precision:
-    return "precision";
-  case StopReason::max_rounds:
-    return "max-rounds";
-  case StopReason::budget:
-    return "budget";
-  case StopReason::error:
-    return "error";
-  case StopReason::interrupted:
-    return "interrupted";
-  case StopReason::aborted:
-    return "aborted";
-  }
-  return "unknown";
 }
 
 void append_record(RunRecord& into, const RunRecord& run) {

@@ -14,22 +14,6 @@
 namespace refbench::runner {
 namespace {
 
-process::Termination termination_from(const std::string& status) {
-  if (status == "exited") {
-    return process::Termination::exited;
-  }
-  if (status == "signaled") {
-    return process::Termination::signaled;
-  }
-  if (status == "timed-out") {
-    return process::Termination::timed_out;
-  }
-  if (status == "cancelled") {
-    return process::Termination::cancelled;
-  }
-  return process::Termination::spawn_failed;
-}
-
 // Bounds far above any real run, so a corrupt count is refused before it
 // sizes a loop or a table.
 constexpr std::int64_t k_max_count = 100000000;
@@ -129,13 +113,15 @@ Sample sample_from(const Fields& f, std::size_t cell) {
   s.round = f.count("round");
   s.order = static_cast<std::size_t>(f.integer("order", 0, k_max_count));
   auto& o = s.outcome;
-  o.termination = termination_from(f.string("status"));
+  o.termination = k_termination_names.parse(f.string("status")).value_or(process::Termination::spawn_failed);
   o.exit_code = static_cast<int>(f.integer("exit_code", INT_MIN, INT_MAX, 0));
   o.signal = static_cast<int>(f.integer("signal", 0, 1024, 0));
-  o.wall_seconds = f.seconds("wall");
-  o.user_seconds = f.seconds("user");
-  o.sys_seconds = f.seconds("sys");
-  o.peak_rss_bytes = f.integer("rss", 0, INT64_MAX);
+  for (const auto& metric : built_in_metrics()) {
+    if (metric.stored) {
+      o.readings[*metric.stored] =
+          metric.integral ? static_cast<double>(f.integer(metric.name, 0, INT64_MAX)) : f.seconds(metric.name);
+    }
+  }
   o.rss_floor_bytes = f.integer("rss_floor", 0, INT64_MAX, 0);
   o.stderr_tail = f.string("stderr_tail", "");
   s.values = number_table(f, "values", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());

@@ -165,8 +165,12 @@ private:
     invocation.despite_interrupt = hook == Hook::cleanup;
     const process::Outcome outcome = m_executor.run(invocation);
     const bool ok = process::succeeded(outcome);
-    nlohmann::json line{{"type", "hook"}, {"arm", arm_name(slot.arm)},   {"hook", hook_name(hook)}, {"round", round},
-                        {"ok", ok},       {"wall", outcome.wall_seconds}};
+    nlohmann::json line{{"type", "hook"},
+                        {"arm", arm_name(slot.arm)},
+                        {"hook", hook_name(hook)},
+                        {"round", round},
+                        {"ok", ok},
+                        {"wall", outcome.readings[process::Reading::wall]}};
     if (!ok) {
       line["description"] = process::describe(outcome, invocation.timeout);
       line["stderr_tail"] = outcome.stderr_tail;
@@ -330,7 +334,7 @@ private:
       std::error_code ignored;
       std::filesystem::remove(output, ignored);
     }
-    m_last_wall[slot.cell][slot.arm == Arm::baseline ? 0 : 1] = sample.outcome.wall_seconds;
+    m_last_wall[slot.cell][slot.arm == Arm::baseline ? 0 : 1] = sample.outcome.readings[process::Reading::wall];
     m_journal.append(to_json(sample, m_record.cells));
     if (!process::succeeded(sample.outcome)) {
       m_record.cells[slot.cell].failure =
@@ -368,7 +372,7 @@ private:
       sample.problem = reported.error();
       return;
     }
-    if (auto problem = window_problem(meta, *reported, sample.outcome.wall_seconds)) {
+    if (auto problem = window_problem(meta, *reported, sample.outcome.readings[process::Reading::wall])) {
       sample.problem = *problem;
       return;
     }

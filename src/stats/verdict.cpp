@@ -5,26 +5,6 @@
 
 namespace refbench::stats {
 
-std::string_view verdict_name(Verdict verdict) {
-  switch (verdict) {
-  case Verdict::error:
-    return "ERROR";
-  case Verdict::censored:
-    return "CENSORED";
-  case Verdict::regression:
-    return "REGRESSION";
-  case Verdict::improved:
-    return "IMPROVED";
-  case Verdict::pass:
-    return "PASS";
-  case Verdict::inconclusive:
-    return "INCONCLUSIVE";
-  case Verdict::new_cell:
-    return "NEW";
-  }
-  return "INCONCLUSIVE";
-}
-
 Verdict decide(const VerdictInput& in) {
   if (in.error) {
     return Verdict::error;

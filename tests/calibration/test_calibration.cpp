@@ -179,7 +179,8 @@ TEST_CASE("calibration: precision stopping keeps coverage ≥ 93 %") {
     for (int run = 0; run < total; ++run) {
       process::FakeExecutor fake([&](const process::Invocation&, std::size_t index) {
         process::Outcome outcome;
-        outcome.wall_seconds = 0.1 * std::exp(log_noise(model, noise, static_cast<int>(index), 120));
+        outcome.readings[process::Reading::wall] =
+            0.1 * std::exp(log_noise(model, noise, static_cast<int>(index), 120));
         return outcome;
       });
       process::Invocation same{{"prog"}, {}, "", {}, ""};
@@ -222,7 +223,7 @@ TEST_CASE("calibration: a 20 % machine-speed step mid-run, interleaved vs sequen
   Noise noise_a(5);
   process::FakeExecutor fake([&](const process::Invocation&, std::size_t index) {
     process::Outcome outcome;
-    outcome.wall_seconds = machine(index, noise_a);
+    outcome.readings[process::Reading::wall] = machine(index, noise_a);
     return outcome;
   });
   process::Invocation same{{"prog"}, {}, "", {}, ""};
@@ -293,8 +294,8 @@ NoisyRates noisy_runner(int rounds, std::uint64_t seed) {
       const double nominal = 0.08 * std::stod(invocation.argv.at(1));
       const double hog = std::fmod(clock, 3.0) < 1.0 ? 1.8 : 1.0;
       process::Outcome outcome;
-      outcome.wall_seconds = nominal * (0.5 + noise.uniform()) * hog;
-      clock += outcome.wall_seconds;
+      outcome.readings[process::Reading::wall] = nominal * (0.5 + noise.uniform()) * hog;
+      clock += outcome.readings[process::Reading::wall];
       return outcome;
     });
     auto prog = [](const char* factor) { return process::Invocation{{"prog", factor}, {}, "", {}, ""}; };

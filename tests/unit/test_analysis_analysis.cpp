@@ -176,9 +176,9 @@ TEST_CASE("report::read_document gives the record back from a journal and from r
     for (std::size_t cell = 0; cell < 2; ++cell) {
       for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
         process::Outcome o;
-        o.wall_seconds = 0.1 * round + (arm == runner::Arm::candidate ? 0.05 : 0.0);
-        o.user_seconds = 0.01;
-        o.peak_rss_bytes = 8 << 20;
+        o.readings[process::Reading::wall] = 0.1 * round + (arm == runner::Arm::candidate ? 0.05 : 0.0);
+        o.readings[process::Reading::user] = 0.01;
+        o.readings[process::Reading::rss] = 8 << 20;
         record.samples.push_back({cell, arm, round, record.samples.size() % 4, o});
       }
     }
@@ -213,8 +213,8 @@ TEST_CASE("report::read_document gives the record back from a journal and from r
       return s.cell == original.cell && s.arm == original.arm && s.round == original.round;
     });
     REQUIRE(same != results.record.samples.end());
-    CHECK(same->outcome.wall_seconds == original.outcome.wall_seconds);
-    CHECK(same->outcome.peak_rss_bytes == original.outcome.peak_rss_bytes);
+    CHECK(same->outcome.readings[process::Reading::wall] == original.outcome.readings[process::Reading::wall]);
+    CHECK(same->outcome.readings[process::Reading::rss] == original.outcome.readings[process::Reading::rss]);
   }
 
   SUBCASE("a bad line that is not the last is an error naming the line") {
@@ -231,9 +231,10 @@ TEST_CASE("a fixed seed and the same measurements give byte-identical analysis")
       const std::string key = invocation.argv[0] + invocation.argv[1];
       const int n = calls[key]++;
       process::Outcome outcome;
-      outcome.wall_seconds = (invocation.argv[1] == "cand" ? 0.12 : 0.1) * (1.0 + 0.01 * ((n * 7) % 5));
-      outcome.user_seconds = outcome.wall_seconds * 0.9;
-      outcome.peak_rss_bytes = (10 << 20) + n * 4096;
+      outcome.readings[process::Reading::wall] =
+          (invocation.argv[1] == "cand" ? 0.12 : 0.1) * (1.0 + 0.01 * ((n * 7) % 5));
+      outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall] * 0.9;
+      outcome.readings[process::Reading::rss] = (10 << 20) + n * 4096;
       return outcome;
     });
     auto spec = [](const std::string& name) {

@@ -151,7 +151,7 @@ TEST_CASE("censor_above and censor_below: CENSORED from 20 % of an arm's reading
     for (int round = 1; round <= 20; ++round) {
       for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
         process::Outcome o;
-        o.wall_seconds = 1;
+        o.readings[process::Reading::wall] = 1;
         const bool clip = arm == runner::Arm::candidate && round <= clipped;
         record.samples.push_back({0, arm, round, 0, o, {{"p99", clip ? 10000.0 : 1000.0 + round}}});
       }

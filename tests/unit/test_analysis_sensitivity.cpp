@@ -32,9 +32,9 @@ std::vector<analysis::SensitivityWarning> warnings_for(double fixed, double per_
     process::Outcome outcome;
     const double mib = std::stod(invocation.argv[1]) / k_mib_double;
     const double wobble = invocation.argv[2] == "b" ? 0.002 * (static_cast<double>(index % 7) - 3.0) : 0.0;
-    outcome.wall_seconds = (fixed + per_mib * mib) * (1.0 + wobble);
-    outcome.user_seconds = outcome.wall_seconds;
-    outcome.peak_rss_bytes = 64 << 20;
+    outcome.readings[process::Reading::wall] = (fixed + per_mib * mib) * (1.0 + wobble);
+    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
+    outcome.readings[process::Reading::rss] = 64 << 20;
     return outcome;
   });
   runner::RoundSettings settings{1e6, 12, 12, 1, 7};

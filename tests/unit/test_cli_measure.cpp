@@ -27,9 +27,9 @@ FakeExecutor::Script walls(double factor) {
   return [factor](const Invocation& invocation, std::size_t index) {
     Outcome outcome;
     const double jitter = 1.0 + 0.01 * std::sin(static_cast<double>(index) * 1.7);
-    outcome.wall_seconds = 0.1 * jitter * (invocation.argv[0] == "/bin/candidate" ? factor : 1.0);
-    outcome.user_seconds = outcome.wall_seconds;
-    outcome.peak_rss_bytes = 50 << 20;
+    outcome.readings[process::Reading::wall] = 0.1 * jitter * (invocation.argv[0] == "/bin/candidate" ? factor : 1.0);
+    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
+    outcome.readings[process::Reading::rss] = 50 << 20;
     return outcome;
   };
 }

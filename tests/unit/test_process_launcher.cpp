@@ -38,7 +38,7 @@ TEST_CASE("process::Launcher") {
     auto outcome = launcher->run({{"/bin/true"}, {}, "", {}, ""});
     CHECK(succeeded(outcome));
     // the 200 MiB of this process would show; the launcher's own floor may
-    CHECK(outcome.peak_rss_bytes < probe.floor_bytes + (32ll << 20));
+    CHECK(outcome.readings[Reading::rss] < probe.floor_bytes + (32ll << 20));
     CHECK(ballast[12345] == 1);
   }
 }
@@ -73,9 +73,9 @@ TEST_CASE("process::Launcher: 60 MB of captured stdout leave the RSS floor where
   REQUIRE(succeeded(after));
   CHECK(after.rss_floor_bytes - before.rss_floor_bytes <= k_floor_slack);
 #ifdef __SANITIZE_ADDRESS__
-  CHECK(after.peak_rss_bytes <= after.rss_floor_bytes + (8ll << 20)); // exec carries ASan's floor into `true`
+  CHECK(after.readings[Reading::rss] <= after.rss_floor_bytes + (8ll << 20)); // exec carries ASan's floor into `true`
 #else
-  CHECK(after.peak_rss_bytes < (8ll << 20));
+  CHECK(after.readings[Reading::rss] < (8ll << 20));
 #endif
 }
 
@@ -97,5 +97,5 @@ TEST_CASE("process::Launcher: a detached descendant is killed after its invocati
   if (exists) {
     ::kill(pid, SIGKILL);
   }
-  CHECK(outcome.wall_seconds < 5); // not stretched by waiting for it
+  CHECK(outcome.readings[Reading::wall] < 5); // not stretched by waiting for it
 }

@@ -23,8 +23,8 @@ TEST_CASE("process::wire round-trips") {
   Outcome outcome;
   outcome.termination = Termination::signaled;
   outcome.signal = 9;
-  outcome.wall_seconds = 1.25;
-  outcome.peak_rss_bytes = 123456789;
+  outcome.readings[Reading::wall] = 1.25;
+  outcome.readings[Reading::rss] = 123456789;
   outcome.rss_floor_bytes = 4096;
   outcome.stderr_tail = std::string("x\0y", 3);
   outcome.stdout_text = "captured";
@@ -32,8 +32,8 @@ TEST_CASE("process::wire round-trips") {
   REQUIRE(back.has_value());
   CHECK(back->termination == Termination::signaled);
   CHECK(back->signal == 9);
-  CHECK(back->wall_seconds == 1.25);
-  CHECK(back->peak_rss_bytes == 123456789);
+  CHECK(back->readings[Reading::wall] == 1.25);
+  CHECK(back->readings[Reading::rss] == 123456789);
   CHECK(back->rss_floor_bytes == 4096);
   CHECK(back->stderr_tail == outcome.stderr_tail);
   CHECK(back->stdout_text == "captured");

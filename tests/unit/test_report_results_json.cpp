@@ -32,8 +32,8 @@ runner::RunRecord family_record() {
     for (std::size_t cell = 0; cell < 2; ++cell) {
       for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
         process::Outcome o;
-        o.wall_seconds = (cell == 0 ? 0.450 : 0.514) * (1.0 + 0.001 * (round % 3));
-        o.peak_rss_bytes = 64 << 20;
+        o.readings[process::Reading::wall] = (cell == 0 ? 0.450 : 0.514) * (1.0 + 0.001 * (round % 3));
+        o.readings[process::Reading::rss] = 64 << 20;
         record.samples.push_back({cell, arm, round, 0, o});
       }
     }
@@ -360,8 +360,9 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
     for (std::size_t cell = 0; cell < 2; ++cell) {
       for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
         process::Outcome o;
-        o.wall_seconds = 0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 1 ? 1.3 : 1.0);
-        o.peak_rss_bytes = 64 << 20;
+        o.readings[process::Reading::wall] =
+            0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 1 ? 1.3 : 1.0);
+        o.readings[process::Reading::rss] = 64 << 20;
         record.samples.push_back({cell, arm, round, 0, o});
       }
     }
@@ -427,7 +428,8 @@ TEST_CASE("results.json: stored verdicts are checked against the rows they come 
     for (std::size_t cell = 0; cell < 2; ++cell) {
       for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
         process::Outcome o;
-        o.wall_seconds = 0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 0 ? 1.3 : 1.0);
+        o.readings[process::Reading::wall] =
+            0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 0 ? 1.3 : 1.0);
         record.samples.push_back({cell, arm, round, 0, o});
       }
     }

@@ -71,8 +71,8 @@ TEST_CASE("runner::run_rounds moves the links before each round and records each
   using process::Outcome;
   process::FakeExecutor fake([](const Invocation& invocation, std::size_t) {
     Outcome outcome;
-    outcome.wall_seconds = 0.01;
-    outcome.peak_rss_bytes = 10 << 20;
+    outcome.readings[process::Reading::wall] = 0.01;
+    outcome.readings[process::Reading::rss] = 10 << 20;
     (void)invocation;
     return outcome;
   });
@@ -122,7 +122,7 @@ TEST_CASE("analysis::placement_warnings names a replica beyond the noise floor")
   record.cells = {{"work", false, StopReason::max_rounds, 9, std::nullopt}};
   auto add = [&](Arm arm, int replica, double wall) {
     process::Outcome o;
-    o.wall_seconds = wall;
+    o.readings[process::Reading::wall] = wall;
     Sample s{0, arm, 1, 0, o, {}, {}, replica};
     record.samples.push_back(s);
   };

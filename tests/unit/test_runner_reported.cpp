@@ -209,9 +209,9 @@ process::FakeExecutor service(std::function<std::optional<std::string>(std::size
     process::Outcome outcome;
     const bool candidate = invocation.argv[1] == "cand";
     const double jitter = 1 + 0.01 * static_cast<double>(index % 7);
-    outcome.wall_seconds = 1;
-    outcome.user_seconds = 0.5;
-    outcome.peak_rss_bytes = 10 << 20;
+    outcome.readings[process::Reading::wall] = 1;
+    outcome.readings[process::Reading::user] = 0.5;
+    outcome.readings[process::Reading::rss] = 10 << 20;
     CHECK(invocation.capture_stdout);
     if (auto text = script_report ? script_report(index) : std::nullopt) {
       outcome.stdout_text = *text;

@@ -31,9 +31,10 @@ CellSpec cell(const std::string& name, bool control = false) {
 FakeExecutor::Script costs(std::map<std::string, double> per_cell) {
   return [per_cell](const Invocation& invocation, std::size_t) {
     Outcome outcome;
-    outcome.wall_seconds = per_cell.at(invocation.argv[0]) * (invocation.argv[1] == "cand" ? 1.5 : 1.0);
-    outcome.user_seconds = outcome.wall_seconds / 2;
-    outcome.peak_rss_bytes = 10 << 20;
+    outcome.readings[process::Reading::wall] =
+        per_cell.at(invocation.argv[0]) * (invocation.argv[1] == "cand" ? 1.5 : 1.0);
+    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall] / 2;
+    outcome.readings[process::Reading::rss] = 10 << 20;
     return outcome;
   };
 }
@@ -159,7 +160,7 @@ TEST_CASE("runner::run_rounds budget") {
 TEST_CASE("runner::run_rounds a failing invocation stops its cell with ERROR") {
   FakeExecutor fake([](const Invocation& invocation, std::size_t index) {
     Outcome outcome;
-    outcome.wall_seconds = 0.01;
+    outcome.readings[process::Reading::wall] = 0.01;
     if (invocation.argv[0] == "bad" && invocation.argv[1] == "cand" && index > 6) {
       outcome.exit_code = 3;
       outcome.stderr_tail = "boom\n";
@@ -187,7 +188,7 @@ TEST_CASE("runner::complete_pairs leaves out warm-up and broken rounds") {
   record.cells.push_back({"x", false, StopReason::max_rounds, 3, std::nullopt});
   auto sample = [](Arm arm, int round, double wall, int exit_code = 0) {
     Outcome o;
-    o.wall_seconds = wall;
+    o.readings[process::Reading::wall] = wall;
     o.exit_code = exit_code;
     return Sample{0, arm, round, 0, o};
   };
@@ -223,7 +224,7 @@ TEST_CASE("runner::run_rounds the schedule of a seed does not depend on timings"
     refbench::util::Rng timing(timing_seed);
     FakeExecutor fake([&](const Invocation&, std::size_t) {
       Outcome outcome;
-      outcome.wall_seconds = 0.01 + 0.001 * static_cast<double>(timing.below(100));
+      outcome.readings[process::Reading::wall] = 0.01 + 0.001 * static_cast<double>(timing.below(100));
       return outcome;
     });
     Journal journal;

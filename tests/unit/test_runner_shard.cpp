@@ -198,9 +198,10 @@ FakeExecutor::Script distributions(std::map<std::string, std::pair<double, doubl
     util::Rng rng(std::hash<std::string>{}(fmt::format("{}/{}/{}/{}", cell, arm, round, occurrence)));
     const double u = static_cast<double>(rng.below(1'000'000)) / 1e6 - 0.5;
     Outcome outcome;
-    outcome.wall_seconds = 0.1 * (arm == "cand" ? ratio : 1.0) * std::exp((arm == "ctl" ? 0.02 : noise) * u);
-    outcome.user_seconds = outcome.wall_seconds * 0.9;
-    outcome.peak_rss_bytes = 50 << 20;
+    outcome.readings[process::Reading::wall] =
+        0.1 * (arm == "cand" ? ratio : 1.0) * std::exp((arm == "ctl" ? 0.02 : noise) * u);
+    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall] * 0.9;
+    outcome.readings[process::Reading::rss] = 50 << 20;
     return outcome;
   };
 }

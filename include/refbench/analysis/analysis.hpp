@@ -7,6 +7,7 @@
 
 #include <refbench/runner/record.hpp>
 #include <refbench/stats/verdict.hpp>
+#include <refbench/util/enum_names.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -17,8 +18,10 @@
 
 namespace refbench::analysis {
 
-enum class Direction { lower_is_better, higher_is_better };
-enum class Unit { seconds, bytes, plain };
+// A metric's unit and direction are the metric table's (runner/metrics.hpp).
+using runner::Direction;
+using runner::Unit;
+using runner::unit_name;
 enum class IntervalMethod { signed_rank, bootstrap };
 
 // The readings of one metric of one cell. Paired: baseline[i] and
@@ -146,19 +149,21 @@ enum class RunVerdict { pass, regression, inconclusive, error };
 // INCONCLUSIVE or there are no results, else pass.
 RunVerdict overall_verdict(const std::vector<MetricResult>& results);
 
-// The word results.json writes for `verdict`: "pass", "regression", … .
-std::string_view run_verdict_name(RunVerdict verdict);
-
-// The inverse of run_verdict_name; nullopt for any other word.
-std::optional<RunVerdict> parse_run_verdict(std::string_view word);
+// The word results.json writes for `verdict`: "pass", "regression", … ;
+// and back (nullopt for any other word).
+inline constexpr auto k_run_verdict_names = util::enum_names<RunVerdict>({{RunVerdict::error, "error"},
+                                                                          {RunVerdict::pass, "pass"},
+                                                                          {RunVerdict::regression, "regression"},
+                                                                          {RunVerdict::inconclusive, "inconclusive"}});
+inline std::string_view run_verdict_name(RunVerdict verdict) { return k_run_verdict_names.name(verdict); }
+inline std::optional<RunVerdict> parse_run_verdict(std::string_view word) { return k_run_verdict_names.parse(word); }
 
 // `interval` as a word: "signed-rank" or "bootstrap"; and back (nullopt for
 // any other word).
-std::string_view interval_name(IntervalMethod interval);
-
-// "seconds", "bytes" or "plain", as results.json and report.csv name a unit.
-std::string_view unit_name(Unit unit);
-std::optional<IntervalMethod> parse_interval(std::string_view word);
+inline constexpr auto k_interval_names = util::enum_names<IntervalMethod>(
+    {{IntervalMethod::signed_rank, "signed-rank"}, {IntervalMethod::bootstrap, "bootstrap"}});
+inline std::string_view interval_name(IntervalMethod interval) { return k_interval_names.name(interval); }
+inline std::optional<IntervalMethod> parse_interval(std::string_view word) { return k_interval_names.parse(word); }
 
 // Log-ratios d = ln(y / x), or ln(x / y) for higher-is-better, for the pairs
 // where both readings are positive (d > 0 is always worse).

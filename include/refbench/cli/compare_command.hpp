@@ -4,6 +4,7 @@
 
 #include <refbench/cli/options.hpp>
 #include <refbench/config/settings.hpp>
+#include <refbench/runner/metrics.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -24,8 +25,8 @@ struct CompareOptions {
   std::string out = "refbench-out";
   std::string name = "compare";
   bool shell = false;
-  std::string metrics = "wall,cpu,rss";
-  std::string gate = "wall";
+  std::string metrics = runner::metric_list_text(runner::k_default_metrics);
+  std::string gate = runner::metric_list_text(runner::k_default_gate);
   std::vector<std::string> scrub_env; // kept from the commands besides the credential variables
   // README: Hooks, as hyperfine's: run like the commands (words, or /bin/sh -c with --shell); "": none
   std::string setup;

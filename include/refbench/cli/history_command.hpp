@@ -16,6 +16,8 @@
 namespace refbench::cli {
 
 enum class HistoryFormat { markdown, json, html };
+inline constexpr auto k_history_format_names = util::enum_names<HistoryFormat>(
+    {{HistoryFormat::markdown, "markdown"}, {HistoryFormat::json, "json"}, {HistoryFormat::html, "html"}});
 
 // The flags of `refbench history`; the defaults are history::SeriesSettings'.
 struct HistoryOptions {

@@ -5,8 +5,10 @@
 // `--fail-on`, `--interval`, `--format` and `--seed`.
 
 #include <refbench/config/settings.hpp>
+#include <refbench/util/enum_names.hpp>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -19,6 +21,34 @@ struct CommonOptions {
   bool verbose = false;
   std::string color = "auto";
 };
+
+// The CLI11 transform of a flag that takes one of `names`' words (any
+// case): the word becomes the enum's value; any other word is refused with
+// the words to use.
+template <typename Enum, std::size_t N> CLI::Validator choice_of(const util::EnumNames<Enum, N>& names) {
+  return CLI::Validator(
+      [names](std::string& word) {
+        std::string lower = word;
+        for (char& c : lower) {
+          c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        const auto value = names.parse(lower);
+        if (!value) {
+          return "'" + word + "' is not a choice: use " + names.list();
+        }
+        word = std::to_string(static_cast<int>(*value));
+        return std::string();
+      },
+      "");
+}
+
+// Adds `flag` to `command`, bound to `target` (an Enum or an optional one),
+// taking one of `names`' words; --help shows them as `a|b|c`.
+template <typename Target, typename Enum, std::size_t N>
+CLI::Option* add_choice_option(CLI::App& command, const std::string& flag, Target& target,
+                               const util::EnumNames<Enum, N>& names, const std::string& help) {
+  return command.add_option(flag, target, help)->type_name(names.list("|", "|"))->transform(choice_of(names));
+}
 
 // Adds the measurement flags (--budget … --replicas, --fail-on, --interval,
 // --isolate) to `command`, bound to `flags`; help strings show `defaults`.
@@ -34,6 +64,8 @@ void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMeth
 
 // What `analyze` and `report` print: `--format markdown|json|csv`.
 enum class OutputFormat { markdown, json, csv };
+inline constexpr auto k_output_format_names = util::enum_names<OutputFormat>(
+    {{OutputFormat::markdown, "markdown"}, {OutputFormat::json, "json"}, {OutputFormat::csv, "csv"}});
 
 // Adds `--format markdown|json|csv` to `command`, bound to `format`.
 void add_format_option(CLI::App& command, OutputFormat& format);

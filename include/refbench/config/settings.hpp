@@ -8,6 +8,7 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/runner/rounds.hpp>
+#include <refbench/util/enum_names.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -122,7 +123,9 @@ std::string flag_of(std::string_view key);
 
 // `fail_on` as a word: "regression", "inconclusive", "never"; and back
 // (nullopt for any other word).
-std::string_view fail_on_name(FailOn fail_on);
-std::optional<FailOn> parse_fail_on(std::string_view text);
+inline constexpr auto k_fail_on_names = util::enum_names<FailOn>(
+    {{FailOn::regression, "regression"}, {FailOn::inconclusive, "inconclusive"}, {FailOn::never, "never"}});
+inline std::string_view fail_on_name(FailOn fail_on) { return k_fail_on_names.name(fail_on); }
+inline std::optional<FailOn> parse_fail_on(std::string_view text) { return k_fail_on_names.parse(text); }
 
 } // namespace refbench::config

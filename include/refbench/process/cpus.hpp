@@ -3,6 +3,8 @@
 // planner that picks refbench's own core, the benchmark set and a cell's
 // named split of it, and the affinity system calls (only `process` makes them).
 
+#include <refbench/util/enum_names.hpp>
+
 #include <expected>
 #include <map>
 #include <optional>
@@ -66,7 +68,9 @@ inline constexpr std::size_t k_min_isolation_cpus = 4;
 enum class IsolationMode { automatic, off, list };
 
 // The word results.json records for `mode`: "auto", "off", "list".
-std::string_view isolation_mode_name(IsolationMode mode);
+inline constexpr auto k_isolation_mode_names = util::enum_names<IsolationMode>(
+    {{IsolationMode::automatic, "auto"}, {IsolationMode::off, "off"}, {IsolationMode::list, "list"}});
+inline std::string_view isolation_mode_name(IsolationMode mode) { return k_isolation_mode_names.name(mode); }
 
 // Where a run's processes go (README: What is measured).
 struct IsolationPlan {

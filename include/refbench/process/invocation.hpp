@@ -1,7 +1,9 @@
 #pragma once
 // What to run and what came of it: the vocabulary shared by every executor.
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,15 +37,35 @@ enum class Termination {
   cancelled,    // stopped because refbench was interrupted
 };
 
+// What is measured of every invocation, one figure each. A built-in metric
+// (runner/metrics.hpp) reads one or more of them; the wire format walks them
+// in this order.
+enum class Reading : std::size_t {
+  wall, // seconds: util::monotonic_seconds, spawn..reap
+  user, // seconds: wait4 rusage (covers waited-for descendants)
+  sys,  // seconds, likewise
+  rss,  // bytes: wait4 ru_maxrss, as spawned by the launcher
+};
+inline constexpr std::size_t k_reading_count = 4;
+
+// An invocation's figures, indexed by Reading; 0 until measured.
+class Readings {
+public:
+  double& operator[](Reading reading) { return m_values[static_cast<std::size_t>(reading)]; }
+  double operator[](Reading reading) const { return m_values[static_cast<std::size_t>(reading)]; }
+  const std::array<double, k_reading_count>& values() const { return m_values; }
+  std::array<double, k_reading_count>& values() { return m_values; }
+
+private:
+  std::array<double, k_reading_count> m_values{};
+};
+
 struct Outcome {
   Termination termination = Termination::exited;
   int exit_code = 0;
   int signal = 0;
   int spawn_errno = 0;
-  double wall_seconds = 0; // util::monotonic_seconds, spawn..reap
-  double user_seconds = 0; // wait4 rusage (covers waited-for descendants)
-  double sys_seconds = 0;
-  std::int64_t peak_rss_bytes = 0; // wait4 ru_maxrss, as spawned by the launcher
+  Readings readings;
   // The spawner's own peak RSS, which every reading includes (exec carries
   // it into the child): readings near it are censored. 0 when unknown.
   std::int64_t rss_floor_bytes = 0;

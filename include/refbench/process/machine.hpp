@@ -1,19 +1,9 @@
 #pragma once
-// Facts about the machine a run measures on (README: Output files details): kernel,
-// CPU model, logical CPUs, threads per core, frequency governor.
+// Reading the facts about the machine a run measures on.
 
-#include <string>
+#include <refbench/process/machine_facts.hpp>
 
 namespace refbench::process {
-
-struct MachineFacts {
-  std::string kernel;            // e.g. "Linux 6.1.0"
-  std::string machine;           // e.g. "x86_64"
-  std::string cpu_model;         // "unknown" when /proc/cpuinfo has none
-  unsigned cpus = 0;             // logical CPUs online
-  unsigned threads_per_core = 0; // 0: unknown; 2 or more: SMT is on
-  std::string governor;          // cpufreq scaling governor of cpu0, or "unknown (no cpufreq)"
-};
 
 // Reads the facts from uname, /proc/cpuinfo and /sys/devices/system/cpu.
 MachineFacts machine_facts();

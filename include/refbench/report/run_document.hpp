@@ -6,7 +6,8 @@
 // `to_json(RunDocument)` (both in results_json.hpp). The reports render it.
 
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/process/executor.hpp>
+#include <refbench/process/machine_facts.hpp>
+#include <refbench/process/rss_probe.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/record.hpp>
 #include <refbench/runner/shard.hpp>
@@ -80,8 +81,8 @@ struct RecordedSettings {
   int min_rounds = runner::k_default_min_rounds;
   std::optional<int> warmup;
   std::optional<int> replicas;
-  std::vector<runner::Metric> metrics{runner::Metric::wall}; // shown
-  std::vector<runner::Metric> gate{runner::Metric::wall};    // can fail the run
+  std::vector<runner::Metric> metrics = runner::default_metrics(); // shown
+  std::vector<runner::Metric> gate = runner::default_gate();       // can fail the run
   double threshold = analysis::k_default_threshold;
   double alpha = analysis::k_default_alpha;
   std::optional<double> precision;
@@ -183,9 +184,10 @@ std::optional<std::string> verdict_disagreement(const RunDocument& document);
 RunDocument make_document(const RunHeader& header, runner::RunRecord record,
                           std::vector<analysis::MetricResult> results);
 
-// Machine facts recorded with every run: kernel, CPU model, CPUs, threads
-// per core, governor; and, when given, the run's CPU `isolation`.
-EnvironmentInfo environment_info(const process::IsolationPlan* isolation = nullptr);
+// What a run records of its machine: `facts` (kernel, CPU model, CPUs,
+// threads per core, governor, which the caller read with
+// process::machine_facts) and, when given, the run's CPU `isolation`.
+EnvironmentInfo environment_info(const process::MachineFacts& facts, const process::IsolationPlan* isolation = nullptr);
 
 // Whether `result` is a gated metric, or the A/A control's row of a metric
 // that is gated in another cell of `results` (the floor of that metric).

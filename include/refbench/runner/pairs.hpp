@@ -1,26 +1,15 @@
 #pragma once
-// Metrics of a sample and the complete pairs of a cell (same round, both
-// arms succeeded) that analysis works on.
+// The complete pairs of a cell (same round, both arms succeeded) that
+// analysis works on, and a new cell's candidate readings.
 
+#include <refbench/runner/metrics.hpp>
 #include <refbench/runner/record.hpp>
 
-#include <expected>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace refbench::runner {
-
-enum class Metric { wall, cpu, user, sys, rss };
-
-std::string_view metric_name(Metric metric);
-
-// Parses a comma-separated list like "wall,cpu,rss"; an unknown or repeated
-// name is an error naming it.
-std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_view text);
-
-// The value of `metric` in `outcome` (seconds or bytes).
-double metric_value(const process::Outcome& outcome, Metric metric);
 
 struct PairedValues {
   std::vector<int> rounds;
@@ -31,12 +20,6 @@ struct PairedValues {
   std::vector<bool> baseline_at_floor;
   std::vector<bool> candidate_at_floor;
 };
-
-// Whether `outcome`'s `metric` reading sits at its measurement floor (README: Statistics):
-// rss within k_rss_censor_margin of the launcher's peak (the larger of the
-// sample's and the run's start-up floor in `floors`); wall below 10× the
-// timer or spawn resolution; cpu/user/sys of 0 (below the rusage resolution).
-bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors);
 
 // The complete pairs of `cell` in `record` for `metric`, in round order;
 // warm-up samples and rounds with a failed or missing arm are left out.

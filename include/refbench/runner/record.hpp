@@ -2,8 +2,10 @@
 // What a run is made of (cells and settings) and what it recorded (samples,
 // stop reasons, failures). Plain data shared by runner, report and stats.
 
-#include <refbench/process/executor.hpp>
 #include <refbench/process/invocation.hpp>
+#include <refbench/process/rss_probe.hpp>
+#include <refbench/runner/metrics.hpp>
+#include <refbench/util/enum_names.hpp>
 
 #include <cstdint>
 #include <map>
@@ -16,7 +18,8 @@ namespace refbench::runner {
 
 // The two positions of a pair. In the A/A control cell both run the baseline.
 enum class Arm { baseline, candidate };
-std::string_view arm_name(Arm arm);
+inline constexpr auto k_arm_names = util::enum_names<Arm>({{Arm::baseline, "baseline"}, {Arm::candidate, "candidate"}});
+inline std::string_view arm_name(Arm arm) { return k_arm_names.name(arm); }
 
 // A metric the command reports itself (README: Custom metrics): read after each
 // successful invocation from the last line of its stdout or from its
@@ -30,17 +33,18 @@ enum class ReportFormat { json, bmf };
 
 // The words of refbench.toml and the journal: "stdout", "file"; "json",
 // "bmf"; and back (nullopt for any other word).
-std::string_view report_source_name(ReportSource source);
-std::optional<ReportSource> parse_report_source(std::string_view word);
-std::string_view report_format_name(ReportFormat format);
-std::optional<ReportFormat> parse_report_format(std::string_view word);
-
-// How a custom metric's arms are compared (README: Metric kinds): "ratio"
-// (positive readings, candidate / baseline) or "count" (readings ≥ 0, the
-// difference candidate − baseline; a zero is a reading like any other).
-enum class MetricKind { ratio, count };
-std::string_view metric_kind_name(MetricKind kind);
-std::optional<MetricKind> parse_metric_kind(std::string_view word);
+inline constexpr auto k_report_source_names =
+    util::enum_names<ReportSource>({{ReportSource::stdout_line, "stdout"}, {ReportSource::file, "file"}});
+inline constexpr auto k_report_format_names =
+    util::enum_names<ReportFormat>({{ReportFormat::json, "json"}, {ReportFormat::bmf, "bmf"}});
+inline std::string_view report_source_name(ReportSource source) { return k_report_source_names.name(source); }
+inline std::optional<ReportSource> parse_report_source(std::string_view word) {
+  return k_report_source_names.parse(word);
+}
+inline std::string_view report_format_name(ReportFormat format) { return k_report_format_names.name(format); }
+inline std::optional<ReportFormat> parse_report_format(std::string_view word) {
+  return k_report_format_names.parse(word);
+}
 
 // A service-level objective on a metric's readings: `reading op value`
 // holds, e.g. "<= 5000" (op one of == != < <= > >=).
@@ -112,7 +116,9 @@ struct ArmHooks {
 
 // The hooks' names as in refbench.toml and messages: "setup", "prepare", "cleanup".
 enum class Hook { setup, prepare, cleanup };
-std::string_view hook_name(Hook hook);
+inline constexpr auto k_hook_names =
+    util::enum_names<Hook>({{Hook::setup, "setup"}, {Hook::prepare, "prepare"}, {Hook::cleanup, "cleanup"}});
+inline std::string_view hook_name(Hook hook) { return k_hook_names.name(hook); }
 
 // The CellFailure::hook of a failure found by the trees' check, not by a
 // command: the arms' trees changed during the rounds (README: Security model).
@@ -186,9 +192,24 @@ bool usable(const Sample& sample);
 
 // aborted: another cell's command could not be started, so the run stopped.
 enum class StopReason { running, precision, max_rounds, budget, error, interrupted, aborted };
-std::string_view stop_reason_name(StopReason reason);
-// The inverse of stop_reason_name; nullopt for any other word.
-std::optional<StopReason> parse_stop_reason(std::string_view word);
+// The journal's words, "max-rounds" and the like; and back (nullopt for any other word).
+inline constexpr auto k_stop_reason_names = util::enum_names<StopReason>({{StopReason::running, "running"},
+                                                                          {StopReason::precision, "precision"},
+                                                                          {StopReason::max_rounds, "max-rounds"},
+                                                                          {StopReason::budget, "budget"},
+                                                                          {StopReason::error, "error"},
+                                                                          {StopReason::interrupted, "interrupted"},
+                                                                          {StopReason::aborted, "aborted"}});
+inline std::string_view stop_reason_name(StopReason reason) { return k_stop_reason_names.name(reason); }
+inline std::optional<StopReason> parse_stop_reason(std::string_view word) { return k_stop_reason_names.parse(word); }
+
+// How an invocation ended, as the journal says it: "exited", "timed-out", …
+inline constexpr auto k_termination_names =
+    util::enum_names<process::Termination>({{process::Termination::exited, "exited"},
+                                            {process::Termination::signaled, "signaled"},
+                                            {process::Termination::timed_out, "timed-out"},
+                                            {process::Termination::spawn_failed, "spawn-failed"},
+                                            {process::Termination::cancelled, "cancelled"}});
 
 // The first failed invocation of a cell.
 struct CellFailure {

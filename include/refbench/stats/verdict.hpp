@@ -3,6 +3,8 @@
 // ERROR, CENSORED, REGRESSION, IMPROVED, PASS, INCONCLUSIVE — on a ratio or,
 // for count metrics, on a difference.
 
+#include <refbench/util/enum_names.hpp>
+
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -14,7 +16,14 @@ namespace refbench::stats {
 enum class Verdict { error, censored, regression, improved, pass, inconclusive, new_cell };
 
 // Upper-case name as in README: Statistics, e.g. "REGRESSION".
-std::string_view verdict_name(Verdict verdict);
+inline constexpr auto k_verdict_names = util::enum_names<Verdict>({{Verdict::inconclusive, "INCONCLUSIVE"},
+                                                                   {Verdict::error, "ERROR"},
+                                                                   {Verdict::censored, "CENSORED"},
+                                                                   {Verdict::regression, "REGRESSION"},
+                                                                   {Verdict::improved, "IMPROVED"},
+                                                                   {Verdict::pass, "PASS"},
+                                                                   {Verdict::new_cell, "NEW"}});
+inline std::string_view verdict_name(Verdict verdict) { return k_verdict_names.name(verdict); }
 
 // What an interval measures: a ratio candidate / baseline (no change = 1,
 // the threshold a ratio above 1) or a difference candidate − baseline (no

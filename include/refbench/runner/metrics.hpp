@@ -1,0 +1,94 @@
+#pragma once
+// The built-in metrics, one row each (ARCHITECTURE.md: How to add a
+// metric): the name that configs, flags and documents use, the unit, the
+// direction, how the arms are compared, the floor a reading is censored at,
+// and which of an invocation's readings it is. The journal, results.json and
+// the analysis walk this table; the default metric list and gate are here.
+
+#include <refbench/process/invocation.hpp>
+#include <refbench/process/rss_probe.hpp>
+#include <refbench/util/enum_names.hpp>
+
+#include <array>
+#include <expected>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refbench::runner {
+
+enum class Metric { wall, cpu, user, sys, rss };
+
+// What a metric's figures are: results.json's `unit` ("seconds", "bytes",
+// "plain": a custom metric's own unit label).
+enum class Unit { seconds, bytes, plain };
+inline constexpr auto k_unit_names =
+    util::enum_names<Unit>({{Unit::seconds, "seconds"}, {Unit::bytes, "bytes"}, {Unit::plain, "plain"}});
+inline std::string_view unit_name(Unit unit) { return k_unit_names.name(unit); }
+
+enum class Direction { lower_is_better, higher_is_better };
+
+// How a metric's arms are compared (README: Metric kinds): "ratio"
+// (positive readings, candidate / baseline) or "count" (readings ≥ 0, the
+// difference candidate − baseline; a zero is a reading like any other).
+enum class MetricKind { ratio, count };
+inline constexpr auto k_metric_kind_names =
+    util::enum_names<MetricKind>({{MetricKind::ratio, "ratio"}, {MetricKind::count, "count"}});
+inline std::string_view metric_kind_name(MetricKind kind) { return k_metric_kind_names.name(kind); }
+inline std::optional<MetricKind> parse_metric_kind(std::string_view word) { return k_metric_kind_names.parse(word); }
+
+// Where a reading stops meaning anything (README: Statistics, censoring):
+// timer: wall below 10× the timer or spawn resolution; rusage: a CPU time
+// of 0 (below the rusage resolution); rss: within k_rss_censor_margin of
+// the launcher's own peak RSS, which exec carries into every child.
+enum class FloorRule { timer, rusage, rss };
+
+struct MetricInfo {
+  Metric metric;
+  std::string_view name; // in refbench.toml, flags, the journal and results.json
+  Unit unit;
+  Direction direction;
+  MetricKind kind;
+  FloorRule floor;
+  // The reading it is, stored under `name` in the journal and read back
+  // from it; none for a metric made of others (cpu = user + sys).
+  std::optional<process::Reading> stored;
+  bool integral; // written as an integer (bytes, counts)
+  double (*value)(const process::Readings& readings);
+};
+
+// Every built-in metric, in the order lists and documents show them.
+std::span<const MetricInfo> built_in_metrics();
+const MetricInfo& metric_info(Metric metric);
+
+// What a run shows and gates on when nothing says otherwise (README: What
+// is measured): wall, cpu and rss shown, wall gated.
+inline constexpr std::array k_default_metrics{Metric::wall, Metric::cpu, Metric::rss};
+inline constexpr std::array k_default_gate{Metric::wall};
+std::vector<Metric> default_metrics();
+std::vector<Metric> default_gate();
+
+std::string_view metric_name(Metric metric);
+// The built-in metric named `name`; none for any other word.
+std::optional<Metric> parse_metric(std::string_view name);
+// The names, "wall, cpu, user, sys or rss", for messages.
+std::string metric_choices();
+// `metrics` as a comma-separated list like "wall,cpu,rss" (what
+// parse_metric_list reads).
+std::string metric_list_text(std::span<const Metric> metrics);
+
+// Parses a comma-separated list like "wall,cpu,rss"; an unknown or repeated
+// name is an error naming it.
+std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_view text);
+
+// The value of `metric` in `outcome`, in its unit.
+double metric_value(const process::Outcome& outcome, Metric metric);
+
+// Whether `outcome`'s `metric` reading sits at its measurement floor (its
+// FloorRule; for rss the larger of the sample's and the run's start-up
+// floor in `floors`).
+bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors);
+
+} // namespace refbench::runner

@@ -1,0 +1,100 @@
+#include <refbench/runner/metrics.hpp>
+#include <refbench/util/clock.hpp>
+
+#include <algorithm>
+
+namespace refbench::runner {
+namespace {
+
+using process::Reading;
+using process::Readings;
+
+constexpr std::array<MetricInfo, 5> k_metric_table{{
+    {Metric::wall, "wall", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::timer,
+     Reading::wall, false, [](const Readings& r) { return r[Reading::wall]; }},
+    {Metric::cpu, "cpu", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage, std::nullopt,
+     false, [](const Readings& r) { return r[Reading::user] + r[Reading::sys]; }},
+    {Metric::user, "user", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage,
+     Reading::user, false, [](const Readings& r) { return r[Reading::user]; }},
+    {Metric::sys, "sys", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage, Reading::sys,
+     false, [](const Readings& r) { return r[Reading::sys]; }},
+    {Metric::rss, "rss", Unit::bytes, Direction::lower_is_better, MetricKind::ratio, FloorRule::rss, Reading::rss, true,
+     [](const Readings& r) { return r[Reading::rss]; }},
+}};
+
+} // namespace
+
+std::span<const MetricInfo> built_in_metrics() { return k_metric_table; }
+
+const MetricInfo& metric_info(Metric metric) {
+  const auto* found = std::find_if(k_metric_table.begin(), k_metric_table.end(),
+                                   [&](const MetricInfo& info) { return info.metric == metric; });
+  return found == k_metric_table.end() ? k_metric_table.front() : *found;
+}
+
+std::vector<Metric> default_metrics() { return {k_default_metrics.begin(), k_default_metrics.end()}; }
+std::vector<Metric> default_gate() { return {k_default_gate.begin(), k_default_gate.end()}; }
+
+std::string_view metric_name(Metric metric) { return metric_info(metric).name; }
+
+std::optional<Metric> parse_metric(std::string_view name) {
+  const auto* found = std::find_if(k_metric_table.begin(), k_metric_table.end(),
+                                   [&](const MetricInfo& info) { return info.name == name; });
+  return found == k_metric_table.end() ? std::nullopt : std::optional(found->metric);
+}
+
+std::string metric_choices() {
+  std::string text;
+  for (std::size_t i = 0; i < k_metric_table.size(); ++i) {
+    text += i == 0 ? "" : i + 1 == k_metric_table.size() ? " or " : ", ";
+    text += k_metric_table[i].name;
+  }
+  return text;
+}
+
+std::string metric_list_text(std::span<const Metric> metrics) {
+  std::string text;
+  for (Metric metric : metrics) {
+    text += (text.empty() ? "" : ",") + std::string(metric_name(metric));
+  }
+  return text;
+}
+
+std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_view text) {
+  std::vector<Metric> metrics;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = std::min(text.find(',', start), text.size());
+    std::string_view name = text.substr(start, end - start);
+    const auto metric = parse_metric(name);
+    if (!metric) {
+      return std::unexpected("unknown metric '" + std::string(name) + "' (use " + metric_choices() + ")");
+    }
+    if (std::find(metrics.begin(), metrics.end(), *metric) != metrics.end()) {
+      return std::unexpected("metric '" + std::string(name) + "' is listed twice");
+    }
+    metrics.push_back(*metric);
+    start = end + 1;
+  }
+  return metrics;
+}
+
+double metric_value(const process::Outcome& outcome, Metric metric) {
+  return metric_info(metric).value(outcome.readings);
+}
+
+bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors) {
+  const double value = metric_value(outcome, metric);
+  switch (metric_info(metric).floor) {
+  case FloorRule::rss:
+    return value <=
+           static_cast<double>(std::max(outcome.rss_floor_bytes, floors.floor_bytes) + process::k_rss_censor_margin);
+  case FloorRule::timer:
+    return value < 10 * std::max(util::monotonic_resolution_seconds(), floors.spawn_resolution_seconds);
+  case FloorRule::rusage:
+    return value <= 0;
+  }
+  return false;
+}
+
+} // namespace refbench::runner
