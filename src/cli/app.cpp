@@ -1,12 +1,6 @@
-#include <refbench/cli/analyze_command.hpp>
 #include <refbench/cli/app.hpp>
-#include <refbench/cli/bisect_command.hpp>
-#include <refbench/cli/comment_command.hpp>
-#include <refbench/cli/compare_command.hpp>
-#include <refbench/cli/history_command.hpp>
-#include <refbench/cli/report_command.hpp>
-#include <refbench/cli/run_command.hpp>
-
+#include <refbench/cli/commands.hpp>
+#include <refbench/cli/options.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
@@ -62,27 +56,20 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("refbench ") + k_version);
   app.require_subcommand(1);
   app.fallthrough(); // common flags may follow the subcommand
-  CommonOptions common;
+  pipeline::CommonOptions common;
   app.add_flag("-q,--quiet", common.quiet, "Print only the final table");
   app.add_flag("-v,--verbose", common.verbose, "Print one line per invocation");
-  app.add_option("--color", common.color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  CompareOptions compare;
-  CLI::App* compare_command = add_compare_command(app, compare);
-  AnalyzeOptions analyze;
-  CLI::App* analyze_command = add_analyze_command(app, analyze);
-  RunOptions run;
-  CLI::App* run_command = add_run_command(app, run);
-  ReportOptions report;
-  CLI::App* report_command = add_report_command(app, report);
-  CommentOptions comment;
-  CLI::App* comment_command = add_comment_command(app, comment);
-  ResolveOptions resolve;
-  CLI::App* resolve_command = add_resolve_command(app, resolve);
-  HistoryOptions history;
-  CLI::App* history_command = add_history_command(app, history);
-  BisectOptions bisect;
-  CLI::App* bisect_command = add_bisect_command(app, bisect);
+  add_choice_option(app, "--color", common.color, pipeline::k_color_mode_names, "Colour (default auto)");
+  SubcommandOptions options;
+  const std::vector<Subcommand> subcommands = add_subcommands(app, options);
+  const auto parsed = [&subcommands]() -> const Subcommand* {
+    for (const auto& subcommand : subcommands) {
+      if (subcommand.command->parsed()) {
+        return &subcommand;
+      }
+    }
+    return nullptr;
+  };
 
   try {
     try {
@@ -104,43 +91,21 @@ int main(int argc, char** argv) {
           app.get_subcommands().empty() ? "refbench" : "refbench " + app.get_subcommands()[0]->get_name();
       throw UsageError(error.what(), "see `" + where + " --help`");
     }
-    if (compare_command->parsed()) {
-      return run_compare(compare, common);
-    }
-    if (analyze_command->parsed()) {
-      return run_analyze(analyze, common);
-    }
-    if (history_command->parsed()) {
-      return run_history(history, common);
-    }
-    if (run_command->parsed()) {
-      return run_run(run, common);
-    }
-    if (bisect_command->parsed()) {
-      return run_bisect(bisect, common);
-    }
-    if (report_command->parsed()) {
-      return run_report(report, common);
-    }
-    if (comment_command->parsed()) {
-      return run_comment(comment);
-    }
-    if (resolve_command->parsed()) {
-      return run_resolve(resolve);
+    if (const Subcommand* subcommand = parsed()) {
+      return subcommand->run(common);
     }
     return static_cast<int>(ExitCode::usage);
   } catch (const Error& error) {
     std::cerr << format_error_line(error) << "\n";
     return static_cast<int>(error.code());
   } catch (const nlohmann::json::exception& error) {
-    return json_error_exit(error, report_command->parsed() || analyze_command->parsed() || comment_command->parsed());
+    return json_error_exit(error, parsed() != nullptr && parsed()->reads == Reads::documents);
   } catch (const std::system_error& error) {
     std::cerr << "refbench: error: " << error.what()
               << " — the machine refused a system call refbench needs (Linux 5.3 or newer with /proc)\n";
     return static_cast<int>(ExitCode::measurement);
   } catch (const std::exception& error) {
-    const bool measured =
-        compare_command->parsed() || run_command->parsed() || bisect_command->parsed(); // only these write a journal
+    const bool measured = parsed() != nullptr && parsed()->reads == Reads::commands; // only these write a journal
     std::cerr << "refbench: error: internal error: " << error.what() << " — please report it with the command line"
               << (measured ? "; the journal in the output directory has the samples" : "") << "\n";
     return static_cast<int>(ExitCode::measurement);

@@ -43,8 +43,8 @@ void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMeth
   add_choice_option(command, "--interval", interval, analysis::k_interval_names, help);
 }
 
-void add_format_option(CLI::App& command, OutputFormat& format) {
-  add_choice_option(command, "--format", format, k_output_format_names, "Output (default markdown)");
+void add_format_option(CLI::App& command, pipeline::OutputFormat& format) {
+  add_choice_option(command, "--format", format, pipeline::k_output_format_names, "Output (default markdown)");
 }
 
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {

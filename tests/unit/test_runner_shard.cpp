@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/from_record.hpp>
-#include <refbench/cli/report_command.hpp>
+#include <refbench/pipeline/report.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/report/results_json.hpp>
 #include <refbench/runner/rounds.hpp>
@@ -303,7 +303,7 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
   CHECK(names(2) == std::vector<std::string>{"big", "mid-1KiB", "mid-8MiB"});
   CHECK(sharded_cells.size() == cells.size());
 
-  const auto merged = cli::analysed_document(runs, files);
+  const auto merged = pipeline::analysed_document(runs, files);
   REQUIRE(merged.merged.size() == 2);
   CHECK(merged.merged[1].file == "shard-2/results.json");
   REQUIRE(merged.merged[1].shard.has_value());
@@ -360,7 +360,7 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
 
   SUBCASE("the same shard twice is refused, naming both files") {
     try {
-      cli::analysed_document({runs[0], runs[0]}, {"a/results.json", "b/results.json"});
+      pipeline::analysed_document({runs[0], runs[0]}, {"a/results.json", "b/results.json"});
       FAIL("merged");
     } catch (const UsageError& error) {
       CHECK(std::string(error.what()) == "cannot merge b/results.json with a/results.json: both are shard 1/2");
@@ -370,14 +370,14 @@ TEST_CASE("runner::shard merged shards give the single run's verdicts") {
   SUBCASE("a shard of another seed is refused") {
     auto other = runs[1];
     other.header.shard->seed = 8;
-    CHECK_THROWS_WITH_AS(cli::analysed_document({runs[0], other}, files),
+    CHECK_THROWS_WITH_AS(pipeline::analysed_document({runs[0], other}, files),
                          "cannot merge shard-2/results.json with shard-1/results.json: different seeds: 7 vs 8",
                          UsageError);
   }
   SUBCASE("a file that is not a shard is refused next to shards") {
     auto plain = runs[1];
     plain.header.shard.reset();
-    CHECK_THROWS_AS(cli::analysed_document({runs[0], plain}, files), UsageError);
+    CHECK_THROWS_AS(pipeline::analysed_document({runs[0], plain}, files), UsageError);
   }
 }
 

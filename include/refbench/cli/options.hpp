@@ -1,10 +1,12 @@
 #pragma once
 // The flags the subcommands share, parsed at the edge into typed values:
-// the global ones (`-q`, `-v`, `--color`), the measurement flags of `run`
-// and `compare` (help strings made from the defaults of config/settings),
-// `--fail-on`, `--interval`, `--format` and `--seed`.
+// flags of choices (words in --help, the words named when one is refused),
+// the measurement flags of `run`, `compare` and `bisect` (help strings made
+// from the defaults of config/settings), `--fail-on`, `--interval`,
+// `--format`, `--seed` and durations.
 
 #include <refbench/config/settings.hpp>
+#include <refbench/pipeline/options.hpp>
 #include <refbench/util/enum_names.hpp>
 
 #include <CLI/CLI.hpp>
@@ -14,13 +16,6 @@
 #include <string>
 
 namespace refbench::cli {
-
-// The flags every subcommand takes.
-struct CommonOptions {
-  bool quiet = false;
-  bool verbose = false;
-  std::string color = "auto";
-};
 
 // The CLI11 transform of a flag that takes one of `names`' words (any
 // case): the word becomes the enum's value; any other word is refused with
@@ -62,13 +57,8 @@ void add_fail_on_option(CLI::App& command, config::FailOn& fail_on);
 // with `help`.
 void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMethod>& interval, const std::string& help);
 
-// What `analyze` and `report` print: `--format markdown|json|csv`.
-enum class OutputFormat { markdown, json, csv };
-inline constexpr auto k_output_format_names = util::enum_names<OutputFormat>(
-    {{OutputFormat::markdown, "markdown"}, {OutputFormat::json, "json"}, {OutputFormat::csv, "csv"}});
-
 // Adds `--format markdown|json|csv` to `command`, bound to `format`.
-void add_format_option(CLI::App& command, OutputFormat& format);
+void add_format_option(CLI::App& command, pipeline::OutputFormat& format);
 
 // CLI11 check of a --seed value: "" when `text` is a seed, else why not
 // (CLI11 alone reads "-1" and values past 2^64-1 as 2^64-1).

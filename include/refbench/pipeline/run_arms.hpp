@@ -1,0 +1,110 @@
+#pragma once
+// The arms of `refbench run` on disk (README: refbench run, Replicas): the
+// worktrees and the equal-length {arm} links, the replicas of each built
+// arm, and the reaping of what the builds leave running.
+
+#include <refbench/build/manifest.hpp>
+#include <refbench/build/replicas.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/git/worktree.hpp>
+#include <refbench/runner/placement.hpp>
+#include <refbench/runner/record.hpp>
+#include <refbench/runner/rounds.hpp>
+
+#include <array>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace refbench::pipeline {
+
+// Kills, on destruction, every child of refbench but the launcher `keep`:
+// what the builds left behind, also when a build failed.
+struct ReapBuildLeftovers {
+  pid_t keep;
+  explicit ReapBuildLeftovers(pid_t launcher) : keep(launcher) {}
+  ReapBuildLeftovers(const ReapBuildLeftovers&) = delete;
+  ReapBuildLeftovers& operator=(const ReapBuildLeftovers&) = delete;
+  ~ReapBuildLeftovers();
+};
+
+// The most candidates one run compares with its baseline (README: More candidates).
+inline constexpr std::size_t k_max_candidates = 8;
+
+// Worktrees of the baseline and every candidate plus the equal-length {arm}
+// links <work>/a (baseline), <work>/b (the first candidate), <work>/c (the
+// A/A control's second arm) and <work>/d, e, … (further candidates);
+// removed again on destruction unless kept.
+class Arms {
+public:
+  // Adds the worktrees under `work` and the links; throws RefusedError
+  // when a link path is taken by something that is not a link.
+  // 1 ≤ candidates.size() ≤ k_max_candidates.
+  Arms(const std::string& repo, const std::filesystem::path& work, const git::ResolvedRef& baseline,
+       const std::vector<git::ResolvedRef>& candidates, bool keep);
+  // Links the worktrees `trees` (the baseline's, then 1 … k_max_candidates
+  // candidates'), which stay their owner's: `bisect` builds each commit
+  // once and measures it in several steps. The links go on destruction.
+  Arms(const std::filesystem::path& work, const std::vector<std::string>& trees);
+  Arms(const Arms&) = delete;
+  Arms& operator=(const Arms&) = delete;
+  ~Arms();
+
+  // The {arm} path of `arm`: <work>/a or <work>/b (the first candidate).
+  std::string path(runner::Arm arm) const;
+  // The A/A control's own {arm} link: another replica of the baseline.
+  std::string control_path() const;
+  // The worktree of `arm` (the first candidate for Arm::candidate).
+  std::string tree(runner::Arm arm) const;
+  // Candidate `index` (0-based) of `candidate_count()`: its {arm} link and worktree.
+  std::size_t candidate_count() const { return m_paths.size() - 1; }
+  std::string candidate_path(std::size_t index) const;
+  std::string candidate_tree(std::size_t index) const;
+  // Points the links at `placement`'s replicas of `replicas` (per arm, the
+  // original worktree first); each link is replaced in one rename; throws
+  // MeasurementError when it cannot.
+  void place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas);
+
+private:
+  void link(const std::string& name, const std::string& target);
+  void repoint(const std::string& name, const std::string& target);
+  std::filesystem::path m_work;
+  bool m_keep;
+  std::vector<git::Worktree> m_trees; // empty when the worktrees are borrowed
+  std::vector<std::string> m_paths;   // the worktrees' paths, the baseline's first
+};
+
+// The byte-identical copies of both built arms and, per arm, every
+// replica's directory (the worktree first).
+struct ArmReplicas {
+  build::Replicas copies;
+  std::array<std::vector<std::string>, 2> dirs;
+};
+
+// Makes `count` replicas of each of `arms`' worktrees (copying `globs`'
+// matches only, if any), after checking that the work filesystem has room
+// for them (RefusedError, exit 3, otherwise); kept with the worktrees.
+ArmReplicas make_replicas(const Arms& arms, const std::filesystem::path& out, const std::filesystem::path& work,
+                          int count, const std::vector<std::string>& globs, bool keep);
+
+// The arms' trees as built (README: Security model): every replica of the
+// baseline and of each candidate, and `payloads` when it is a directory,
+// recorded with their files' hashes, less the paths matching `writable`.
+std::vector<build::TreeManifest> take_manifests(const Arms& arms, const ArmReplicas& replicas,
+                                                const std::filesystem::path& payloads,
+                                                const std::vector<std::string>& writable);
+
+// "refbench: the arms' trees are checked after every round: 2 trees, 1 234
+// files, 5.6 MiB (hashed in 0.04 s)\n".
+std::string trees_line(const std::vector<build::TreeManifest>& manifests, double seconds);
+
+// The rounds' check of `manifests`: lstat after each round, the bytes
+// hashed again after the last; what changed ("the baseline's tree:
+// bin/work (content); …") or "". Adds the seconds each check took to
+// `*seconds` (what the README quotes).
+runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests,
+                             std::shared_ptr<double> seconds);
+
+} // namespace refbench::pipeline

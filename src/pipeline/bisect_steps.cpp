@@ -1,0 +1,254 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/bisect/search.hpp>
+#include <refbench/build/build.hpp>
+#include <refbench/git/commits.hpp>
+#include <refbench/git/refs.hpp>
+#include <refbench/git/worktree.hpp>
+#include <refbench/pipeline/bisect_report.hpp>
+#include <refbench/pipeline/bisect_steps.hpp>
+#include <refbench/pipeline/github_run.hpp>
+#include <refbench/pipeline/measure.hpp>
+#include <refbench/pipeline/run_plan.hpp>
+#include <refbench/pipeline/run_refs.hpp>
+#include <refbench/process/cpus.hpp>
+#include <refbench/process/environment.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/launcher.hpp>
+#include <refbench/process/machine.hpp>
+#include <refbench/report/run_document.hpp>
+#include <refbench/runner/pairs.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/runner/record_reader.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+#include <refbench/util/shell_words.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+namespace refbench::pipeline {
+
+namespace fs = std::filesystem;
+
+BisectSteps::BisectSteps(Inputs& in, const BisectOptions& o, fs::path out, fs::path work, const Bench& bench,
+                         process::IsolationPlan& isolation, BisectReport& report, bool quiet)
+    : m_in(in), m_o(o), m_out(std::move(out)), m_work(std::move(work)), m_bench(bench), m_isolation(isolation),
+      m_report(report), m_quiet(quiet), m_deadline(runner::monotonic_now() + in.settings.budget_seconds.value) {
+  auto scrub = in.config.run.scrub_env;
+  scrub.insert(scrub.end(), o.run.scrub_env.begin(), o.run.scrub_env.end());
+  m_env = process::without_secrets(process::current_environment(), scrub);
+  m_payloads = make_payloads(in, m_out, in.settings.seed.value, m_payloads_json);
+}
+
+bool BisectSteps::budget_left() const { return runner::monotonic_now() < m_deadline; }
+
+void BisectSteps::save() const {
+  util::write_file_atomically(m_out / "bisect.json", bisect_json(m_report).dump(2) + "\n");
+  util::write_file_atomically(m_out / "report.md", bisect_markdown(m_report));
+}
+
+const std::string* BisectSteps::built(const std::string& sha) {
+  if (auto it = m_trees.find(sha); it != m_trees.end()) {
+    return it->second ? &it->second->path() : nullptr;
+  }
+  // each commit is one more checkout and build on the work filesystem (README: Bisect)
+  runner::check_disk(m_out.string(), m_work.string(),
+                     {{"checkout of " + git::short_sha(sha), git::checkout_size_bytes(m_in.repo, sha)},
+                      {"build of " + git::short_sha(sha), m_in.config.build.disk.value_or(k_default_build_disk)}});
+  auto tree = git::Worktree::add(m_in.repo, sha, (m_work / git::short_sha(sha)).string(), process::interrupt_fd());
+  if (m_o.run.keep_worktrees) {
+    tree.keep();
+  }
+  ++m_report.builds;
+  if (m_in.config.build.command) {
+    if (m_pinned && !m_isolation.refbench.empty()) { // a build may use every CPU again
+      process::set_affinity(0, m_isolation.usable);
+    }
+    if (!m_quiet) {
+      std::cerr << "refbench: bisect: building " << git::short_sha(sha) << "\n";
+    }
+    try {
+      build::build_arms({{"commit " + git::short_sha(sha), tree.path(),
+                          (m_out / "logs" / ("build-" + git::short_sha(sha) + ".log")).string()}},
+                        *m_in.config.build.command, m_in.config.build.env, m_env,
+                        m_in.config.build.timeout.value_or(std::chrono::minutes(30)), false);
+    } catch (const RefusedError&) { // it does not build: skipped, as `git bisect skip` does
+      m_report.skipped.push_back(sha);
+      m_trees.emplace(sha, std::nullopt);
+      return nullptr;
+    }
+    if (m_pinned && !m_isolation.refbench.empty()) {
+      process::set_affinity(0, m_isolation.refbench);
+    }
+  }
+  return &m_trees.emplace(sha, std::move(tree)).first->second->path();
+}
+
+MeasurementPlan BisectSteps::plan_step(const std::vector<std::string>& shas, Arms& arms, const std::string& dir,
+                                       std::optional<double> precision, std::uint64_t seed_offset) {
+  auto settings = m_in.settings;
+  settings.budget_seconds.value = std::max(1.0, m_deadline - runner::monotonic_now());
+  settings.seed.value += seed_offset * 0x9e3779b97f4a7c15ULL; // a block measured more shuffles anew
+  if (precision) {
+    settings.precision.value = *precision;
+  }
+  Inputs in = m_in;
+  in.settings = settings;
+  MeasurementPlan plan{
+      {}, settings.rounds(), settings,
+      {}, m_out / dir,       "check the cell's command in " + in.config_path + " and that the build produced it"};
+  plan.rounds.output_dir = (plan.out / "outputs").string();
+  RunOptions o = m_o.run;
+  o.baseline = git::short_sha(shas[0]);
+  o.candidates.clear();
+  std::vector<git::ResolvedRef> refs;
+  std::vector<std::string> labels;
+  for (const auto& sha : shas) {
+    refs.push_back({git::short_sha(sha), sha, git::short_sha(sha), git::short_sha(sha)});
+    if (&sha != &shas[0]) {
+      o.candidates.push_back(git::short_sha(sha));
+      labels.push_back(git::short_sha(sha));
+    }
+  }
+  record_arms(plan.header, arms, refs[0], {refs.begin() + 1, refs.end()}, o, in.config,
+              {std::vector<double>(shas.size(), 0.0)});
+  const ArmReplicas replicas{
+      {}, {std::vector{arms.tree(runner::Arm::baseline)}, std::vector{arms.tree(runner::Arm::candidate)}}};
+  plan.cells =
+      with_control(plan_candidates(in, arms, replicas, m_payloads, m_env, m_isolation, labels), in, plan.rounds);
+  plan.header.command = "bisect";
+  plan.header.reproduce =
+      fmt::format("refbench report {}", util::quote_shell_word((plan.out / "journal.jsonl").string()));
+  if (const auto metric = runner::parse_metric(m_o.metric)) {
+    plan.header.settings.gate = {*metric}; // precision stopping looks at the metric bisected
+  }
+  plan.header.environment = report::environment_info(process::machine_facts(), &m_isolation);
+  plan.payloads = m_payloads_json;
+  plan.config = in.config_path;
+  return plan;
+}
+
+std::vector<std::string> BisectSteps::trees_of(const std::vector<std::string>& shas) {
+  std::vector<std::string> trees;
+  for (const auto& sha : shas) {
+    const auto* tree = built(sha);
+    if (!tree) { // a search never measures a skipped commit: this is an end of the range
+      throw RefusedError(fmt::format("{} does not build, and an end of a range must: see {}", git::short_sha(sha),
+                                     (m_out / "logs" / ("build-" + git::short_sha(sha) + ".log")).string()),
+                         "pass ends that build as --good and --bad");
+    }
+    trees.push_back(*tree);
+  }
+  return trees;
+}
+
+runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& shas, const std::string& dir,
+                                             std::optional<double> precision, double confidence,
+                                             std::uint64_t seed_offset, bool print, MeasurementPlan* planned) {
+  const auto trees = trees_of(shas);
+  if (!m_pinned) { // after the first builds, which use every CPU
+    apply_isolation(m_isolation, m_bench, m_quiet);
+    m_pinned = true;
+  }
+  make_out_dirs(m_out / dir);
+  Arms arms(m_work, trees);
+  auto plan = plan_step(shas, arms, dir, precision, seed_offset);
+  if (precision) { // the step's rounds stop on intervals of the confidence it decides at
+    plan.stop_confidence = confidence;
+  }
+  runner::Journal journal((plan.out / "journal.jsonl").string());
+  std::ostringstream hidden;
+  CommonOptions common;
+  common.quiet = true;
+  Sinks sinks{.common = common, .out = print ? m_bench.out : &hidden, .err = m_quiet ? &hidden : m_bench.err};
+  sinks.started = runner::monotonic_now();
+  measure_and_report(plan, m_bench.executor, journal, sinks);
+  const auto path = plan.out / "journal.jsonl";
+  auto read = runner::read_journal(util::read_file(path.string()).value_or(""), path.string());
+  if (planned) {
+    *planned = std::move(plan);
+  }
+  return std::move(read.record);
+}
+
+namespace {
+
+// `run`'s rows from its merged record, at its confidence.
+void analyse_run(BisectSteps::Run& run, const config::MeasurementSettings& settings) {
+  auto analysis_settings = settings.analysis();
+  analysis_settings.confidence = run.confidence;
+  run.rows = analysis::analyze(analysis::cell_samples(run.record, run.metrics, run.gate), analysis_settings);
+  run.rounds = 0;
+  for (const auto& cell : run.record.cells) {
+    run.rounds = std::max(run.rounds, cell.rounds);
+  }
+}
+
+} // namespace
+
+BisectSteps::Run BisectSteps::measure(const std::string& good, const std::vector<std::string>& others,
+                                      const std::string& kind, double confidence, std::optional<double> precision,
+                                      bool print) {
+  Run run;
+  run.shas = {good};
+  run.shas.insert(run.shas.end(), others.begin(), others.end());
+  run.kind = kind;
+  run.confidence = confidence;
+  run.dir = fmt::format("steps/{:02}-{}", ++m_steps, kind);
+  MeasurementPlan plan;
+  // the step's readings again, at the step's own confidence
+  run.record = measure_block(run.shas, run.dir, precision, confidence, 0, print, &plan);
+  run.metrics = plan.header.settings.metrics;
+  run.gate = plan.header.settings.gate;
+  analyse_run(run, m_in.settings);
+  return run;
+}
+
+std::optional<BisectSteps::Run> BisectSteps::measure_more(const Run& run) {
+  if (!budget_left() || static_cast<int>(run.more_dirs.size()) >= k_max_more_blocks) {
+    return std::nullopt;
+  }
+  Run more = run;
+  const auto block = more.more_dirs.size() + 1;
+  more.more_dirs.push_back(fmt::format("steps/{:02}-{}-more", ++m_steps, run.kind));
+  if (!m_quiet) {
+    std::cerr << fmt::format("refbench: bisect: {} cannot tell yet after {} rounds: measuring {} more\n", run.kind,
+                             run.rounds, m_in.settings.max_rounds.value);
+  }
+  // every round of the block: no precision stop, the width is the merged blocks'
+  const auto record = measure_block(run.shas, more.more_dirs.back(), 0.0, run.confidence, block, false, nullptr);
+  runner::merge_rounds(more.record, record);
+  analyse_run(more, m_in.settings);
+  return more;
+}
+
+bisect::Reading reading_of(const BisectSteps::Run& run, const std::string& cell, const std::string& metric,
+                           const std::string& label) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (const auto& r : run.rows) {
+    if (r.cell == cell && r.metric == metric && !r.control && (r.candidate == label || r.candidate.empty()) &&
+        !r.error && r.ratio > 0 && r.ci_low > 0 && std::isfinite(r.ci_high)) {
+      return {std::log(r.ratio), std::log(r.ci_low), std::log(r.ci_high), r.n};
+    }
+  }
+  return {0, -inf, inf, 0};
+}
+
+std::optional<bisect::Reading> control_reading_of(const BisectSteps::Run& run, const std::string& metric) {
+  for (const auto& r : run.rows) {
+    if (r.control && r.metric == metric && !r.error && r.ci_low > 0 && std::isfinite(r.ci_high) && r.ratio > 0) {
+      return bisect::Reading{std::log(r.ratio), std::log(r.ci_low), std::log(r.ci_high), r.n};
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace refbench::pipeline

@@ -1,0 +1,185 @@
+#include <refbench/analysis/from_record.hpp>
+#include <refbench/pipeline/measure.hpp>
+#include <refbench/pipeline/outputs.hpp>
+#include <refbench/pipeline/terminal.hpp>
+#include <refbench/process/interrupt.hpp>
+#include <refbench/process/spawn.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/report/units.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace refbench::pipeline {
+namespace {
+
+// Runs the rounds of `plan` with the progress on `sinks.err` and precision
+// stopping on the gated metrics; the journal is synced before it returns.
+runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+                          const Sinks& sinks) {
+  auto header = plan.header;
+  header.seed = plan.rounds.seed;
+  header.rss = executor.rss_probe();
+  journal.append(report::journal_header(header, plan.cells));
+  const auto analysis_settings = plan.settings.analysis();
+  runner::RoundHooks hooks;
+  hooks.clock = sinks.clock;
+  Progress progress(*sinks.err, sinks.err_fd,
+                    sinks.err_fd < 0 ? (sinks.common.quiet ? ProgressMode::quiet : ProgressMode::plain)
+                                     : stderr_progress_mode(sinks.common.quiet),
+                    plan.rounds, sinks.clock);
+  progress.attach(hooks);
+  hooks.place = sinks.place;
+  hooks.check_trees = sinks.check_trees;
+  const auto& gated = plan.header.settings.gate;
+  auto precision_settings = analysis_settings;
+  precision_settings.confidence = plan.stop_confidence.value_or(analysis_settings.confidence);
+  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+    return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, gated),
+                                    plan.settings.precision.value, precision_settings);
+  };
+  auto record = runner::run_rounds(plan.cells, plan.rounds, executor, journal, hooks);
+  progress.finish();
+  if (sinks.after_rounds) {
+    sinks.after_rounds();
+  }
+  journal.sync();
+  return record;
+}
+
+// The verdict table, the summary, the warnings and the closing line.
+void print_results(const MeasurementPlan& plan, const report::RunDocument& document, const Sinks& sinks) {
+  *sinks.out << util::without_workflow_commands(
+      report::render_verdict_table(document.results, stdout_table_colour(sinks.common.color)));
+  if (sinks.common.quiet) {
+    return;
+  }
+  *sinks.out << util::without_workflow_commands(report::render_run_summary(document)) << "\n";
+  print_warnings(document, *sinks.err);
+  *sinks.out << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", plan.rounds.seed,
+                            report::format_seconds(document.record.elapsed_seconds),
+                            report::format_bytes(static_cast<double>(document.record.rss.floor_bytes)),
+                            (plan.out / "report.md").string());
+}
+
+// What `plan` records of its settings in results.json.
+report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
+  auto recorded = plan.header.settings;
+  const auto& s = plan.settings;
+  recorded.budget_seconds = plan.rounds.budget_seconds;
+  recorded.max_rounds = plan.rounds.max_rounds;
+  recorded.min_rounds = plan.rounds.min_rounds;
+  recorded.warmup = plan.rounds.warmup;
+  recorded.replicas = plan.rounds.replicas;
+  recorded.threshold = s.threshold.value;
+  recorded.alpha = s.alpha.value;
+  recorded.precision = s.precision.value;
+  recorded.interval = s.interval.value;
+  return recorded;
+}
+
+// The exit code of `record` and its `results`, after the partial results
+// are written: 130/143 when interrupted, 3 when a command could not start.
+int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
+             const std::vector<analysis::MetricResult>& results, const Sinks& sinks) {
+  if (record.interrupted_by != 0) {
+    throw InterruptedError(record.interrupted_by, true);
+  }
+  if (const int late = process::interrupt_signal(); late != 0) { // after the rounds: the results are whole
+    throw InterruptedError(late, true);
+  }
+  for (const auto& cell : record.cells) {
+    if (cell.failure && cell.failure->could_not_start) {
+      const auto command =
+          fmt::format("{} command {}", runner::arm_label(cell, cell.failure->arm), cell.failure->description);
+      throw RefusedError(plan.cell_in_refusal ? fmt::format("cell {}: the {}", runner::cell_title(cell), command)
+                                              : command,
+                         plan.could_not_start_hint);
+    }
+  }
+  const auto verdict = analysis::overall_verdict(results);
+  if (verdict == analysis::RunVerdict::error) {
+    print_failures(record);
+    if (runner::low_on_disk(plan.out.string())) {
+      *sinks.err << "refbench: error: out of disk space during the rounds — free space on " << plan.out.string()
+                 << "\n";
+    }
+  }
+  return exit_code_for(verdict, plan.settings.fail_on.value);
+}
+
+} // namespace
+
+int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+                       const Sinks& sinks) {
+  auto planned = plan;
+  planned.header.settings = recorded_settings(plan);
+  auto record = measure(planned, executor, journal, sinks);
+  auto results =
+      analysis::analyze(analysis::cell_samples(record, planned.header.settings.metrics, planned.header.settings.gate),
+                        plan.settings.analysis());
+  auto document = report::make_document(planned.header, std::move(record), std::move(results));
+  document.config = plan.config;
+  document.payloads = plan.payloads;
+  document.harness_peak_rss_bytes = process::own_peak_rss_bytes();
+  document.total_seconds = sinks.clock() - sinks.started;
+  if (sinks.amend) {
+    sinks.amend(document);
+  }
+  write_outputs(plan.out, document);
+  if (sinks.publish) {
+    sinks.publish(document);
+  }
+  print_results(plan, document, sinks);
+  return conclude(plan, document.record, document.results, sinks);
+}
+
+Bench launcher_bench(process::Launcher& launcher) {
+  return {.executor = launcher, .keep = launcher.pid(), .pin = [&launcher](const process::CpuList& cpus) {
+            return launcher.pin(cpus);
+          }};
+}
+
+Sinks sinks_of(const Bench& bench, const CommonOptions& common) {
+  return {.common = common, .out = bench.out, .err = bench.err, .err_fd = bench.err_fd};
+}
+
+void apply_isolation(process::IsolationPlan& plan, const Bench& bench, bool quiet) {
+  if (plan.pinned && !(bench.pin && bench.pin(plan.benchmark))) {
+    const int saved = errno;
+    process::unpin(plan, fmt::format("CPU isolation: the kernel refused to pin to CPUs {} ({}); running unpinned",
+                                     process::format_cpu_list(plan.benchmark), std::strerror(saved)));
+  }
+  if (plan.pinned && !plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
+    const int saved = errno;
+    // the benchmark is still pinned; refbench stays where it is
+    plan.warning = fmt::format("CPU isolation: the kernel refused to move refbench to CPUs {} ({}); it shares the "
+                               "benchmark's CPUs",
+                               process::format_cpu_list(plan.refbench), std::strerror(saved));
+    plan.refbench.clear();
+  }
+  if (!plan.warning.empty() && !quiet) {
+    std::cerr << "refbench: warning: " << plan.warning << "\n";
+  }
+  if (plan.pinned && !quiet) { // once, before round 1
+    std::cerr << "refbench: CPU layout: " << process::layout_text(plan) << "\n";
+  }
+}
+
+void validate_scrub_names(const std::string& flag, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos) {
+      throw UsageError(fmt::format("{} takes variable names or globs like AWS_*, got '{}'", flag, name),
+                       "name the variables to keep from build and cell commands");
+    }
+  }
+}
+
+} // namespace refbench::pipeline

@@ -1,0 +1,122 @@
+#include <refbench/pipeline/outputs.hpp>
+#include <refbench/pipeline/terminal.hpp>
+#include <refbench/process/invocation.hpp>
+#include <refbench/report/csv.hpp>
+#include <refbench/report/markdown.hpp>
+#include <refbench/report/results_json.hpp>
+#include <refbench/report/verdict_table.hpp>
+#include <refbench/runner/preflight.hpp>
+#include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+#include <refbench/util/strings.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace refbench::pipeline {
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  auto text = util::read_file(path, max_bytes);
+  if (!text) {
+    throw UsageError(fmt::format("cannot read {}: {}", path, text.error()), "check the path");
+  }
+  return *text;
+}
+
+namespace {
+
+std::string results_text(const report::RunDocument& document) {
+  return report::to_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+} // namespace
+
+void write_outputs(const std::filesystem::path& out, const report::RunDocument& document) {
+  const std::vector<std::pair<std::string, std::string>> files{{"results.json", results_text(document)},
+                                                               {"report.md", report::render_markdown(document)},
+                                                               {"report.csv", report::render_csv(document.results)}};
+  for (const auto& [name, text] : files) {
+    if (!util::write_file_atomically(out / name, text)) {
+      const int saved = errno;
+      throw MeasurementError("cannot write " + (out / name).string() + ": " + std::strerror(saved),
+                             util::out_of_space(saved) || runner::low_on_disk(out.string())
+                                 ? "out of disk space: free some space; the journal has every sample"
+                                 : "check the --out directory; the journal has every sample");
+    }
+  }
+}
+
+void print_markdown(const report::RunDocument& document, const CommonOptions& common) {
+  std::cout << util::without_workflow_commands(
+      common.quiet ? report::render_verdict_table(document.results, stdout_table_colour(common.color))
+                   : report::render_markdown(document));
+}
+
+void print_document(const report::RunDocument& document, OutputFormat format, const CommonOptions& common) {
+  if (format == OutputFormat::json) {
+    std::cout << results_text(document);
+  } else if (format == OutputFormat::csv) {
+    std::cout << printable_csv(report::render_csv(document.results));
+  } else {
+    print_markdown(document, common);
+  }
+}
+
+std::string printable_csv(const std::string& csv) {
+  return util::without_workflow_commands(util::printable(csv, "\r\n"));
+}
+
+void print_warnings(const report::RunDocument& document, std::ostream& err) {
+  for (const auto& warning : document.warnings) {
+    err << "refbench: warning: " << util::printable(warning.message) << "\n";
+  }
+}
+
+void print_failures(const runner::RunRecord& record) {
+  bool tree_told = false;
+  for (const auto& cell : record.cells) {
+    if (!cell.failure) {
+      continue;
+    }
+    const auto& f = *cell.failure;
+    if (f.hook == runner::k_tree_check) { // one change, every cell's: said once
+      if (!tree_told) {
+        std::cerr << fmt::format("refbench: error: {} {} {} — a benchmarked command wrote into an arm's tree, so no "
+                                 "verdict is evidence; make it write under {{output}} or $TMPDIR (or list the path "
+                                 "in run.writable) and rerun\n",
+                                 runner::failure_subject(cell, f), util::printable(f.description),
+                                 runner::failure_when(f));
+      }
+      tree_told = true;
+      continue;
+    }
+    std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — fix the {} (its stderr ends below) and rerun\n",
+                             util::printable(runner::cell_title(cell)), runner::failure_subject(cell, f),
+                             util::printable(f.description), runner::failure_when(f),
+                             f.hook.empty() ? "command" : f.hook + " hook");
+    std::string tail = util::printable(process::last_lines(f.stderr_tail, 10), "\n\t");
+    std::size_t start = 0;
+    while (!tail.empty() && start <= tail.size()) {
+      std::size_t end = std::min(tail.find('\n', start), tail.size());
+      std::cerr << "  | " << tail.substr(start, end - start) << "\n";
+      start = end + 1;
+    }
+  }
+}
+
+int exit_code_for(analysis::RunVerdict verdict, config::FailOn fail_on) {
+  using analysis::RunVerdict;
+  if (verdict == RunVerdict::error) {
+    return static_cast<int>(ExitCode::measurement);
+  }
+  if ((verdict == RunVerdict::regression && fail_on != config::FailOn::never) ||
+      (verdict == RunVerdict::inconclusive && fail_on == config::FailOn::inconclusive)) {
+    return static_cast<int>(ExitCode::regression);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+} // namespace refbench::pipeline

@@ -1,0 +1,213 @@
+#include <doctest/doctest.h>
+
+#include "git_test_support.hpp"
+
+#include <refbench/pipeline/bisect.hpp>
+#include <refbench/pipeline/run.hpp>
+#include <refbench/process/fake_executor.hpp>
+#include <refbench/runner/rounds.hpp>
+#include <refbench/util/files.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+// `run` and `bisect` orchestrated end to end over real git, real worktrees
+// and a real (trivial) build, with a FakeExecutor in place of the launcher:
+// each commit's `prog` says how slow it is ("speed 2": twice the time), and
+// the fake reads that file from the invocation's program path. So which
+// tree every invocation ran in decides the verdicts asserted here.
+
+using namespace refbench;
+using process::FakeExecutor;
+using process::Invocation;
+using process::Outcome;
+using test::IsolatedGitEnvironment;
+using test::sh;
+using test::TempDir;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* k_config = R"([build]
+command = "true"
+
+[run]
+max_rounds = 12
+min_rounds = 12
+warmup = 0
+replicas = 1
+isolate = "off"
+seed = 11
+
+[[cell]]
+name = "work"
+command = ["{arm}/prog"]
+metrics = ["wall"]
+gate = ["wall"]
+)";
+
+// Commits `speeds` in order to `dir`/repo (each a `prog` saying its speed,
+// the config beside it) and returns the repository's path.
+std::string repo_of(const TempDir& dir, const std::vector<int>& speeds) {
+  sh("git init -q -b main repo", dir.path().string());
+  const std::string repo = dir / "repo";
+  REQUIRE(util::write_file_atomically(fs::path(repo) / "refbench.toml", k_config));
+  for (std::size_t k = 0; k < speeds.size(); ++k) {
+    sh("printf '#!/bin/sh\\n# speed " + std::to_string(speeds[k]) + "\\n# commit " + std::to_string(k) +
+           "\\n' > prog && chmod +x prog && git add -A && " + "git commit -q -m c" + std::to_string(k) +
+           " && git tag c" + std::to_string(k),
+       repo);
+  }
+  return repo;
+}
+
+// The speed the program of `invocation` states; 0 for anything else (the
+// launcher's start-up probe of `true`, a hook).
+int speed_of(const Invocation& invocation) {
+  if (invocation.argv.empty()) {
+    return 0;
+  }
+  const auto text = util::read_file(invocation.argv[0]);
+  const auto at = text ? text->find("# speed ") : std::string::npos;
+  return at == std::string::npos ? 0 : std::stoi(text->substr(at + 8));
+}
+
+// 10 ms per unit of speed with ±1 % of deterministic jitter; records how
+// many invocations each speed got.
+FakeExecutor::Script by_speed(std::map<int, int>& counts) {
+  return [&counts](const Invocation& invocation, std::size_t index) {
+    const int speed = speed_of(invocation);
+    ++counts[speed];
+    Outcome outcome;
+    const double jitter = 1.0 + 0.01 * std::sin(static_cast<double>(index) * 1.7);
+    outcome.readings[process::Reading::wall] = 0.01 * jitter * std::max(speed, 1);
+    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
+    outcome.readings[process::Reading::rss] = 8 << 20;
+    return outcome;
+  };
+}
+
+// The result of `cell` × `metric` in results.json `results` (its "analysis").
+nlohmann::json result_of(const nlohmann::json& results, const std::string& cell, const std::string& metric) {
+  for (const auto& row : results.at("analysis")) {
+    if (row.at("cell") == cell && row.at("metric") == metric) {
+      return row;
+    }
+  }
+  FAIL("no result for " << cell << " " << metric);
+  return {};
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  const auto text = util::read_file(path);
+  REQUIRE(text);
+  return nlohmann::json::parse(*text);
+}
+
+} // namespace
+
+TEST_CASE("pipeline::run_on: two refs built in worktrees, measured interleaved, judged and written") {
+  IsolatedGitEnvironment git;
+  TempDir dir;
+  const std::string repo = repo_of(dir, {1, 2}); // the candidate takes twice the time
+  std::map<int, int> counts;
+  FakeExecutor fake(by_speed(counts));
+  std::ostringstream out, err;
+  const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
+  pipeline::RunOptions o;
+  o.repo = repo;
+  o.baseline = "c0";
+  o.candidates = {"c1"};
+  o.out = dir / "out";
+  const pipeline::CommonOptions common{.quiet = true};
+
+  const int code = pipeline::run_on(bench, o, common, runner::monotonic_now());
+
+  CHECK(code == 1); // a REGRESSION fails the run
+  const auto results = read_json(dir / "out/results.json");
+  CHECK(result_of(results, "work", "wall").at("verdict") == "REGRESSION");
+  CHECK(result_of(results, "work", "wall").at("ratio").get<double>() == doctest::Approx(2.0).epsilon(0.02));
+  const auto control = result_of(results, "work-control", "wall");
+  CHECK(control.at("verdict") == "PASS");
+  CHECK(control.at("ratio").get<double>() == doctest::Approx(1.0).epsilon(0.02));
+  // 12 rounds of the cell (both arms) and of the A/A control (baseline twice)
+  CHECK(counts[2] == 12);
+  CHECK(counts[1] == 36);
+  CHECK(fs::exists(dir / "out/journal.jsonl"));
+  CHECK(util::read_file(dir / "out/report.md").value_or("").find("REGRESSION") != std::string::npos);
+  CHECK(out.str().find("REGRESSION") != std::string::npos); // the verdict table, on the bench's stdout
+  CHECK_FALSE(fs::exists(dir / "out/arms/a"));              // the worktrees and links are gone again
+}
+
+TEST_CASE("pipeline::run_on: an A/A run of one commit passes") {
+  IsolatedGitEnvironment git;
+  TempDir dir;
+  const std::string repo = repo_of(dir, {1, 2});
+  std::map<int, int> counts;
+  FakeExecutor fake(by_speed(counts));
+  std::ostringstream out, err;
+  const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
+  pipeline::RunOptions o;
+  o.repo = repo;
+  o.baseline = "c1";
+  o.candidates = {"c1"};
+  o.allow_same_commit = true;
+  o.out = dir / "out";
+
+  CHECK(pipeline::run_on(bench, o, {.quiet = true}, runner::monotonic_now()) == 0);
+  const auto results = read_json(dir / "out/results.json");
+  CHECK(result_of(results, "work", "wall").at("verdict") == "PASS");
+  CHECK(counts[1] == 0); // c0's program never ran
+}
+
+TEST_CASE("pipeline::bisect_on: the commit that doubled the time is named, with its ratio") {
+  IsolatedGitEnvironment git;
+  TempDir dir;
+  const std::string repo = repo_of(dir, {1, 1, 1, 1, 1, 2, 2, 2}); // c5 is the culprit
+  std::map<int, int> counts;
+  FakeExecutor fake(by_speed(counts));
+  std::ostringstream out, err;
+  const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
+  pipeline::BisectOptions o;
+  o.run.repo = repo;
+  o.run.out = dir / "bisect";
+  o.good = "c0";
+  o.bad = "c7";
+
+  CHECK(pipeline::bisect_on(bench, o, {.quiet = true}) == 0);
+  const auto report = read_json(dir / "bisect/bisect.json");
+  REQUIRE(report.at("culprit").is_object());
+  CHECK(report.at("culprit").at("sha") == test::sh("git rev-parse c5", repo));
+  CHECK(report.at("culprit").at("ratio").get<double>() == doctest::Approx(2.0).epsilon(0.02));
+  CHECK(report.at("status") == "done");
+  // a search of 7 commits: the confirm, at most ⌈log2 7⌉ steps and the culprit's own step
+  CHECK(report.at("steps").size() <= 5);
+  CHECK(out.str().find("c5") != std::string::npos);
+}
+
+TEST_CASE("pipeline::bisect_on: a range that did not move is refused (exit 3) with the confirm's figures") {
+  IsolatedGitEnvironment git;
+  TempDir dir;
+  const std::string repo = repo_of(dir, {1, 1, 1, 1});
+  std::map<int, int> counts;
+  FakeExecutor fake(by_speed(counts));
+  std::ostringstream out, err;
+  const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
+  pipeline::BisectOptions o;
+  o.run.repo = repo;
+  o.run.out = dir / "bisect";
+  o.good = "c0";
+  o.bad = "c3";
+
+  const auto refusal = test::refusal_line([&] { pipeline::bisect_on(bench, o, {.quiet = true}); });
+  CHECK(refusal.find("refbench: error: ") == 0);
+  const auto report = read_json(dir / "bisect/bisect.json");
+  CHECK(report.at("culprit").is_null());
+  REQUIRE(report.at("steps").size() == 1);
+  CHECK(report.at("steps")[0].at("kind") == "confirm");
+}
