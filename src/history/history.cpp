@@ -1,5 +1,5 @@
+#include <refbench/formats/results_json.hpp>
 #include <refbench/history/history.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/fd.hpp>
 #include <refbench/util/files.hpp>
@@ -111,7 +111,7 @@ std::string utc_now() {
 
 std::vector<Record> records_of(const report::RunDocument& document, const std::string& time,
                                const std::string& repository) {
-  const std::string run_id = util::sha256_hex(report::to_json(document).dump()).substr(0, 16);
+  const std::string run_id = util::sha256_hex(formats::to_json(document).dump()).substr(0, 16);
   const auto& h = document.header;
   const auto& env = h.environment;
   std::vector<Record> records;

@@ -1,12 +1,12 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/config/config.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/analyze.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
@@ -46,8 +46,8 @@ Loaded from_run(report::RunDocument run) {
 Loaded load(const std::string& path, analysis::Direction direction) {
   const std::string text = read_input_file(path);
   const std::string stem = fs::path(path).stem().string();
-  if (runner::looks_like_journal(path, text)) {
-    return from_run(report::read_document(path, text));
+  if (formats::looks_like_journal(path, text)) {
+    return from_run(formats::read_document(path, text));
   }
   Loaded loaded;
   const std::string_view body = util::without_bom(text);
@@ -62,7 +62,7 @@ Loaded load(const std::string& path, analysis::Direction direction) {
       loaded.cells = analysis::parse_hyperfine_json(text, path, stem, direction);
       return loaded;
     }
-    return from_run(report::document_from_json(*document, path));
+    return from_run(formats::document_from_json(*document, path));
   }
   loaded.cells = analysis::parse_pairs_csv(text, path, stem, direction);
   return loaded;

@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/bisect/search.hpp>
 #include <refbench/build/build.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/git/commits.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
@@ -18,7 +19,6 @@
 #include <refbench/report/run_document.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/preflight.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>

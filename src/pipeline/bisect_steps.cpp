@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/bisect/search.hpp>
 #include <refbench/build/build.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/git/commits.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
@@ -18,7 +19,6 @@
 #include <refbench/report/run_document.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/preflight.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
@@ -164,7 +164,7 @@ runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& sha
   if (precision) { // the step's rounds stop on intervals of the confidence it decides at
     plan.stop_confidence = confidence;
   }
-  runner::Journal journal((plan.out / "journal.jsonl").string());
+  formats::JournalWriter journal((plan.out / "journal.jsonl").string());
   std::ostringstream hidden;
   CommonOptions common;
   common.quiet = true;
@@ -172,7 +172,7 @@ runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& sha
   sinks.started = runner::monotonic_now();
   measure_and_report(plan, m_bench.executor, journal, sinks);
   const auto path = plan.out / "journal.jsonl";
-  auto read = runner::read_journal(util::read_file(path.string()).value_or(""), path.string());
+  auto read = formats::read_journal(util::read_file(path.string()).value_or(""), path.string());
   if (planned) {
     *planned = std::move(plan);
   }

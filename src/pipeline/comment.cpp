@@ -1,10 +1,10 @@
+#include <refbench/formats/results_json.hpp>
 #include <refbench/github/api.hpp>
 #include <refbench/github/comment.hpp>
 #include <refbench/github/http.hpp>
 #include <refbench/pipeline/comment.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
@@ -28,7 +28,7 @@ std::string report_body(const std::string& path) {
     if (!document || !document->is_object()) {
       throw UsageError(path + " is not a results.json", "pass report.md or results.json of a refbench run");
     }
-    return report::render_markdown(report::document_from_json(*document, path));
+    return report::render_markdown(formats::document_from_json(*document, path));
   }
   return text;
 }

@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/build/replicas.hpp>
 #include <refbench/config/config.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/compare.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
@@ -11,7 +12,6 @@
 #include <refbench/process/machine.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -315,7 +315,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   plan.header.settings.metrics = metrics;
   plan.header.settings.gate = gated;
   plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
-  runner::Journal journal((out / "journal.jsonl").string());
+  formats::JournalWriter journal((out / "journal.jsonl").string());
   Sinks sinks = sinks_of(bench, common);
   sinks.place = [&](int, const runner::Placement& placement) { place_programs(replicas, placement); };
   sinks.after_rounds = [&] {

@@ -1,11 +1,11 @@
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/terminal.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/preflight.hpp>
@@ -22,12 +22,12 @@ namespace {
 
 // Runs the rounds of `plan` with the progress on `sinks.err` and precision
 // stopping on the gated metrics; the journal is synced before it returns.
-runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
                           const Sinks& sinks) {
   auto header = plan.header;
   header.seed = plan.rounds.seed;
   header.rss = executor.rss_probe();
-  journal.append(report::journal_header(header, plan.cells));
+  journal.header(header, plan.cells);
   const auto analysis_settings = plan.settings.analysis();
   runner::RoundHooks hooks;
   hooks.clock = sinks.clock;
@@ -117,7 +117,7 @@ int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
 
 } // namespace
 
-int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
                        const Sinks& sinks) {
   auto planned = plan;
   planned.header.settings = recorded_settings(plan);

@@ -1,9 +1,9 @@
+#include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/terminal.hpp>
 #include <refbench/process/invocation.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/preflight.hpp>
 #include <refbench/util/error.hpp>
@@ -29,7 +29,7 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
 namespace {
 
 std::string results_text(const report::RunDocument& document) {
-  return report::to_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return formats::to_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 } // namespace

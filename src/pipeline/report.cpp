@@ -1,10 +1,10 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/config/settings.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/report.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/runner/shard.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
@@ -134,7 +134,7 @@ report::RunDocument analysed_document(const std::vector<report::RunDocument>& ru
 int run_report(const ReportOptions& o, const CommonOptions& common) {
   std::vector<report::RunDocument> runs;
   for (const auto& file : o.files) {
-    runs.push_back(report::read_document(file, read_input_file(file)));
+    runs.push_back(formats::read_document(file, read_input_file(file)));
   }
   const bool one_results_file = runs.size() == 1 && !runs[0].from_journal;
   const auto document = one_results_file ? runs[0] : analysed_document(runs, o.files);

@@ -3,6 +3,7 @@
 #include <refbench/build/replicas.hpp>
 #include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
 #include <refbench/pipeline/github_run.hpp>
@@ -21,7 +22,6 @@
 #include <refbench/process/machine.hpp>
 #include <refbench/process/reaper.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -288,7 +288,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   }
   plan.payloads = payloads_json;
   plan.config = in.config_path;
-  runner::Journal journal((out / "journal.jsonl").string());
+  formats::JournalWriter journal((out / "journal.jsonl").string());
   Sinks sinks = sinks_of(bench, common);
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
   watch_trees(sinks, arms, replicas, out / "payloads", in.config.run.writable, common.quiet);

@@ -22,9 +22,9 @@ struct CannotStart {};
 class RoundRunner {
 public:
   RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-              Journal& journal, const RoundHooks& hooks)
-      : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_journal(journal),
-        m_hooks(hooks), m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
+              RoundLog& log, const RoundHooks& hooks)
+      : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_log(log), m_hooks(hooks),
+        m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
         m_output_hashes(cells.size()),
         m_placements(place_replicas(m_hooks.place ? settings.replicas : 1, settings.max_rounds, settings.seed)) {
     m_record.seed = settings.seed;
@@ -111,7 +111,7 @@ private:
     if (change.empty()) {
       return false;
     }
-    m_journal.append({{"type", "tree_changed"}, {"round", round}, {"change", change}});
+    m_log.tree_changed(round, change);
     for (std::size_t i = 0; i < m_record.cells.size(); ++i) {
       auto& cell = m_record.cells[i];
       if (!cell.failure) {
@@ -165,18 +165,13 @@ private:
     invocation.despite_interrupt = hook == Hook::cleanup;
     const process::Outcome outcome = m_executor.run(invocation);
     const bool ok = process::succeeded(outcome);
-    nlohmann::json line{{"type", "hook"},
-                        {"arm", arm_name(slot.arm)},
-                        {"hook", hook_name(hook)},
-                        {"round", round},
-                        {"ok", ok},
-                        {"wall", outcome.readings[process::Reading::wall]}};
+    HookRun run{
+        .arm = slot.arm, .hook = hook, .round = round, .ok = ok, .wall = outcome.readings[process::Reading::wall]};
     if (!ok) {
-      line["description"] = process::describe(outcome, invocation.timeout);
-      line["stderr_tail"] = outcome.stderr_tail;
+      run.description = process::describe(outcome, invocation.timeout);
+      run.stderr_tail = outcome.stderr_tail;
     }
-    name_cell(line, m_record.cells[slot.cell]);
-    m_journal.append(line);
+    m_log.hook(run, m_record.cells[slot.cell]);
     if (!ok && !m_record.cells[slot.cell].failure) {
       m_record.cells[slot.cell].failure =
           CellFailure{slot.arm,
@@ -249,7 +244,7 @@ private:
   }
 
   // README: What is measured: the A/A control replicates the cheapest cell (by warm-up
-  // cost), baseline on both arms; announced in the journal as a "cell" line.
+  // cost), baseline on both arms; announced to the log (a "cell" line of the journal).
   void add_control_of_cheapest() {
     auto candidates = active_cells();
     std::erase_if(candidates, [&](std::size_t cell) { return m_cells[cell].meta.candidate_only; });
@@ -262,11 +257,7 @@ private:
     m_last_wall.push_back({m_last_wall[cheapest][0], m_last_wall[cheapest][0]});
     m_output_hashes.emplace_back();
     m_record.cells.push_back({control.name, true, StopReason::running, 0, std::nullopt, control.meta});
-    m_journal.append({{"type", "cell"},
-                      {"name", control.name},
-                      {"control", true},
-                      {"of", m_cells[cheapest].name},
-                      {"meta", to_json(control.meta)}});
+    m_log.control_added(m_record.cells.back(), m_cells[cheapest].name);
     set_up(m_cells.size() - 1);
   }
 
@@ -335,7 +326,7 @@ private:
       std::filesystem::remove(output, ignored);
     }
     m_last_wall[slot.cell][slot.arm == Arm::baseline ? 0 : 1] = sample.outcome.readings[process::Reading::wall];
-    m_journal.append(to_json(sample, m_record.cells));
+    m_log.sample(sample, m_record.cells);
     if (!process::succeeded(sample.outcome)) {
       m_record.cells[slot.cell].failure =
           CellFailure{slot.arm, round, process::describe(sample.outcome, invocation.timeout),
@@ -435,15 +426,13 @@ private:
       return;
     }
     record.stop = reason;
-    nlohmann::json line{{"type", "stop"}, {"reason", stop_reason_name(reason)}, {"rounds", record.rounds}};
-    name_cell(line, record);
-    m_journal.append(line);
+    m_log.stopped(record);
   }
 
   std::vector<CellSpec> m_cells;
   const RoundSettings& m_settings;
   process::Executor& m_executor;
-  Journal& m_journal;
+  RoundLog& m_log;
   const RoundHooks& m_hooks;
   const Clock& m_clock;
   double m_deadline = 0; // on m_clock: when the budget is spent
@@ -477,8 +466,8 @@ void substitute_placeholders(process::Invocation& invocation, int round, const s
 }
 
 RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-                     Journal& journal, const RoundHooks& hooks) {
-  return RoundRunner(cells, settings, executor, journal, hooks).run();
+                     RoundLog& log, const RoundHooks& hooks) {
+  return RoundRunner(cells, settings, executor, log, hooks).run();
 }
 
 } // namespace refbench::runner

@@ -2,6 +2,7 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/pairs.hpp>
 #include <refbench/runner/rounds.hpp>
@@ -187,7 +188,7 @@ TEST_CASE("calibration: precision stopping keeps coverage ≥ 93 %") {
       runner::RoundSettings settings{1e9, 60, 10, 0, static_cast<std::uint64_t>(run)};
       analysis::Settings analysis_settings;
       analysis_settings.min_rounds = 10;
-      runner::Journal journal;
+      formats::JournalWriter journal;
       runner::RoundHooks hooks;
       hooks.clock = [&] { return fake.now(); };
       hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
@@ -228,7 +229,7 @@ TEST_CASE("calibration: a 20 % machine-speed step mid-run, interleaved vs sequen
   });
   process::Invocation same{{"prog"}, {}, "", {}, ""};
   runner::RoundSettings settings{1e9, rounds, rounds, 0, 31};
-  runner::Journal journal;
+  formats::JournalWriter journal;
   runner::RoundHooks hooks;
   hooks.clock = [&] { return fake.now(); };
   auto record = runner::run_rounds({{"aa", same, same, false}}, settings, fake, journal, hooks);
@@ -304,7 +305,7 @@ NoisyRates noisy_runner(int rounds, std::uint64_t seed) {
                                         {"faster", prog("1"), prog("0.5"), false}};
     cells.push_back(runner::control_of(cells[0]));
     runner::RoundSettings settings{1e9, rounds, rounds, 0, static_cast<std::uint64_t>(run) + 1};
-    runner::Journal journal;
+    formats::JournalWriter journal;
     runner::RoundHooks hooks;
     hooks.clock = [&] { return fake.now(); };
     const auto record = runner::run_rounds(cells, settings, fake, journal, hooks);

@@ -3,13 +3,13 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/inputs.hpp>
 #include <refbench/config/config.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/github/api.hpp>
 #include <refbench/github/comment.hpp>
 #include <refbench/github/event.hpp>
 #include <refbench/history/history.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
@@ -35,7 +35,7 @@ void reanalyze(const report::RunDocument& run) {
   auto cells = analysis::cell_samples(run.record, run.header.settings.metrics, run.header.settings.gate);
   analysis::analyze(cells, report::analysis_settings(run.header));
   report::render_markdown(run);
-  report::to_json(run).dump();
+  formats::to_json(run).dump();
 }
 
 void read_config(std::string_view input) { config::parse_config(std::string(input), "refbench.toml"); }
@@ -49,9 +49,9 @@ void read_hyperfine(std::string_view input) {
                                          analysis::Direction::lower_is_better));
 }
 
-void read_results(std::string_view input) { reanalyze(report::read_document("results.json", std::string(input))); }
+void read_results(std::string_view input) { reanalyze(formats::read_document("results.json", std::string(input))); }
 
-void read_journal(std::string_view input) { reanalyze(report::read_document("journal.jsonl", std::string(input))); }
+void read_journal(std::string_view input) { reanalyze(formats::read_document("journal.jsonl", std::string(input))); }
 
 void read_comment(std::string_view input) { github::parse_comment_artifact(std::string(input), "comment.json"); }
 

@@ -2,11 +2,10 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/journal.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
 
@@ -117,7 +116,7 @@ TEST_CASE("analysis::analyze") {
     CHECK(results.front().verdict == stats::Verdict::inconclusive);
     CHECK(overall_verdict(results) == RunVerdict::inconclusive);
     CHECK(overall_verdict({}) == RunVerdict::inconclusive);
-    auto j = report::to_json(results.front());
+    auto j = formats::to_json(results.front());
     CHECK(j["ratio"].is_null());
     CHECK(j["p"].is_null());
   }
@@ -166,7 +165,7 @@ TEST_CASE("report::render_verdict_table snapshot") {
         "| x | rss | 3.875 MiB | 3.875 MiB | 1.000x [1.000, 1.000] | 0.999 | 10 | CENSORED (info) |\n");
 }
 
-TEST_CASE("report::read_document gives the record back from a journal and from results.json") {
+TEST_CASE("formats::read_document gives the record back from a journal and from results.json") {
   runner::RunRecord record;
   record.seed = 7;
   record.rss = {"launcher", 4 << 20, 0.0001};
@@ -189,12 +188,12 @@ TEST_CASE("report::read_document gives the record back from a journal and from r
   header.rss = record.rss;
   header.seed = record.seed;
   std::vector<runner::CellSpec> specs{{"work", {}, {}, false}, {"work-control", {}, {}, true}};
-  std::string text = report::journal_header(header, specs).dump() + "\n";
+  std::string text = formats::journal_header(header, specs).dump() + "\n";
   for (const auto& sample : record.samples) {
-    text += runner::to_json(sample, record.cells).dump() + "\n";
+    text += formats::to_json(sample, record.cells).dump() + "\n";
   }
   text += "{\"type\":\"sample\",\"cell\":\"wo";
-  auto journal = report::read_document("journal.jsonl", text);
+  auto journal = formats::read_document("journal.jsonl", text);
   CHECK(journal.partial); // no stop lines
   CHECK(journal.from_journal);
   REQUIRE(journal.record.cells.size() == 2);
@@ -202,8 +201,8 @@ TEST_CASE("report::read_document gives the record back from a journal and from r
   CHECK(journal.record.samples.size() == record.samples.size());
   CHECK(journal.record.rss.spawn_resolution_seconds == 0.0001);
 
-  auto document = report::to_json(report::make_document(header, record, {}));
-  auto results = report::document_from_json(document, "results.json");
+  auto document = formats::to_json(report::make_document(header, record, {}));
+  auto results = formats::document_from_json(document, "results.json");
   CHECK_FALSE(results.partial);
   CHECK(results.record.cells[1].control);
   CHECK(results.record.samples.size() == record.samples.size());
@@ -218,8 +217,9 @@ TEST_CASE("report::read_document gives the record back from a journal and from r
   }
 
   SUBCASE("a bad line that is not the last is an error naming the line") {
-    std::string broken = report::journal_header(header, specs).dump() + "\nnot json\n{}\n";
-    CHECK_THROWS_WITH_AS(runner::read_journal(broken, "j.jsonl"), doctest::Contains("j.jsonl:2"), refbench::UsageError);
+    std::string broken = formats::journal_header(header, specs).dump() + "\nnot json\n{}\n";
+    CHECK_THROWS_WITH_AS(formats::read_journal(broken, "j.jsonl"), doctest::Contains("j.jsonl:2"),
+                         refbench::UsageError);
   }
 }
 
@@ -242,7 +242,7 @@ TEST_CASE("a fixed seed and the same measurements give byte-identical analysis")
     };
     runner::RoundSettings settings{1000, 20, 10, 1, 4242};
     settings.auto_control = true;
-    runner::Journal journal;
+    formats::JournalWriter journal;
     runner::RoundHooks hooks;
     hooks.clock = [&] { return fake.now(); };
     Settings analysis_settings;
@@ -254,7 +254,7 @@ TEST_CASE("a fixed seed and the same measurements give byte-identical analysis")
                            analysis_settings);
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : results) {
-      j.push_back(report::to_json(r));
+      j.push_back(formats::to_json(r));
     }
     return j.dump();
   };

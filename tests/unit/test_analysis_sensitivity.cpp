@@ -1,5 +1,6 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/sensitivity.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 
@@ -38,7 +39,7 @@ std::vector<analysis::SensitivityWarning> warnings_for(double fixed, double per_
     return outcome;
   });
   runner::RoundSettings settings{1e6, 12, 12, 1, 7};
-  runner::Journal journal;
+  formats::JournalWriter journal;
   runner::RoundHooks hooks;
   hooks.clock = [&fake] { return fake.now(); };
   auto record = runner::run_rounds(cells, settings, fake, journal, hooks);

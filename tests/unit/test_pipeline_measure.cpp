@@ -2,6 +2,7 @@
 
 #include "scratch_dir.hpp"
 
+#include <refbench/formats/records.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/util/error.hpp>
@@ -61,7 +62,7 @@ Ran measure(const pipeline::MeasurementPlan& plan, FakeExecutor& fake) {
   std::ostringstream out, err;
   pipeline::Sinks sinks{{}, &out, &err, -1};
   sinks.clock = [&fake] { return fake.now(); };
-  runner::Journal journal((plan.out / "journal.jsonl").string());
+  formats::JournalWriter journal((plan.out / "journal.jsonl").string());
   try {
     ran.code = pipeline::measure_and_report(plan, fake, journal, sinks);
   } catch (const Error& error) {

@@ -5,8 +5,8 @@
 #include "utf8_check.hpp"
 #include <doctest/doctest.h>
 
+#include <refbench/formats/results_json.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -82,7 +82,7 @@ json cell(const std::string& name, int rounds, const std::string& stop, bool is_
 json run_document(const std::vector<MetricResult>& results, json cells) {
   json analysis = json::array();
   for (const auto& r : results) {
-    analysis.push_back(report::to_json(r));
+    analysis.push_back(formats::to_json(r));
   }
   return {{"schema_version", 1},
           {"command", "run"},
@@ -225,7 +225,7 @@ json oversized_document() {
 // `document` read as results.json (a schema_version added when it has none).
 report::RunDocument read(json document) {
   document.emplace("schema_version", report::k_schema_version);
-  return report::document_from_json(document, "results.json");
+  return formats::document_from_json(document, "results.json");
 }
 
 std::string markdown(const json& document, std::size_t limit = report::k_markdown_limit) {
@@ -233,7 +233,7 @@ std::string markdown(const json& document, std::size_t limit = report::k_markdow
 }
 
 MetricResult from_json(const json& entry) {
-  return report::metric_result_from_json(util::JsonFields(entry, "results.json", "analysis[0]", ""));
+  return formats::metric_result_from_json(util::JsonFields(entry, "results.json", "analysis[0]", ""));
 }
 
 // The line of `text` that starts with `prefix`, or "".
@@ -270,11 +270,11 @@ TEST_CASE("report::code_span and fenced_block survive backticks") {
   CHECK(report::fenced_block("a ```` b\n") == "`````\na ```` b\n`````\n");
 }
 
-TEST_CASE("report::document_from_json: what other commands leave out") {
+TEST_CASE("formats::document_from_json: what other commands leave out") {
   SUBCASE("a CSV analysis: no arms, environment or cells") {
     MetricResult csv = result("bench", "value", 10, 1.3, 1.2, 1.4, Verdict::regression);
     csv.gated = true;
-    json entry = report::to_json(csv);
+    json entry = formats::to_json(csv);
     entry.erase("unit");
     json document{{"command", "analyze"}, {"analysis", {entry}}, {"settings", {{"threshold", 1.1}}}};
     auto model = read(document);
@@ -300,13 +300,13 @@ TEST_CASE("report::document_from_json: what other commands leave out") {
   }
 }
 
-TEST_CASE("report::metric_result_from_json inverts to_json") {
+TEST_CASE("formats::metric_result_from_json inverts to_json") {
   MetricResult r = result("c", "cpu", 0.25, 1.1, 1.05, 1.16, Verdict::inconclusive);
   r.direction = analysis::Direction::higher_is_better;
   r.noise_floor = 1.04;
   r.error = "outputs differ";
   r.paired = false;
-  auto back = from_json(report::to_json(r));
+  auto back = from_json(formats::to_json(r));
   CHECK(back.cell == "c");
   CHECK(back.metric == "cpu");
   CHECK(back.unit == analysis::Unit::seconds); // by name: no "unit" key yet
@@ -323,7 +323,7 @@ TEST_CASE("report::metric_result_from_json inverts to_json") {
 
   MetricResult empty = result("c", "rss", NAN, NAN, NAN, NAN, Verdict::censored);
   empty.p.reset();
-  auto j = report::to_json(empty);
+  auto j = formats::to_json(empty);
   j["unit"] = "plain";
   auto none = from_json(j);
   CHECK(std::isnan(none.ratio));

@@ -2,12 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/journal.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
@@ -75,9 +74,9 @@ std::string journal_text(const report::RunHeader& header, const runner::RunRecor
     specs[i].name = record.cells[i].name;
     specs[i].meta = record.cells[i].meta;
   }
-  std::string text = report::journal_header(header, specs).dump() + "\n";
+  std::string text = formats::journal_header(header, specs).dump() + "\n";
   for (const auto& sample : record.samples) {
-    text += runner::to_json(sample, record.cells).dump() + "\n";
+    text += formats::to_json(sample, record.cells).dump() + "\n";
   }
   return text;
 }
@@ -118,12 +117,12 @@ TEST_CASE("runner::CellMeta travels through the journal and results.json") {
     CHECK(read.record.seed == 11);
     CHECK(read.record.rss.floor_bytes == 4 << 20);
   };
-  check(report::read_document("journal.jsonl", text));
-  check(report::document_from_json(report::to_json(report::make_document(header, record, {})), "results.json"));
+  check(formats::read_document("journal.jsonl", text));
+  check(formats::document_from_json(formats::to_json(report::make_document(header, record, {})), "results.json"));
   SUBCASE("no meta: the run's metrics") {
     runner::CellMeta none;
-    CHECK(runner::to_json(none).empty());
-    CHECK_FALSE(runner::cell_meta_from_json(nlohmann::json()).metrics);
+    CHECK(formats::to_json(none).empty());
+    CHECK_FALSE(formats::cell_meta_from_json(nlohmann::json()).metrics);
   }
 }
 
@@ -132,7 +131,7 @@ TEST_CASE("report::make_document") {
   auto header = run_header();
   auto results = analysis::analyze(analysis::cell_samples(record, header.settings.metrics, header.settings.gate),
                                    {1.15, 0.05, 0.95, 10});
-  auto document = report::to_json(report::make_document(header, record, results));
+  auto document = formats::to_json(report::make_document(header, record, results));
 
   SUBCASE("every analysis entry names its unit") {
     for (const auto& entry : document.at("analysis")) {
@@ -205,7 +204,7 @@ TEST_CASE("report::make_document") {
   SUBCASE("arms without refs are the commands") {
     header.baseline = report::ArmInfo{.command = "./old"};
     header.candidate = report::ArmInfo{.command = "./new"};
-    const auto arms = report::to_json(report::make_document(header, record, results)).at("arms");
+    const auto arms = formats::to_json(report::make_document(header, record, results)).at("arms");
     CHECK(arms == nlohmann::json{{"baseline", {{"command", "./old"}}}, {"candidate", {{"command", "./new"}}}});
   }
 }
@@ -244,11 +243,11 @@ TEST_CASE("results.json: golden document, written and read back") {
   document.harness_peak_rss_bytes = 9 << 20;
   document.config = "refbench.toml";
   document.payloads = nlohmann::json::array({{{"label", "1KiB"}, {"bytes", 1024}}});
-  const std::string text = report::to_json(document).dump(2) + "\n";
+  const std::string text = formats::to_json(document).dump(2) + "\n";
   test::check_snapshot("results.json", text);
 
-  const auto read = report::document_from_json(nlohmann::json::parse(text), "results.json");
-  CHECK(report::to_json(read).dump(2) + "\n" == text);
+  const auto read = formats::document_from_json(nlohmann::json::parse(text), "results.json");
+  CHECK(formats::to_json(read).dump(2) + "\n" == text);
   CHECK(read.verdict == document.verdict);
   CHECK(read.record.samples.size() == record.samples.size());
   // samples are written per cell, so read back grouped by cell rather than in round order
@@ -283,14 +282,14 @@ TEST_CASE("results.json: golden document, written and read back") {
   SUBCASE("a newer schema_version is refused, naming the file") {
     auto newer = nlohmann::json::parse(text);
     newer["schema_version"] = report::k_schema_version + 1;
-    CHECK_THROWS_WITH_AS(report::document_from_json(newer, "r.json"),
+    CHECK_THROWS_WITH_AS(formats::document_from_json(newer, "r.json"),
                          doctest::Contains("r.json: schema_version 2 is newer than this refbench reads (1)"),
                          UsageError);
   }
   SUBCASE("members it does not know are ignored") {
     auto more = nlohmann::json::parse(text);
     more["future"] = {{"x", 1}};
-    CHECK(report::to_json(report::document_from_json(more, "r.json")).dump(2) + "\n" == text);
+    CHECK(formats::to_json(formats::document_from_json(more, "r.json")).dump(2) + "\n" == text);
   }
 }
 
@@ -376,7 +375,7 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
   std::string text = journal_text(header, record);
   for (const auto& cell : record.cells) {
     nlohmann::json stop{{"type", "stop"}, {"reason", "max_rounds"}, {"rounds", 12}};
-    runner::name_cell(stop, cell);
+    formats::name_cell(stop, cell);
     text += stop.dump() + "\n";
   }
   auto check = [](const report::RunDocument& read) {
@@ -390,7 +389,7 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
     CHECK(read.header.candidates[1].env == std::vector<std::string>{"MODE=x"});
     CHECK(read.header.candidate->ref == "feat/fast");
   };
-  const auto from_journal = report::read_document("journal.jsonl", text);
+  const auto from_journal = formats::read_document("journal.jsonl", text);
   check(from_journal);
   CHECK_FALSE(from_journal.partial);
   auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
@@ -401,7 +400,7 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
   CHECK(results[1].candidate == "slow");
   CHECK(results[1].verdict == stats::Verdict::regression);
   const auto document = report::make_document(header, record, results);
-  const auto read = report::document_from_json(report::to_json(document), "results.json");
+  const auto read = formats::document_from_json(formats::to_json(document), "results.json");
   check(read);
   CHECK(read.results[1].candidate == "slow");
 
@@ -442,10 +441,10 @@ TEST_CASE("results.json: stored verdicts are checked against the rows they come 
                                          report::analysis_settings(header));
   REQUIRE(results[0].verdict == stats::Verdict::regression);
   REQUIRE(results[1].verdict == stats::Verdict::pass);
-  const auto written = report::to_json(report::make_document(header, record, results));
+  const auto written = formats::to_json(report::make_document(header, record, results));
   auto error_of = [](const nlohmann::json& document) -> std::string {
     try {
-      report::read_document("results.json", document.dump());
+      formats::read_document("results.json", document.dump());
       return "";
     } catch (const UsageError& error) {
       return error.what();

@@ -1,8 +1,7 @@
 #include <doctest/doctest.h>
 
-#include <refbench/runner/journal.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/runner/metrics.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/util/clock.hpp>
 #include <refbench/util/json_fields.hpp>
 
@@ -104,7 +103,7 @@ TEST_CASE("runner: a sample's metrics are written under their names and read bac
   runner::Sample sample;
   sample.round = 1;
   sample.outcome = outcome_with(0.1234567890123, 0.0625, 0.03125, 123456789);
-  nlohmann::json line = runner::to_json(sample, record.cells);
+  nlohmann::json line = formats::to_json(sample, record.cells);
   CHECK(line["wall"].get<double>() == 0.1234567890123);
   CHECK(line["cpu"].get<double>() == 0.09375);
   CHECK(line["rss"].is_number_integer());
@@ -112,11 +111,11 @@ TEST_CASE("runner: a sample's metrics are written under their names and read bac
 
   line.erase("type");
   line.erase("cell");
-  nlohmann::json cell = runner::to_json(record.cells[0]);
+  nlohmann::json cell = formats::to_json(record.cells[0]);
   cell["samples"] = nlohmann::json::array({line});
   const nlohmann::json document{{"cells", nlohmann::json::array({cell})}};
   runner::RunRecord back;
-  runner::read_cells(util::JsonFields(document, "doc", "", ""), back);
+  formats::read_cells(util::JsonFields(document, "doc", "", ""), back);
   REQUIRE(back.samples.size() == 1);
   CHECK(back.samples[0].outcome.readings.values() == sample.outcome.readings.values());
 }

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/placement.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/runner/journal.hpp>
 #include <refbench/runner/placement.hpp>
 #include <refbench/runner/rounds.hpp>
 
@@ -88,7 +88,7 @@ TEST_CASE("runner::run_rounds moves the links before each round and records each
   RoundHooks hooks;
   hooks.clock = [&fake] { return fake.now(); };
   hooks.place = [&](int round, const Placement& p) { placed[round] = p; };
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   const auto record = run_rounds(cells, settings, fake, journal, hooks);
 
   REQUIRE(placed.size() == 7); // the warm-up and six rounds
@@ -112,7 +112,7 @@ TEST_CASE("runner::run_rounds moves the links before each round and records each
   }
   // and the journal line of each sample carries it
   for (std::size_t i = 0; i < record.samples.size(); ++i) {
-    CHECK(nlohmann::json::parse(to_json(record.samples[i], record.cells).dump())["replica"] ==
+    CHECK(nlohmann::json::parse(refbench::formats::to_json(record.samples[i], record.cells).dump())["replica"] ==
           record.samples[i].replica);
   }
 }

@@ -2,10 +2,9 @@
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/runner/journal.hpp>
 #include <refbench/runner/pairs.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/reported.hpp>
 #include <refbench/runner/rounds.hpp>
 
@@ -236,7 +235,7 @@ CellSpec service_cell() {
 // `rounds` rounds (and one warm-up) of the service cell on `fake`.
 RunRecord run_service(process::FakeExecutor& fake, int rounds) {
   RoundSettings settings{1000, rounds, rounds, 1, 5};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   RoundHooks hooks;
   hooks.clock = [&fake] { return fake.now(); };
   return run_rounds({service_cell()}, settings, fake, journal, hooks);
@@ -298,12 +297,12 @@ TEST_CASE("runner::run_rounds: an unusable report makes the cell ERROR, kept in 
                           {"seed", 5},
                           {"rss", {{"method", "fake"}, {"floor_bytes", 1}}},
                           {"settings", nlohmann::json::object()},
-                          {"cells", {{{"name", "svc"}, {"meta", to_json(record.cells[0].meta)}}}}};
+                          {"cells", {{{"name", "svc"}, {"meta", refbench::formats::to_json(record.cells[0].meta)}}}}};
     std::string text = header.dump() + "\n";
     for (const auto& sample : record.samples) {
-      text += to_json(sample, record.cells).dump() + "\n";
+      text += refbench::formats::to_json(sample, record.cells).dump() + "\n";
     }
-    auto read = read_journal(text, "journal.jsonl");
+    auto read = refbench::formats::read_journal(text, "journal.jsonl");
     REQUIRE(read.record.cells[0].failure);
     CHECK(read.record.cells[0].failure->description == record.cells[0].failure->description);
     CHECK(read.record.samples[0].values == record.samples[0].values);

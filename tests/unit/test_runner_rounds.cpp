@@ -2,9 +2,9 @@
 
 #include "scratch_dir.hpp"
 
+#include <refbench/formats/records.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/pairs.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/rng.hpp>
@@ -59,7 +59,7 @@ std::string pad_of(const Invocation& invocation) {
 TEST_CASE("runner::run_rounds round accounting") {
   FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
   RoundSettings settings{1000, 7, 3, 2, 99};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
 
   SUBCASE("warm-up: each (cell, arm) `warmup` times, recorded as round 0") {
@@ -114,7 +114,7 @@ TEST_CASE("runner::run_rounds round accounting") {
 TEST_CASE("runner::run_rounds control cell runs the baseline twice") {
   FakeExecutor fake(costs({{"a", 0.1}}));
   RoundSettings settings{1000, 3, 3, 0, 1};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto record = run_rounds({cell("a"), cell("a", true)}, settings, fake, journal, fake_clock(fake));
   auto control = complete_pairs(record, 1, Metric::wall);
   REQUIRE(control.baseline.size() == 3);
@@ -125,7 +125,7 @@ TEST_CASE("runner::run_rounds control cell runs the baseline twice") {
 TEST_CASE("runner::run_rounds seeded schedule is reproducible") {
   auto order = [](std::uint64_t seed) {
     FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.1}, {"c", 0.1}}));
-    Journal journal;
+    refbench::formats::JournalWriter journal;
     RoundSettings settings{1000, 5, 5, 0, seed};
     run_rounds({cell("a"), cell("b"), cell("c")}, settings, fake, journal, fake_clock(fake));
     std::vector<std::string> names;
@@ -142,7 +142,7 @@ TEST_CASE("runner::run_rounds budget") {
   // Round costs: a = 0.25 s, b = 2.5 s (base + 1.5 × base).
   FakeExecutor fake(costs({{"a", 0.1}, {"b", 1.0}}));
   RoundSettings settings{10.1, 100, 3, 1, 5};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
   SUBCASE("the expensive cell is dropped first, the cheap one goes on") {
     CHECK(record.cells[1].stop == StopReason::budget);
@@ -168,7 +168,7 @@ TEST_CASE("runner::run_rounds a failing invocation stops its cell with ERROR") {
     return outcome;
   });
   RoundSettings settings{1000, 10, 3, 1, 2};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto record = run_rounds({cell("ok"), cell("bad")}, settings, fake, journal, fake_clock(fake));
   CHECK(record.cells[0].stop == StopReason::max_rounds);
   CHECK(record.cells[0].rounds == 10);
@@ -204,7 +204,7 @@ TEST_CASE("runner::complete_pairs leaves out warm-up and broken rounds") {
 TEST_CASE("runner::run_rounds precision stopping") {
   FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.1}}));
   RoundSettings settings{1000, 40, 12, 0, 3};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto hooks = fake_clock(fake);
   std::vector<std::pair<std::size_t, int>> asked;
   hooks.precise = [&](const RunRecord& record, std::size_t cell) {
@@ -227,7 +227,7 @@ TEST_CASE("runner::run_rounds the schedule of a seed does not depend on timings"
       outcome.readings[process::Reading::wall] = 0.01 + 0.001 * static_cast<double>(timing.below(100));
       return outcome;
     });
-    Journal journal;
+    refbench::formats::JournalWriter journal;
     RoundSettings settings{1000, 8, 8, 1, 99};
     run_rounds({cell("a"), cell("b"), cell("c")}, settings, fake, journal, fake_clock(fake));
     std::vector<std::string> names;
@@ -242,7 +242,7 @@ TEST_CASE("runner::run_rounds the schedule of a seed does not depend on timings"
 TEST_CASE("runner::run_rounds before_invocation announces each invocation before it runs") {
   FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
   RoundSettings settings{1000, 4, 4, 1, 7};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto hooks = fake_clock(fake);
   struct Seen {
     std::string cell;
@@ -274,7 +274,7 @@ TEST_CASE("runner::merge_rounds: a block measured again adds pairs to the same c
   settings.min_rounds = 4;
   settings.budget_seconds = 1e9;
   settings.seed = 3;
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto record = run_rounds({cell("x"), cell("y"), control_of(cell("x"))}, settings, fake, journal, fake_clock(fake));
   settings.seed = 4;
   settings.max_rounds = settings.min_rounds = 3;
@@ -309,7 +309,7 @@ TEST_CASE("runner::run_rounds: a change to the trees stops the run and makes eve
   FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
   RoundSettings settings{1000, 6, 3, 1, 7};
   test::ScratchDir dir;
-  Journal journal(dir / "journal.jsonl");
+  refbench::formats::JournalWriter journal(dir / "journal.jsonl");
   auto hooks = fake_clock(fake);
   std::vector<std::pair<int, bool>> asked;
   hooks.check_trees = [&](int round, bool last) {
@@ -334,7 +334,7 @@ TEST_CASE("runner::run_rounds: a change to the trees stops the run and makes eve
                           {"settings", nlohmann::json::object()},
                           {"cells", {{{"name", "a"}}, {{"name", "b"}}}}};
     auto text = header.dump() + "\n" + util::read_file(dir / "journal.jsonl").value();
-    auto read = read_journal(text, "journal.jsonl");
+    auto read = refbench::formats::read_journal(text, "journal.jsonl");
     for (const auto& c : read.record.cells) {
       CHECK(c.stop == StopReason::error);
       REQUIRE(c.failure);
@@ -347,7 +347,7 @@ TEST_CASE("runner::run_rounds: a change to the trees stops the run and makes eve
 TEST_CASE("runner::run_rounds: after the last round the trees are checked once more, thoroughly") {
   FakeExecutor fake(costs({{"a", 0.1}}));
   RoundSettings settings{1000, 3, 3, 0, 7};
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   auto hooks = fake_clock(fake);
   std::vector<std::pair<int, bool>> asked;
   hooks.check_trees = [&](int round, bool last) {
@@ -364,7 +364,7 @@ TEST_CASE("runner::run_rounds: the budget bounds the warm-up and the first round
   SUBCASE("warm-up: 700 runs of 0.05 s under a 1 s budget start no more than fit") {
     FakeExecutor fake(costs({{"a", 0.05}}));
     RoundSettings settings{1.0, 100, 3, 700, 7};
-    Journal journal;
+    refbench::formats::JournalWriter journal;
     auto record = run_rounds({cell("a")}, settings, fake, journal, fake_clock(fake));
     CHECK(record.cells[0].stop == StopReason::budget);
     CHECK(record.cells[0].rounds == 0);
@@ -380,7 +380,7 @@ TEST_CASE("runner::run_rounds: the budget bounds the warm-up and the first round
     }
     FakeExecutor fake(costs(cost));
     RoundSettings settings{1.0, 10, 3, 0, 7};
-    Journal journal;
+    refbench::formats::JournalWriter journal;
     auto record = run_rounds(cells, settings, fake, journal, fake_clock(fake));
     CHECK(fake.now() < 1.0 + 0.015 + 1e-9);
     CHECK(fake.calls().size() < 2 * 200);

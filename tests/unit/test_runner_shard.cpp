@@ -1,9 +1,10 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/report.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/report/results_json.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/runner/shard.hpp>
 #include <refbench/util/error.hpp>
@@ -222,14 +223,14 @@ report::RunHeader fake_header(const RoundSettings& settings, std::optional<Shard
 
 // `document` written to results.json and read back, as `report` sees it.
 report::RunDocument through_json(const report::RunDocument& document, const std::string& source) {
-  return report::document_from_json(nlohmann::json::parse(report::to_json(document).dump()), source);
+  return formats::document_from_json(nlohmann::json::parse(formats::to_json(document).dump()), source);
 }
 
 RunRecord run_fake(std::vector<CellSpec> cells, const CellSpec& control_source, const RoundSettings& settings,
                    const FakeExecutor::Script& script) {
   cells.push_back(tagged_control(control_source));
   FakeExecutor fake(script);
-  Journal journal;
+  refbench::formats::JournalWriter journal;
   RoundHooks hooks;
   hooks.clock = [&fake] { return fake.now(); };
   return run_rounds(cells, settings, fake, journal, hooks);

@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <refbench/analysis/inputs.hpp>
-#include <refbench/report/results_json.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/report/run_document.hpp>
-#include <refbench/runner/record_reader.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
 #include <refbench/util/quantity.hpp>
@@ -39,7 +39,7 @@ const std::string k_sample =
     R"({"arm": "baseline", "round": 1, "order": 0, "status": "exited", "wall": 0.5, "user": 0.1, "sys": 0.0, "rss": 1000})";
 
 std::string read_run_error(const std::string& text) {
-  return usage_error_of([&] { report::read_document("results.json", text); });
+  return usage_error_of([&] { formats::read_document("results.json", text); });
 }
 
 } // namespace
@@ -146,7 +146,7 @@ TEST_CASE("analysis::parse_hyperfine_json: malformed input is a UsageError namin
   CHECK(cells.at(0).metrics.at(0).candidate.at(0) == 2);
 }
 
-TEST_CASE("report::read_document: bad fields are UsageErrors naming the file and the field") {
+TEST_CASE("formats::read_document: bad fields are UsageErrors naming the file and the field") {
   CHECK(read_run_error(results_text("{}", k_sample)) == "<no error>");
   CHECK(read_run_error(k_bom + results_text("{}", k_sample)) == "<no error>");
   CHECK(read_run_error(results_text(R"({"min_rounds": "ten"})", k_sample)) ==
@@ -179,10 +179,10 @@ TEST_CASE("report::read_document: bad fields are UsageErrors naming the file and
         "results.json: verdict: unknown run verdict \"green\"");
 }
 
-TEST_CASE("report::read_document of a journal: bad fields name file:line and the field") {
+TEST_CASE("formats::read_document of a journal: bad fields name file:line and the field") {
   const std::string header =
       R"({"type": "header", "schema_version": 1, "seed": 1, "rss": {"method": "launcher", "floor_bytes": 0}, "settings": {}})";
-  auto read = [](const std::string& text) { return usage_error_of([&] { report::read_document("j.jsonl", text); }); };
+  auto read = [](const std::string& text) { return usage_error_of([&] { formats::read_document("j.jsonl", text); }); };
   CHECK(read(k_bom + header + "\n") == "<no error>");
   CHECK(read(header + "\n" + R"({"type": "sample", "cell": "a", "arm": "baseline", "round": 1, "order": -1})" + "\n") ==
         "j.jsonl:2: order must be an integer from 0 to 100000000, got -1");
@@ -191,5 +191,5 @@ TEST_CASE("report::read_document of a journal: bad fields name file:line and the
   CHECK(read(R"({"type": "header", "schema_version": 2, "seed": 1})"
              "\n") == "j.jsonl:1: schema_version 2 is newer than this refbench reads (1): update refbench to read it");
   CHECK(read(header + "\n[1e400]\n{}\n").starts_with("j.jsonl:2: not a refbench journal line: invalid JSON"));
-  CHECK(runner::looks_like_journal("run.log", k_bom + R"({"type": "header"})"));
+  CHECK(formats::looks_like_journal("run.log", k_bom + R"({"type": "header"})"));
 }

@@ -6,12 +6,12 @@
 // commands only plan (refs, builds, replicas, cells) and say where things go.
 
 #include <refbench/config/settings.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/options.hpp>
 #include <refbench/process/cpus.hpp>
 #include <refbench/process/executor.hpp>
 #include <refbench/process/launcher.hpp>
-#include <refbench/report/results_json.hpp>
-#include <refbench/runner/journal.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <filesystem>
@@ -67,7 +67,7 @@ struct Sinks {
 // Throws InterruptedError after writing the partial results of an
 // interrupted run, RefusedError (with the plan's hint) when a command could
 // not be started.
-int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, runner::Journal& journal,
+int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
                        const Sinks& sinks);
 
 // What `run` and `bisect` measure on and print to: the launcher and this

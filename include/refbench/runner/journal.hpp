@@ -1,10 +1,8 @@
 #pragma once
-// The journal: one JSON object per line, each written with a single write()
-// as it is taken, so a killed run loses at most the invocation in flight
-// (README: Output files). Line types: "header", "sample", "stop", and "cell" for a cell
-// added during the run (the automatic A/A control).
+// The journal's file: one JSON object per line, each written with a single
+// write() as it is taken, so a killed run loses at most the invocation in
+// flight (README: Output files). What the lines say is formats/records.hpp's.
 
-#include <refbench/runner/record.hpp>
 #include <refbench/util/fd.hpp>
 
 #include <cstdint>
@@ -32,16 +30,5 @@ private:
   util::Fd m_fd;
   std::uint64_t m_size = 0; // bytes of whole lines written
 };
-
-// JSON forms shared by the journal and results.json.
-nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cells);
-nlohmann::json to_json(const CellRecord& cell);
-nlohmann::json to_json(const CellMeta& meta);
-// Names `cell` in a journal line about it: "cell" and, in a run of several
-// candidates (README: More candidates), "candidate" — together they tell
-// the cells apart.
-void name_cell(nlohmann::json& line, const CellRecord& cell);
-// The inverse of to_json(CellMeta); missing keys keep their defaults.
-CellMeta cell_meta_from_json(const nlohmann::json& meta);
 
 } // namespace refbench::runner

@@ -4,12 +4,12 @@
 // cheapest-first, budget-aware, every measurement journaled as taken.
 
 #include <refbench/process/executor.hpp>
-#include <refbench/runner/journal.hpp>
 #include <refbench/runner/placement.hpp>
 #include <refbench/runner/record.hpp>
 #include <refbench/util/clock.hpp>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace refbench::runner {
@@ -44,6 +44,34 @@ using PlacementHook = std::function<void(int round, const Placement& placement)>
 // stops the run: every cell becomes an ERROR naming it (README: Security model).
 using TreeCheck = std::function<std::string(int round, bool last)>;
 
+// One setup, prepare or cleanup run of a cell's hook, as the journal has it.
+struct HookRun {
+  Arm arm = Arm::baseline;
+  Hook hook = Hook::setup;
+  int round = 0;
+  bool ok = true;
+  double wall = 0;
+  std::string description; // what went wrong; "" when it succeeded
+  std::string stderr_tail; // "" when it succeeded
+};
+
+// What the rounds record as they go, each as it happens, so a killed run
+// loses at most the invocation in flight: formats::JournalWriter writes it
+// as journal.jsonl's lines.
+class RoundLog {
+public:
+  virtual ~RoundLog() = default;
+  // A measured invocation (warm-up ones too, as round 0), of cells[sample.cell].
+  virtual void sample(const Sample& sample, const std::vector<CellRecord>& cells) = 0;
+  virtual void hook(const HookRun& run, const CellRecord& cell) = 0;
+  // The automatic A/A control, added during the run as the control of `of`.
+  virtual void control_added(const CellRecord& control, const std::string& of) = 0;
+  // `cell` stopped, for its `stop` reason after its `rounds`.
+  virtual void stopped(const CellRecord& cell) = 0;
+  // The arms' trees changed after `round` (README: Security model).
+  virtual void tree_changed(int round, const std::string& change) = 0;
+};
+
 struct RoundHooks {
   Clock clock = monotonic_now;
   RoundObserver observer;               // empty: none
@@ -64,6 +92,6 @@ void substitute_placeholders(process::Invocation& invocation, int round, const s
 // (StopReason::error); an interrupt stops the run and sets `interrupted_by` instead of throwing, so the caller can
 // still write the partial results. Settings must be valid (max_rounds ≥ 1, warmup ≥ 0).
 RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-                     Journal& journal, const RoundHooks& hooks = {});
+                     RoundLog& log, const RoundHooks& hooks = {});
 
 } // namespace refbench::runner

@@ -5,10 +5,10 @@
 
 #include <cstdint>
 
-namespace refbench::report::limits {
+namespace refbench::formats::limits {
 
 inline constexpr std::int64_t k_max_count = 100000000;
 inline constexpr std::int64_t k_max_replicas = 1000;
 inline constexpr std::int64_t k_max_shards = 100000;
 
-} // namespace refbench::report::limits
+} // namespace refbench::formats::limits

@@ -1,5 +1,5 @@
-#include <refbench/report/results_json.hpp>
-#include <refbench/runner/journal.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/version.hpp>
 
 #include "document_limits.hpp"
@@ -10,7 +10,9 @@
 // the run was asked for: schema_version, tool, command, seed, settings,
 // arms, environment (with CPU isolation), rss, reproduce, shard.
 
-namespace refbench::report {
+namespace refbench::formats {
+
+using namespace report; // the document whose JSON this is
 namespace {
 
 using nlohmann::json;
@@ -313,7 +315,7 @@ RunHeader header_from_json(const Fields& f) {
 json journal_header(const RunHeader& header, const std::vector<runner::CellSpec>& cells) {
   json cell_list = json::array();
   for (const auto& cell : cells) {
-    cell_list.push_back({{"name", cell.name}, {"control", cell.control}, {"meta", runner::to_json(cell.meta)}});
+    cell_list.push_back({{"name", cell.name}, {"control", cell.control}, {"meta", formats::to_json(cell.meta)}});
   }
   json j = to_json(header);
   j["type"] = "header";
@@ -321,4 +323,4 @@ json journal_header(const RunHeader& header, const std::vector<runner::CellSpec>
   return j;
 }
 
-} // namespace refbench::report
+} // namespace refbench::formats

@@ -1,5 +1,7 @@
-#include <refbench/runner/journal.hpp>
-#include <refbench/runner/record_reader.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
+
+#include "document_limits.hpp"
 #include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 
@@ -11,17 +13,17 @@
 #include <limits>
 #include <map>
 
-namespace refbench::runner {
+namespace refbench::formats {
+
+using namespace runner; // the record types whose JSON forms these are
 namespace {
 
-// Bounds far above any real run, so a corrupt count is refused before it
-// sizes a loop or a table.
-constexpr std::int64_t k_max_count = 100000000;
-constexpr std::int64_t k_max_replicas = 1000;
+using limits::k_max_count;
+using limits::k_max_replicas;
 
 using Fields = util::JsonFields;
 
-Arm arm_of(const Fields& f) {
+Arm sample_arm_of(const Fields& f) {
   const std::string arm = f.string("arm");
   if (arm != "baseline" && arm != "candidate") {
     f.fail(fmt::format("{} must be \"baseline\" or \"candidate\", got \"{}\"", f.name("arm"), arm));
@@ -109,7 +111,7 @@ CellMeta meta_from(const Fields& cell) {
 Sample sample_from(const Fields& f, std::size_t cell) {
   Sample s;
   s.cell = cell;
-  s.arm = arm_of(f);
+  s.arm = sample_arm_of(f);
   s.round = f.count("round");
   s.order = static_cast<std::size_t>(f.integer("order", 0, k_max_count));
   auto& o = s.outcome;
@@ -136,11 +138,214 @@ std::optional<CellFailure> failure_from(const Fields& cell) {
   }
   const auto failure = cell.part("failure", false, true);
   const Fields f = cell.inner(failure, cell.name("failure"));
-  return CellFailure{arm_of(f), f.count("round"), f.string("description"), f.string("stderr_tail", ""),
-                     false,     hook_from(f)};
+  return CellFailure{sample_arm_of(f), f.count("round"), f.string("description"), f.string("stderr_tail", ""), false,
+                     hook_from(f)};
 }
 
 } // namespace
+
+void name_cell(nlohmann::json& line, const CellRecord& cell) {
+  line["cell"] = cell.name;
+  if (!cell.meta.candidate.empty()) {
+    line["candidate"] = cell.meta.candidate;
+  }
+}
+
+nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cells) {
+  const auto& o = sample.outcome;
+  nlohmann::json j{
+      {"type", "sample"},         {"arm", arm_name(sample.arm)},    {"round", sample.round},
+      {"order", sample.order},    {"warmup", sample.round == 0},    {"status", k_termination_names.name(o.termination)},
+      {"exit_code", o.exit_code}, {"rss_floor", o.rss_floor_bytes}, {"replica", sample.replica},
+  };
+  for (const auto& metric : built_in_metrics()) {
+    const double value = metric.value(o.readings);
+    j[std::string(metric.name)] =
+        metric.integral ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
+  }
+  if (o.termination == process::Termination::signaled) {
+    j["signal"] = o.signal;
+  }
+  if (!sample.values.empty()) {
+    j["values"] = sample.values;
+  }
+  if (!sample.problem.empty()) {
+    j["problem"] = sample.problem;
+  }
+  if (!usable(sample)) {
+    j["stderr_tail"] = o.stderr_tail;
+  }
+  name_cell(j, cells.at(sample.cell));
+  return j;
+}
+
+nlohmann::json to_json(const CellRecord& cell) {
+  nlohmann::json j{
+      {"name", cell.name},
+      {"control", cell.control},
+      {"stop_reason", stop_reason_name(cell.stop)},
+      {"rounds", cell.rounds},
+  };
+  j["meta"] = to_json(cell.meta);
+  if (cell.failure) {
+    j["failure"] = {
+        {"arm", arm_name(cell.failure->arm)},
+        {"round", cell.failure->round},
+        {"description", cell.failure->description},
+        {"stderr_tail", cell.failure->stderr_tail},
+    };
+    if (!cell.failure->hook.empty()) {
+      j["failure"]["hook"] = cell.failure->hook;
+    }
+  }
+  return j;
+}
+
+nlohmann::json to_json(const CellMeta& meta) {
+  nlohmann::json j = nlohmann::json::object();
+  if (meta.metrics) {
+    j["metrics"] = *meta.metrics;
+  }
+  if (meta.gate) {
+    j["gate"] = *meta.gate;
+  }
+  if (!meta.threshold.empty()) {
+    j["threshold"] = meta.threshold;
+  }
+  if (!meta.family.empty()) {
+    j["family"] = meta.family;
+    j["payload_bytes"] = meta.payload_bytes;
+  }
+  for (const auto& metric : meta.custom) {
+    nlohmann::json entry{{"name", metric.name},
+                         {"from", report_source_name(metric.from)},
+                         {"format", report_format_name(metric.format)},
+                         {"key", metric.key},
+                         {"better", metric.higher_is_better ? "higher" : "lower"},
+                         {"unit", metric.unit},
+                         {"kind", metric_kind_name(metric.kind)}};
+    if (metric.kind == MetricKind::count) {
+      entry["max_increase"] = metric.max_increase;
+    }
+    if (metric.censor_above) {
+      entry["censor_above"] = *metric.censor_above;
+    }
+    if (metric.censor_below) {
+      entry["censor_below"] = *metric.censor_below;
+    }
+    if (metric.slo) {
+      entry["slo"] = slo_text(*metric.slo);
+    }
+    j["custom"].push_back(std::move(entry));
+  }
+  if (meta.min_duration_seconds > 0) {
+    j["min_duration"] = meta.min_duration_seconds;
+  }
+  if (!meta.window_key.empty()) {
+    j["window"] = meta.window_key;
+  }
+  for (const auto& requirement : meta.require) {
+    j["require"].push_back(requirement_text(requirement));
+  }
+  if (meta.candidate_only) {
+    j["new"] = true;
+  }
+  if (!meta.candidate.empty()) {
+    j["candidate"] = meta.candidate;
+  }
+  if (!meta.sweep.empty()) {
+    j["sweep"] = meta.sweep;
+    j["params"] = nlohmann::json::array();
+    for (const auto& [name, value] : meta.params) {
+      j["params"].push_back({name, value});
+    }
+  }
+  return j;
+}
+
+CellMeta cell_meta_from_json(const nlohmann::json& j) {
+  CellMeta meta;
+  if (!j.is_object()) {
+    return meta;
+  }
+  if (j.contains("metrics")) {
+    meta.metrics = j.at("metrics").get<std::vector<std::string>>();
+  }
+  if (j.contains("gate")) {
+    meta.gate = j.at("gate").get<std::vector<std::string>>();
+  }
+  meta.threshold = j.value("threshold", std::map<std::string, double>{});
+  meta.family = j.value("family", std::string());
+  meta.payload_bytes = j.value("payload_bytes", std::uint64_t{0});
+  for (const auto& metric : j.value("custom", nlohmann::json::array())) {
+    CustomMetric custom{metric.at("name").get<std::string>(),
+                        parse_report_source(metric.value("from", "")).value_or(ReportSource::stdout_line),
+                        parse_report_format(metric.value("format", "")).value_or(ReportFormat::json),
+                        metric.at("key").get<std::string>(),
+                        metric.value("better", std::string("lower")) == "higher",
+                        metric.value("unit", std::string())};
+    custom.kind = parse_metric_kind(metric.value("kind", "")).value_or(MetricKind::ratio);
+    custom.max_increase = metric.value("max_increase", 0.0);
+    if (metric.contains("censor_above")) {
+      custom.censor_above = metric.at("censor_above").get<double>();
+    }
+    if (metric.contains("censor_below")) {
+      custom.censor_below = metric.at("censor_below").get<double>();
+    }
+    if (auto slo = parse_slo(metric.value("slo", std::string()))) {
+      custom.slo = *slo;
+    }
+    meta.custom.push_back(std::move(custom));
+  }
+  meta.min_duration_seconds = j.value("min_duration", 0.0);
+  meta.window_key = j.value("window", std::string());
+  for (const auto& text : j.value("require", std::vector<std::string>{})) {
+    if (auto requirement = parse_requirement(text)) {
+      meta.require.push_back(*requirement);
+    }
+  }
+  meta.candidate_only = j.value("new", false);
+  meta.candidate = j.value("candidate", std::string());
+  meta.sweep = j.value("sweep", std::string());
+  for (const auto& pair : j.value("params", nlohmann::json::array())) {
+    meta.params.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
+  }
+  return meta;
+}
+
+void JournalWriter::header(const report::RunHeader& header, const std::vector<CellSpec>& cells) {
+  m_journal.append(journal_header(header, cells));
+}
+
+void JournalWriter::sample(const Sample& sample, const std::vector<CellRecord>& cells) {
+  m_journal.append(to_json(sample, cells));
+}
+
+void JournalWriter::hook(const HookRun& run, const CellRecord& cell) {
+  nlohmann::json line{{"type", "hook"}, {"arm", arm_name(run.arm)}, {"hook", hook_name(run.hook)}, {"round", run.round},
+                      {"ok", run.ok},   {"wall", run.wall}};
+  if (!run.ok) {
+    line["description"] = run.description;
+    line["stderr_tail"] = run.stderr_tail;
+  }
+  name_cell(line, cell);
+  m_journal.append(line);
+}
+
+void JournalWriter::control_added(const CellRecord& control, const std::string& of) {
+  m_journal.append(
+      {{"type", "cell"}, {"name", control.name}, {"control", true}, {"of", of}, {"meta", to_json(control.meta)}});
+}
+
+void JournalWriter::stopped(const CellRecord& cell) {
+  nlohmann::json line{{"type", "stop"}, {"reason", stop_reason_name(cell.stop)}, {"rounds", cell.rounds}};
+  name_cell(line, cell);
+  m_journal.append(line);
+}
+
+void JournalWriter::tree_changed(int round, const std::string& change) {
+  m_journal.append({{"type", "tree_changed"}, {"round", round}, {"change", change}});
+}
 
 void read_cells(const util::JsonFields& document, RunRecord& record) {
   const auto cells = document.part("cells", true, true);
@@ -233,7 +438,7 @@ ReadJournal read_journal(const std::string& text, const std::string& source) {
       const auto hook = hook_from(j);
       if (!j.boolean("ok", true) && !cell.failure) {
         cell.failure = CellFailure{
-            arm_of(j), j.count("round"), j.string("description", ""), j.string("stderr_tail", ""), false, hook};
+            sample_arm_of(j), j.count("round"), j.string("description", ""), j.string("stderr_tail", ""), false, hook};
       }
     } else if (type == "tree_changed") { // the arms' trees changed: every cell is an ERROR naming it
       const int round = j.count("round");
@@ -265,4 +470,4 @@ bool looks_like_journal(const std::string& path, const std::string& text) {
   return path.ends_with(".jsonl") || (first != std::string::npos && body[first] == '{' && body.find("\"type\"") < 64);
 }
 
-} // namespace refbench::runner
+} // namespace refbench::formats

@@ -1,5 +1,5 @@
-#include <refbench/report/results_json.hpp>
-#include <refbench/runner/journal.hpp>
+#include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 
@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 #include <limits>
 
-namespace refbench::report {
+namespace refbench::formats {
+
+using namespace report; // the document whose JSON this is
 namespace {
 
 using nlohmann::json;
@@ -78,13 +80,13 @@ json cells_json(const runner::RunRecord& record) {
   json cells = json::array();
   std::vector<json> samples(record.cells.size(), json::array());
   for (const auto& sample : record.samples) {
-    auto s = runner::to_json(sample, record.cells);
+    auto s = formats::to_json(sample, record.cells);
     s.erase("type");
     s.erase("cell");
     samples.at(sample.cell).push_back(std::move(s));
   }
   for (std::size_t cell = 0; cell < record.cells.size(); ++cell) {
-    auto j = runner::to_json(record.cells[cell]);
+    auto j = formats::to_json(record.cells[cell]);
     j["samples"] = std::move(samples[cell]);
     cells.push_back(std::move(j));
   }
@@ -297,7 +299,7 @@ json to_json(const RunDocument& d) {
 }
 
 RunDocument document_from_json(const json& json_document, const std::string& source) {
-  const Fields f(json_document, source, "", runner::k_run_file_hint);
+  const Fields f(json_document, source, "", formats::k_run_file_hint);
   RunDocument d;
   d.header = header_from_json(f);
   d.results = f.each("analysis", metric_result_from_json);
@@ -319,7 +321,7 @@ RunDocument document_from_json(const json& json_document, const std::string& sou
   d.record.rss = d.header.rss.value_or(process::RssProbe{});
   d.record.elapsed_seconds = d.elapsed_seconds.value_or(0.0);
   if (f.has("cells") || d.header.rss) { // a run's document has cells; outside data has none
-    runner::read_cells(f, d.record);
+    formats::read_cells(f, d.record);
   }
   const auto warnings = f.part("warnings", true, false);
   for (std::size_t i = 0; i < warnings.size(); ++i) {
@@ -337,9 +339,9 @@ RunDocument document_from_json(const json& json_document, const std::string& sou
   return d;
 }
 
-RunDocument document_from_journal(const runner::ReadJournal& journal, const std::string& source) {
+RunDocument document_from_journal(const formats::ReadJournal& journal, const std::string& source) {
   RunDocument d;
-  d.header = header_from_json(Fields(journal.header, source + ":1", "", runner::k_run_file_hint));
+  d.header = header_from_json(Fields(journal.header, source + ":1", "", formats::k_run_file_hint));
   d.record = journal.record;
   d.record.seed = d.header.seed;
   d.record.rss = d.header.rss.value_or(process::RssProbe{});
@@ -349,16 +351,16 @@ RunDocument document_from_journal(const runner::ReadJournal& journal, const std:
 }
 
 RunDocument read_document(const std::string& path, const std::string& text) {
-  if (runner::looks_like_journal(path, text)) {
-    return document_from_journal(runner::read_journal(text, path), path);
+  if (formats::looks_like_journal(path, text)) {
+    return document_from_journal(formats::read_journal(text, path), path);
   }
   auto document = util::parse_json(text);
   if (!document) {
-    throw UsageError(fmt::format("{}: {}", path, document.error()), runner::k_run_file_hint);
+    throw UsageError(fmt::format("{}: {}", path, document.error()), formats::k_run_file_hint);
   }
   if (document->is_object() && !document->contains("analysis") && !document->contains("cells")) {
     throw UsageError(fmt::format("{}: no \"analysis\" and no \"cells\": not a run's results", path),
-                     runner::k_run_file_hint);
+                     formats::k_run_file_hint);
   }
   auto read = document_from_json(*document, path);
   if (auto disagreement = verdict_disagreement(read)) {
@@ -368,4 +370,4 @@ RunDocument read_document(const std::string& path, const std::string& text) {
   return read;
 }
 
-} // namespace refbench::report
+} // namespace refbench::formats
