@@ -102,10 +102,11 @@ MeasurementPlan BisectSteps::plan_step(const std::vector<std::string>& shas, Arm
   }
   Inputs in = m_in;
   in.settings = settings;
-  MeasurementPlan plan{
-      {}, settings.rounds(), settings,
-      {}, m_out / dir,       "check the cell's command in " + in.config_path + " and that the build produced it"};
-  plan.rounds.output_dir = (plan.out / "outputs").string();
+  MeasurementPlan plan{.settings = settings,
+                       .output_dir = (m_out / dir / "outputs").string(),
+                       .out = m_out / dir,
+                       .could_not_start_hint =
+                           "check the cell's command in " + in.config_path + " and that the build produced it"};
   RunOptions o = m_o.run;
   o.baseline = git::short_sha(shas[0]);
   o.candidates.clear();
@@ -123,12 +124,12 @@ MeasurementPlan BisectSteps::plan_step(const std::vector<std::string>& shas, Arm
   const ArmReplicas replicas{
       {}, {std::vector{arms.tree(runner::Arm::baseline)}, std::vector{arms.tree(runner::Arm::candidate)}}};
   plan.cells =
-      with_control(plan_candidates(in, arms, replicas, m_payloads, m_env, m_isolation, labels), in, plan.rounds);
+      with_control(plan_candidates(in, arms, replicas, m_payloads, m_env, m_isolation, labels), in, plan.auto_control);
   plan.header.command = "bisect";
   plan.header.reproduce =
       fmt::format("refbench report {}", util::quote_shell_word((plan.out / "journal.jsonl").string()));
   if (const auto metric = runner::parse_metric(m_o.metric)) {
-    plan.header.settings.gate = {*metric}; // precision stopping looks at the metric bisected
+    plan.gate = {*metric}; // precision stopping looks at the metric bisected
   }
   plan.header.environment = report::environment_info(process::machine_facts(), &m_isolation);
   plan.payloads = m_payloads_json;
@@ -206,8 +207,8 @@ BisectSteps::Run BisectSteps::measure(const std::string& good, const std::vector
   MeasurementPlan plan;
   // the step's readings again, at the step's own confidence
   run.record = measure_block(run.shas, run.dir, precision, confidence, 0, print, &plan);
-  run.metrics = plan.header.settings.metrics;
-  run.gate = plan.header.settings.gate;
+  run.metrics = plan.metrics;
+  run.gate = plan.gate;
   analyse_run(run, m_in.settings);
   return run;
 }

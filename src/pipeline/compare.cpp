@@ -284,14 +284,15 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   auto isolation = process::plan_isolation_here(settings.isolate.value, {}); // a bad list: exit 2 before anything runs
   const fs::path out(o.out);
   ProgramReplicas replicas;
-  MeasurementPlan plan{compare_cells(o, settings, out, replicas),
-                       settings.rounds(),
-                       settings,
-                       {},
-                       out,
-                       "check that it is a program for this machine, or pass --shell for shell scripts"};
-  plan.rounds.replicas = settings.replicas.value;
-  plan.cell_in_refusal = false;
+  MeasurementPlan plan{.cells = compare_cells(o, settings, out, replicas),
+                       .settings = settings,
+                       .metrics = metrics,
+                       .gate = gated,
+                       .replicas = settings.replicas.value,
+                       .out = out,
+                       .could_not_start_hint =
+                           "check that it is a program for this machine, or pass --shell for shell scripts",
+                       .cell_in_refusal = false};
 
   process::install_interrupt_handlers();
   auto launcher = process::Launcher::start();
@@ -312,8 +313,6 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   if (o.candidates.size() == 1) {
     plan.header.candidates.clear();
   }
-  plan.header.settings.metrics = metrics;
-  plan.header.settings.gate = gated;
   plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
   formats::JournalWriter journal((out / "journal.jsonl").string());
   Sinks sinks = sinks_of(bench, common);

@@ -24,8 +24,9 @@ namespace {
 // stopping on the gated metrics; the journal is synced before it returns.
 runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
                           const Sinks& sinks) {
+  const auto rounds = plan.rounds();
   auto header = plan.header;
-  header.seed = plan.rounds.seed;
+  header.seed = rounds.seed;
   header.rss = executor.rss_probe();
   journal.header(header, plan.cells);
   const auto analysis_settings = plan.settings.analysis();
@@ -34,18 +35,18 @@ runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& execut
   Progress progress(*sinks.err, sinks.err_fd,
                     sinks.err_fd < 0 ? (sinks.common.quiet ? ProgressMode::quiet : ProgressMode::plain)
                                      : stderr_progress_mode(sinks.common.quiet),
-                    plan.rounds, sinks.clock);
+                    rounds, sinks.clock);
   progress.attach(hooks);
   hooks.place = sinks.place;
   hooks.check_trees = sinks.check_trees;
-  const auto& gated = plan.header.settings.gate;
+  const auto& gated = plan.gate;
   auto precision_settings = analysis_settings;
   precision_settings.confidence = plan.stop_confidence.value_or(analysis_settings.confidence);
   hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, gated),
                                     plan.settings.precision.value, precision_settings);
   };
-  auto record = runner::run_rounds(plan.cells, plan.rounds, executor, journal, hooks);
+  auto record = runner::run_rounds(plan.cells, rounds, executor, journal, hooks);
   progress.finish();
   if (sinks.after_rounds) {
     sinks.after_rounds();
@@ -63,26 +64,10 @@ void print_results(const MeasurementPlan& plan, const report::RunDocument& docum
   }
   *sinks.out << util::without_workflow_commands(report::render_run_summary(document)) << "\n";
   print_warnings(document, *sinks.err);
-  *sinks.out << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", plan.rounds.seed,
+  *sinks.out << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", plan.settings.seed.value,
                             report::format_seconds(document.record.elapsed_seconds),
                             report::format_bytes(static_cast<double>(document.record.rss.floor_bytes)),
                             (plan.out / "report.md").string());
-}
-
-// What `plan` records of its settings in results.json.
-report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
-  auto recorded = plan.header.settings;
-  const auto& s = plan.settings;
-  recorded.budget_seconds = plan.rounds.budget_seconds;
-  recorded.max_rounds = plan.rounds.max_rounds;
-  recorded.min_rounds = plan.rounds.min_rounds;
-  recorded.warmup = plan.rounds.warmup;
-  recorded.replicas = plan.rounds.replicas;
-  recorded.threshold = s.threshold.value;
-  recorded.alpha = s.alpha.value;
-  recorded.precision = s.precision.value;
-  recorded.interval = s.interval.value;
-  return recorded;
 }
 
 // The exit code of `record` and its `results`, after the partial results
@@ -117,14 +102,35 @@ int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
 
 } // namespace
 
+runner::RoundSettings MeasurementPlan::rounds() const {
+  auto rounds = settings.rounds();
+  rounds.output_dir = output_dir;
+  rounds.replicas = replicas;
+  rounds.auto_control = auto_control;
+  return rounds;
+}
+
+report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
+  const auto& s = plan.settings;
+  return {.budget_seconds = s.budget_seconds.value,
+          .max_rounds = s.max_rounds.value,
+          .min_rounds = s.min_rounds.value,
+          .warmup = s.warmup.value,
+          .replicas = plan.replicas,
+          .metrics = plan.metrics,
+          .gate = plan.gate,
+          .threshold = s.threshold.value,
+          .alpha = s.alpha.value,
+          .precision = s.precision.value,
+          .interval = s.interval.value};
+}
+
 int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
                        const Sinks& sinks) {
   auto planned = plan;
   planned.header.settings = recorded_settings(plan);
   auto record = measure(planned, executor, journal, sinks);
-  auto results =
-      analysis::analyze(analysis::cell_samples(record, planned.header.settings.metrics, planned.header.settings.gate),
-                        plan.settings.analysis());
+  auto results = analysis::analyze(analysis::cell_samples(record, plan.metrics, plan.gate), plan.settings.analysis());
   auto document = report::make_document(planned.header, std::move(record), std::move(results));
   document.config = plan.config;
   document.payloads = plan.payloads;

@@ -182,7 +182,7 @@ std::vector<runner::CellSpec> run_cells(std::vector<runner::CellSpec> planned, c
                              "is NEW and nothing is compared (a config moved or cells renamed since the baseline?)\n",
                              util::printable(in.config_path));
   }
-  return with_control(std::move(planned), in, plan.rounds);
+  return with_control(std::move(planned), in, plan.auto_control);
 }
 
 // README: Security model: records the arms' trees (and the payloads) as
@@ -259,12 +259,12 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
 
   // after the builds, which use every CPU, and before {cpus.NAME} is filled in
   apply_isolation(isolation, bench, common.quiet);
-  MeasurementPlan plan{
-      {},          in.settings.rounds(),
-      in.settings, {},
-      out,         "check the cell's command in " + in.config_path + " and that the build produced it"};
-  plan.rounds.output_dir = (out / "outputs").string();
-  plan.rounds.replicas = static_cast<int>(replicas.dirs[0].size());
+  MeasurementPlan plan{.settings = in.settings,
+                       .output_dir = (out / "outputs").string(),
+                       .replicas = static_cast<int>(replicas.dirs[0].size()),
+                       .out = out,
+                       .could_not_start_hint =
+                           "check the cell's command in " + in.config_path + " and that the build produced it"};
   record_arms(plan.header, arms, baseline, candidates, o, in.config, build_times);
   std::vector<std::string> labels;
   for (const auto& arm : plan.header.candidates) {
@@ -277,13 +277,13 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
                           (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");
   plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
   if (in.shard) {
-    plan.header.shard = shard_identity(*in.shard, baseline.sha, candidates.front().sha, plan.rounds.seed, seed_derived,
-                                       in.config_text, measurement_settings(in.settings, in.config.run));
+    plan.header.shard = shard_identity(*in.shard, baseline.sha, candidates.front().sha, plan.settings.seed.value,
+                                       seed_derived, in.config_text, measurement_settings(in.settings, in.config.run));
     if (!common.quiet) {
       const auto& cells = plan.cells;
       std::cerr << fmt::format("refbench: shard {}/{}: {} cells, seed {}{}\n", in.shard->index, in.shard->count,
-                               cells.size() - (cells.empty() || !cells.back().control ? 0 : 1), plan.rounds.seed,
-                               seed_derived ? " (derived from the refs and the config)" : "");
+                               cells.size() - (cells.empty() || !cells.back().control ? 0 : 1),
+                               plan.settings.seed.value, seed_derived ? " (derived from the refs and the config)" : "");
     }
   }
   plan.payloads = payloads_json;

@@ -88,8 +88,7 @@ std::vector<config::PayloadFile> make_payloads(const Inputs& in, const fs::path&
   return files;
 }
 
-std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in,
-                                           runner::RoundSettings& rounds) {
+std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in, bool& auto_control) {
   const auto& control_cell = in.config.run.control_cell;
   auto named = [&](const auto& c) { return control_cell && c.name == *control_cell; };
   const bool control_planned =
@@ -106,12 +105,12 @@ std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, 
                        "name one of the cells (after {size} expansion)");
     }
     if (it->meta.candidate_only) { // the baseline cannot run a new cell twice: the runner picks another
-      rounds.auto_control = control;
+      auto_control = control;
       return cells;
     }
     cells.push_back(runner::control_of(*it));
   } else {
-    rounds.auto_control = control;
+    auto_control = control;
   }
   return cells;
 }

@@ -38,13 +38,11 @@ FakeExecutor::Script walls(double factor) {
 // A compare-like plan of one cell `x` with the given flags, written to `out`.
 pipeline::MeasurementPlan plan_of(const config::MeasurementFlags& flags, const std::string& out) {
   const auto settings = config::resolve(flags, nullptr, config::k_compare_defaults);
-  pipeline::MeasurementPlan plan{{{"x", command("baseline"), command("candidate"), false}},
-                                 settings.rounds(),
-                                 settings,
-                                 {},
-                                 out,
-                                 "check the command"};
-  plan.rounds.auto_control = settings.control.value;
+  pipeline::MeasurementPlan plan{.cells = {{"x", command("baseline"), command("candidate"), false}},
+                                 .settings = settings,
+                                 .auto_control = settings.control.value,
+                                 .out = out,
+                                 .could_not_start_hint = "check the command"};
   plan.header.command = "compare";
   return plan;
 }

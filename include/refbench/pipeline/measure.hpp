@@ -28,11 +28,16 @@ namespace refbench::pipeline {
 // What to measure and how, as `run` or `compare` planned it.
 struct MeasurementPlan {
   std::vector<runner::CellSpec> cells; // the A/A control included when it is a named cell's
-  runner::RoundSettings rounds;        // settings.rounds() plus output_dir, replicas, auto_control
+  // The one copy of the settings: the rounds', the analysis', --fail-on's
+  // and what results.json records of them (recorded_settings).
   config::MeasurementSettings settings;
+  std::vector<runner::Metric> metrics = runner::default_metrics(); // shown
+  std::vector<runner::Metric> gate = runner::default_gate();       // can fail the run
+  std::string output_dir;                                          // where the cells' {output} files go; "": none
+  int replicas = 1;                                                // the copies of each arm the rounds draw from
+  bool auto_control = false; // the runner picks the A/A control cell (none of the cells is it)
   // How the run was asked for: command, reproduce line, arms, environment,
-  // shard, metrics and gate; measure_and_report records the rest of
-  // `settings` in it.
+  // shard; measure_and_report fills in its settings from the above.
   report::RunHeader header;
   std::filesystem::path out;        // results.json, report.md, report.csv go here
   std::string could_not_start_hint; // what to check when a command cannot be started (exit 3)
@@ -42,7 +47,13 @@ struct MeasurementPlan {
   // The confidence of the intervals precision stopping looks at; none: the
   // analysis' (95 %). A bisect step stops on its own, higher confidence.
   std::optional<double> stop_confidence;
+
+  // settings.rounds() with the output directory, replicas and auto control.
+  runner::RoundSettings rounds() const;
 };
+
+// What results.json records of `plan`'s settings, metrics and gate.
+report::RecordedSettings recorded_settings(const MeasurementPlan& plan);
 
 // Where the run's side effects go besides --out.
 struct Sinks {

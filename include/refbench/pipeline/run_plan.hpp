@@ -55,9 +55,8 @@ std::vector<config::PayloadFile> make_payloads(const Inputs& in, const std::file
 
 // The shard's (or the selected) cells with the A/A control of
 // run.control_cell appended; else, and when that cell is in another shard
-// or not selected, the runner picks one among them (`rounds.auto_control`).
-std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in,
-                                           runner::RoundSettings& rounds);
+// or not selected, the runner picks one among them (`auto_control`).
+std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in, bool& auto_control);
 
 // The cells of every candidate of `arms`, cell by cell: with several
 // candidates each cell is planned once per candidate (its meta names the
