@@ -1,5 +1,5 @@
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/stats/bootstrap.hpp>
 #include <refbench/stats/multiple.hpp>
 #include <refbench/stats/signed_rank.hpp>

@@ -2,7 +2,7 @@
 // custom metrics (README: Custom metrics), windows and requirements, CPU groups (README: CPU isolation).
 #include "table_reader.hpp"
 
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>

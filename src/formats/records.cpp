@@ -2,7 +2,7 @@
 #include <refbench/formats/results_json.hpp>
 
 #include "document_limits.hpp"
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/error.hpp>
 
 #include <refbench/util/json_fields.hpp>

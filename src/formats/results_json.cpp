@@ -1,6 +1,6 @@
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/error.hpp>
 
 #include "document_limits.hpp"

@@ -1,5 +1,5 @@
 #include <refbench/report/csv.hpp>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 
 #include <cmath>
 #include <fmt/format.h>

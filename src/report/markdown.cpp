@@ -37,19 +37,19 @@ std::string counted(std::size_t n, std::string_view one, std::string_view many) 
 // ---- headline -------------------------------------------------------------
 
 // The names of the cells that failed: ERROR results and cells with a failure.
-std::vector<std::string> failed_cells(const RunDocument& m) {
+std::vector<std::string> failed_cells(const RunDocument& document) {
   std::vector<std::string> names;
   auto add = [&](const std::string& name) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       names.push_back(name);
     }
   };
-  for (const auto& cell : m.record.cells) {
+  for (const auto& cell : document.record.cells) {
     if (cell.failure || cell.stop == runner::StopReason::error) {
       add(cell.name);
     }
   }
-  for (const auto& r : m.results) {
+  for (const auto& r : document.results) {
     if (r.verdict == stats::Verdict::error) {
       add(r.cell);
     }
@@ -57,19 +57,19 @@ std::vector<std::string> failed_cells(const RunDocument& m) {
   return names;
 }
 
-std::string verdict_words(const RunDocument& m) {
+std::string verdict_words(const RunDocument& document) {
   auto count = [&](stats::Verdict verdict) {
-    return static_cast<std::size_t>(std::count_if(m.results.begin(), m.results.end(), [&](const MetricResult& r) {
-      return r.gated && !r.control && r.verdict == verdict;
-    }));
+    return static_cast<std::size_t>(
+        std::count_if(document.results.begin(), document.results.end(),
+                      [&](const MetricResult& r) { return r.gated && !r.control && r.verdict == verdict; }));
   };
-  if (m.verdict == analysis::RunVerdict::regression) {
+  if (document.verdict == analysis::RunVerdict::regression) {
     return "❌ " + counted(count(stats::Verdict::regression), "regression", "regressions");
   }
-  if (m.verdict == analysis::RunVerdict::error) {
-    return "💥 " + counted(failed_cells(m).size(), "cell", "cells") + " failed";
+  if (document.verdict == analysis::RunVerdict::error) {
+    return "💥 " + counted(failed_cells(document).size(), "cell", "cells") + " failed";
   }
-  if (m.verdict == analysis::RunVerdict::pass) {
+  if (document.verdict == analysis::RunVerdict::pass) {
     return "✅ no regression";
   }
   const std::size_t undecided = count(stats::Verdict::inconclusive);
@@ -79,8 +79,8 @@ std::string verdict_words(const RunDocument& m) {
 
 // ---- summary line -----------------------------------------------------------
 
-std::string floor_text(const RunDocument& m) {
-  const auto& results = m.results;
+std::string floor_text(const RunDocument& document) {
+  const auto& results = document.results;
   if (std::none_of(results.begin(), results.end(), [](const MetricResult& r) { return r.control; })) {
     return "noise floor unknown (no A/A control)";
   }
@@ -99,12 +99,12 @@ std::string floor_text(const RunDocument& m) {
   const double floor = *floored->noise_floor;
   return fmt::format("noise floor ±{:.1f} %{}{}", (floor - 1.0) * 100.0,
                      floored->metric == "wall" ? "" : " (" + floored->metric + ")",
-                     floor >= m.header.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
+                     floor >= document.header.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
 }
 
-std::string rounds_text(const RunDocument& m) {
+std::string rounds_text(const RunDocument& document) {
   std::vector<int> rounds;
-  for (const auto& cell : m.record.cells) {
+  for (const auto& cell : document.record.cells) {
     if (!cell.control) {
       rounds.push_back(cell.rounds);
     }
@@ -114,7 +114,8 @@ std::string rounds_text(const RunDocument& m) {
   }
   auto [low, high] = std::minmax_element(rounds.begin(), rounds.end());
   std::string text = *low == *high ? fmt::format("{} rounds", *low) : fmt::format("rounds {}–{}", *low, *high);
-  return m.header.settings.max_rounds ? text + fmt::format(" of max {}", *m.header.settings.max_rounds) : text;
+  return document.header.settings.max_rounds ? text + fmt::format(" of max {}", *document.header.settings.max_rounds)
+                                             : text;
 }
 
 // ---- table trimming -------------------------------------------------------------
@@ -246,18 +247,19 @@ std::string prose_naming(std::string_view text, std::string_view name) {
   return out + escape_cell(text.substr(at));
 }
 
-std::string render_headline(const RunDocument& m) {
-  std::string line = "### refbench: " + verdict_words(m);
-  if (m.header.baseline && m.header.candidates.size() > 1) {
+std::string render_headline(const RunDocument& document) {
+  std::string line = "### refbench: " + verdict_words(document);
+  if (document.header.baseline && document.header.candidates.size() > 1) {
     std::string names;
-    for (const auto& arm : m.header.candidates) {
+    for (const auto& arm : document.header.candidates) {
       names += (names.empty() ? "" : ", ") + render_arm(arm);
     }
-    line += " · baseline " + render_arm(*m.header.baseline) + " vs candidates " + names;
-  } else if (m.header.baseline && m.header.candidate) {
-    line += " · baseline " + render_arm(*m.header.baseline) + " vs candidate " + render_arm(*m.header.candidate);
+    line += " · baseline " + render_arm(*document.header.baseline) + " vs candidates " + names;
+  } else if (document.header.baseline && document.header.candidate) {
+    line += " · baseline " + render_arm(*document.header.baseline) + " vs candidate " +
+            render_arm(*document.header.candidate);
   }
-  return m.partial ? line + " · ⏸ partial (interrupted)" : line;
+  return document.partial ? line + " · ⏸ partial (interrupted)" : line;
 }
 
 namespace {
@@ -291,25 +293,26 @@ std::string shards_text(const ShardsInfo& shards) {
 
 } // namespace
 
-std::string render_run_summary(const RunDocument& m) {
-  std::vector<std::string> parts{floor_text(m), fmt::format("threshold {:.2f}x", m.header.settings.threshold),
-                                 rounds_text(m)};
-  if (m.elapsed_seconds) {
-    parts.push_back(m.header.settings.budget_seconds
-                        ? fmt::format("budget used {} of {}", format_duration(*m.elapsed_seconds),
-                                      format_duration(*m.header.settings.budget_seconds))
-                        : "measured for " + format_duration(*m.elapsed_seconds));
+std::string render_run_summary(const RunDocument& document) {
+  std::vector<std::string> parts{floor_text(document),
+                                 fmt::format("threshold {:.2f}x", document.header.settings.threshold),
+                                 rounds_text(document)};
+  if (document.elapsed_seconds) {
+    parts.push_back(document.header.settings.budget_seconds
+                        ? fmt::format("budget used {} of {}", format_duration(*document.elapsed_seconds),
+                                      format_duration(*document.header.settings.budget_seconds))
+                        : "measured for " + format_duration(*document.elapsed_seconds));
   }
-  if (m.total_seconds) {
-    parts.push_back("wall time " + format_duration(*m.total_seconds));
+  if (document.total_seconds) {
+    parts.push_back("wall time " + format_duration(*document.total_seconds));
   }
-  if (std::any_of(m.results.begin(), m.results.end(), [](const MetricResult& r) { return !r.paired; })) {
+  if (std::any_of(document.results.begin(), document.results.end(), [](const MetricResult& r) { return !r.paired; })) {
     parts.push_back("unpaired data: the samples were not interleaved");
   }
-  if (m.partial) {
+  if (document.partial) {
     parts.push_back("partial: interrupted, the results cover the rounds completed");
   }
-  if (const auto shards = shards_of(m)) {
+  if (const auto shards = shards_of(document)) {
     parts.push_back(shards_text(*shards));
   }
   std::string line;
@@ -322,8 +325,8 @@ std::string render_run_summary(const RunDocument& m) {
 namespace {
 
 // README: New and removed cells: the baseline's cells this run's config lacks, under the table.
-std::string removed_text(const RunDocument& m) {
-  const auto& removed = m.header.removed_cells;
+std::string removed_text(const RunDocument& document) {
+  const auto& removed = document.header.removed_cells;
   if (removed.empty()) {
     return "";
   }
@@ -338,12 +341,12 @@ std::string removed_text(const RunDocument& m) {
 
 } // namespace
 
-std::string render_markdown(const RunDocument& m, std::size_t limit) {
-  const std::string top = "<!-- refbench -->\n" + render_headline(m) + "\n\n";
-  const std::string summary = "\n" + render_run_summary(m) + "\n" + removed_text(m);
-  const std::string head = top + render_verdict_table(m.results) + summary;
-  const std::string plot_text = render_forest_plot(m.results, m.header.settings.threshold, k_plot_width);
-  const std::string sweeps = render_sweeps(m);
+std::string render_markdown(const RunDocument& document, std::size_t limit) {
+  const std::string top = "<!-- refbench -->\n" + render_headline(document) + "\n\n";
+  const std::string summary = "\n" + render_run_summary(document) + "\n" + removed_text(document);
+  const std::string head = top + render_verdict_table(document.results) + summary;
+  const std::string plot_text = render_forest_plot(document.results, document.header.settings.threshold, k_plot_width);
+  const std::string sweeps = render_sweeps(document);
   // the pictures: the forest plot and the sweeps' tables and charts, trimmed together
   const std::string plot = (plot_text.empty() ? "" : "\n" + fenced_block(plot_text, "text")) + sweeps;
 
@@ -352,11 +355,11 @@ std::string render_markdown(const RunDocument& m, std::size_t limit) {
     DetailsPlan plan;
     plan.plot = with_plot || plot.empty();
     do {
-      std::string out = head + (plan.plot ? plot : "") + "\n" + render_details(m, plan, limit);
+      std::string out = head + (plan.plot ? plot : "") + "\n" + render_details(document, plan, limit);
       if (out.size() <= limit) {
         return out;
       }
-    } while (trim_details(plan, m));
+    } while (trim_details(plan, document));
   }
   std::vector<std::string> items{"the details"};
   if (!plot_text.empty()) {
@@ -370,7 +373,7 @@ std::string render_markdown(const RunDocument& m, std::size_t limit) {
     return head + note;
   }
   const std::size_t fixed = top.size() + summary.size() + note.size();
-  const std::string table = fitted_table(m.results, limit > fixed ? limit - fixed : 0, limit);
+  const std::string table = fitted_table(document.results, limit > fixed ? limit - fixed : 0, limit);
   return cut(top + table + summary + note, limit);
 }
 

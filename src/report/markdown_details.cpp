@@ -2,7 +2,7 @@
 #include <refbench/report/markdown_details.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -63,9 +63,9 @@ std::string isolation_lines(const IsolationInfo& iso) {
   return line;
 }
 
-std::string environment_body(const RunDocument& m) {
+std::string environment_body(const RunDocument& document) {
   std::string body;
-  if (const auto& env = m.header.environment) {
+  if (const auto& env = document.header.environment) {
     body += cpu_line(*env);
     body += "- CPU frequency governor: " + escape_cell(env->governor.empty() ? "unknown" : env->governor) + "\n";
     if (!env->kernel.empty()) {
@@ -76,7 +76,7 @@ std::string environment_body(const RunDocument& m) {
       body += isolation_lines(*env->isolation);
     }
   }
-  if (const auto& rss = m.header.rss) {
+  if (const auto& rss = document.header.rss) {
     body += "- peak RSS: measured by " + escape_cell(rss->method.empty() ? "an unknown method" : rss->method);
     body += rss->floor_bytes > 0
                 ? ", floor " + format_bytes(static_cast<double>(rss->floor_bytes)) + " (every reading includes it)\n"
@@ -88,10 +88,10 @@ std::string environment_body(const RunDocument& m) {
   return body;
 }
 
-std::string build_body(const RunDocument& m) {
+std::string build_body(const RunDocument& document) {
   std::string body;
   for (const auto& [name, arm] :
-       {std::pair{"baseline", m.header.baseline}, std::pair{"candidate", m.header.candidate}}) {
+       {std::pair{"baseline", document.header.baseline}, std::pair{"candidate", document.header.candidate}}) {
     if (arm && arm->build_seconds) {
       body += fmt::format("- {} {}: {}\n", name, render_arm(*arm), format_duration(*arm->build_seconds));
     }
@@ -120,10 +120,10 @@ std::string stop_words(std::string_view reason) {
 
 // Per cell, its gated rows' minimum detectable ratios ("wall 1.05x · cpu 1.04x"),
 // grouped in one pass over the results.
-std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocument& m) {
+std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocument& document) {
   std::unordered_map<std::string, std::string> by_cell;
-  for (const auto& r : m.results) {
-    if (gated_row(r, m.results)) {
+  for (const auto& r : document.results) {
+    if (gated_row(r, document.results)) {
       auto& out = by_cell[runner::cell_title(r.cell, r.candidate)];
       const auto detectable = r.kind != runner::MetricKind::count ? format_ratio(r.min_detectable_ratio)
                               : std::isfinite(r.half_width)
@@ -143,14 +143,14 @@ struct CellRow {
   std::optional<runner::StopReason> stop;
 };
 
-std::string cells_body(const RunDocument& m) {
+std::string cells_body(const RunDocument& document) {
   std::vector<CellRow> cells;
-  for (const auto& cell : m.record.cells) {
+  for (const auto& cell : document.record.cells) {
     cells.push_back({runner::cell_title(cell), cell.rounds, cell.stop});
   }
   if (cells.empty()) { // analyze of outside data: the cells of the analysis
     std::unordered_set<std::string> seen;
-    for (const auto& r : m.results) {
+    for (const auto& r : document.results) {
       if (seen.insert(r.cell).second) {
         cells.push_back({r.cell, 0, std::nullopt});
       }
@@ -159,7 +159,7 @@ std::string cells_body(const RunDocument& m) {
   if (cells.empty()) {
     return "";
   }
-  const auto detectable = detectable_by_cell(m);
+  const auto detectable = detectable_by_cell(document);
   std::string body = "| cell | rounds | stopped | minimum detectable ratio |\n|---|---|---|---|\n";
   for (const auto& cell : cells) {
     const auto found = detectable.find(cell.name);
@@ -172,18 +172,20 @@ std::string cells_body(const RunDocument& m) {
 }
 
 // Per cell and arm, the wall median of each replica: one row per arm.
-std::string replicas_body(const RunDocument& m) {
-  if (m.replicas.empty()) {
+std::string replicas_body(const RunDocument& document) {
+  if (document.replicas.empty()) {
     return "";
   }
   std::string body =
       "Each arm ran from byte-identical copies of its files (replicas), drawn per round; a replica far "
       "from its siblings shows a placement effect.\n\n| cell | arm | median wall per replica |\n|---|---|---|\n";
-  for (std::size_t i = 0; i < m.replicas.size();) {
-    const auto& first = m.replicas[i];
+  for (std::size_t i = 0; i < document.replicas.size();) {
+    const auto& first = document.replicas[i];
     std::string medians;
-    for (; i < m.replicas.size() && m.replicas[i].cell == first.cell && m.replicas[i].arm == first.arm; ++i) {
-      const auto& r = m.replicas[i];
+    for (; i < document.replicas.size() && document.replicas[i].cell == first.cell &&
+           document.replicas[i].arm == first.arm;
+         ++i) {
+      const auto& r = document.replicas[i];
       medians += fmt::format("{}{}: {} (n={})", medians.empty() ? "" : " · ", r.replica,
                              format_metric_value(r.median_wall, analysis::Unit::seconds, ""), r.n);
     }
@@ -192,9 +194,9 @@ std::string replicas_body(const RunDocument& m) {
   return body;
 }
 
-std::string warnings_body(const RunDocument& m) {
+std::string warnings_body(const RunDocument& document) {
   std::string body;
-  for (const auto& warning : m.warnings) {
+  for (const auto& warning : document.warnings) {
     if (!warning.message.empty()) {
       body += "- " + prose_naming(warning.message, warning.cell) + "\n";
     }
@@ -203,32 +205,32 @@ std::string warnings_body(const RunDocument& m) {
 }
 
 // Why readings of `r` sit at the measurement floor (README: Statistics).
-std::string censored_reason(const RunDocument& m, const MetricResult& r) {
+std::string censored_reason(const RunDocument& document, const MetricResult& r) {
   if (!r.censor_limit.empty()) {
     return "readings at or past " + escape_cell(r.censor_limit);
   }
   if (r.metric == "rss") {
     return "RSS at the launcher floor" +
-           (m.header.rss && m.header.rss->floor_bytes > 0
-                ? " (" + format_bytes(static_cast<double>(m.header.rss->floor_bytes)) + ")"
+           (document.header.rss && document.header.rss->floor_bytes > 0
+                ? " (" + format_bytes(static_cast<double>(document.header.rss->floor_bytes)) + ")"
                 : std::string());
   }
   if (r.unit == analysis::Unit::seconds) {
-    const bool known = m.header.rss && m.header.rss->spawn_resolution_seconds > 0;
+    const bool known = document.header.rss && document.header.rss->spawn_resolution_seconds > 0;
     return "times below 10× the spawn resolution" +
-           (known ? " (" + format_seconds(m.header.rss->spawn_resolution_seconds) + ")" : std::string()) +
+           (known ? " (" + format_seconds(document.header.rss->spawn_resolution_seconds) + ")" : std::string()) +
            " or capped by the timeout";
   }
   return "readings at the measurement floor";
 }
 
-std::string censored_body(const RunDocument& m) {
+std::string censored_body(const RunDocument& document) {
   std::string body;
-  for (const auto& r : m.results) {
+  for (const auto& r : document.results) {
     if (r.verdict == stats::Verdict::censored) {
-      body +=
-          fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
-                      code_span(runner::cell_title(r.cell, r.candidate)), escape_cell(r.metric), censored_reason(m, r));
+      body += fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
+                          code_span(runner::cell_title(r.cell, r.candidate)), escape_cell(r.metric),
+                          censored_reason(document, r));
     }
   }
   return body;
@@ -236,9 +238,9 @@ std::string censored_body(const RunDocument& m) {
 
 // Per metric with an SLO, each arm's share of invocations that met it
 // (README: Metric kinds, ceilings and SLOs).
-std::string slo_body(const RunDocument& m) {
+std::string slo_body(const RunDocument& document) {
   std::string body;
-  for (const auto& r : m.results) {
+  for (const auto& r : document.results) {
     if (!r.slo || !r.baseline_slo_share || !r.candidate_slo_share) {
       continue;
     }
@@ -311,16 +313,16 @@ std::string failure_text(const runner::CellRecord& cell, const DetailsPlan& plan
   return text + "; its stderr ends with:\n\n" + fenced_block(tail, "text");
 }
 
-std::string failures_body(const RunDocument& m, const DetailsPlan& plan) {
+std::string failures_body(const RunDocument& document, const DetailsPlan& plan) {
   std::vector<std::string> parts;
   std::vector<std::string> described;
-  for (const auto& cell : m.record.cells) {
+  for (const auto& cell : document.record.cells) {
     if (cell.failure) {
       parts.push_back(failure_text(cell, plan));
       described.push_back(runner::cell_title(cell));
     }
   }
-  for (const auto& r : m.results) { // ERROR without a recorded failure: a metric missing, outputs differing
+  for (const auto& r : document.results) { // ERROR without a recorded failure: a metric missing, outputs differing
     if (r.verdict == stats::Verdict::error &&
         std::find(described.begin(), described.end(), runner::cell_title(r.cell, r.candidate)) == described.end()) {
       const auto title = runner::cell_title(r.cell, r.candidate);
@@ -335,11 +337,12 @@ std::string failures_body(const RunDocument& m, const DetailsPlan& plan) {
   return body;
 }
 
-std::string reproduce_section(const RunDocument& m) {
-  if (m.header.reproduce.empty()) {
-    return fmt::format("**Seed** {}\n", m.header.seed);
+std::string reproduce_section(const RunDocument& document) {
+  if (document.header.reproduce.empty()) {
+    return fmt::format("**Seed** {}\n", document.header.seed);
   }
-  return fmt::format("**Reproduce** (seed {})\n\n", m.header.seed) + fenced_block(m.header.reproduce, "sh");
+  return fmt::format("**Reproduce** (seed {})\n\n", document.header.seed) +
+         fenced_block(document.header.reproduce, "sh");
 }
 
 } // namespace
@@ -374,22 +377,22 @@ std::string trim_note(const std::vector<std::string>& items, std::size_t limit) 
   return fmt::format("_Left out to stay under {} bytes: {}. results.json has everything._\n", limit, list);
 }
 
-std::string render_details(const RunDocument& m, const DetailsPlan& plan, std::size_t limit) {
+std::string render_details(const RunDocument& document, const DetailsPlan& plan, std::size_t limit) {
   std::vector<std::string> sections;
   if (auto items = left_out(plan); !items.empty()) {
     sections.push_back(trim_note(items, limit));
   }
   if (plan.environment) {
-    sections.push_back(section("Environment", environment_body(m)));
-    sections.push_back(section("Build times", build_body(m)));
+    sections.push_back(section("Environment", environment_body(document)));
+    sections.push_back(section("Build times", build_body(document)));
   }
-  sections.push_back(plan.cell_table ? section("Cells", cells_body(m)) : "");
-  sections.push_back(plan.cell_table ? section("Replicas", replicas_body(m)) : "");
-  sections.push_back(plan.warnings ? section("Warnings", warnings_body(m)) : "");
-  sections.push_back(plan.censored ? section("Censored metrics", censored_body(m)) : "");
-  sections.push_back(plan.censored ? section("SLOs", slo_body(m)) : "");
-  sections.push_back(plan.failures ? section("Failures", failures_body(m, plan)) : "");
-  sections.push_back(reproduce_section(m));
+  sections.push_back(plan.cell_table ? section("Cells", cells_body(document)) : "");
+  sections.push_back(plan.cell_table ? section("Replicas", replicas_body(document)) : "");
+  sections.push_back(plan.warnings ? section("Warnings", warnings_body(document)) : "");
+  sections.push_back(plan.censored ? section("Censored metrics", censored_body(document)) : "");
+  sections.push_back(plan.censored ? section("SLOs", slo_body(document)) : "");
+  sections.push_back(plan.failures ? section("Failures", failures_body(document, plan)) : "");
+  sections.push_back(reproduce_section(document));
   std::string out = "<details><summary>Details</summary>\n\n";
   for (const auto& s : sections) {
     out += s.empty() ? "" : s + "\n";
@@ -397,20 +400,21 @@ std::string render_details(const RunDocument& m, const DetailsPlan& plan, std::s
   return out + "</details>\n";
 }
 
-bool trim_details(DetailsPlan& plan, const RunDocument& m) {
-  const bool stderr = std::any_of(m.record.cells.begin(), m.record.cells.end(), [](const runner::CellRecord& c) {
-    return c.failure && !c.failure->stderr_tail.empty();
-  });
+bool trim_details(DetailsPlan& plan, const RunDocument& document) {
+  const bool stderr =
+      std::any_of(document.record.cells.begin(), document.record.cells.end(),
+                  [](const runner::CellRecord& c) { return c.failure && !c.failure->stderr_tail.empty(); });
   if (!plan.short_stderr && plan.stderr && stderr) {
     plan.short_stderr = true;
     return true;
   }
-  const std::pair<bool*, bool> steps[] = {{&plan.cell_table, !cells_body(m).empty()},
-                                          {&plan.stderr, stderr},
-                                          {&plan.warnings, !warnings_body(m).empty()},
-                                          {&plan.censored, !(censored_body(m) + slo_body(m)).empty()},
-                                          {&plan.environment, !(environment_body(m) + build_body(m)).empty()},
-                                          {&plan.failures, !failures_body(m, plan).empty()}};
+  const std::pair<bool*, bool> steps[] = {
+      {&plan.cell_table, !cells_body(document).empty()},
+      {&plan.stderr, stderr},
+      {&plan.warnings, !warnings_body(document).empty()},
+      {&plan.censored, !(censored_body(document) + slo_body(document)).empty()},
+      {&plan.environment, !(environment_body(document) + build_body(document)).empty()},
+      {&plan.failures, !failures_body(document, plan).empty()}};
   for (const auto& [shown, present] : steps) {
     if (*shown && present) {
       *shown = false;

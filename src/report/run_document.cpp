@@ -1,5 +1,5 @@
 #include <refbench/analysis/from_record.hpp>
-#include <refbench/analysis/placement.hpp>
+#include <refbench/analysis/placement_effects.hpp>
 #include <refbench/analysis/sensitivity.hpp>
 #include <refbench/process/cpus.hpp>
 #include <refbench/report/run_document.hpp>

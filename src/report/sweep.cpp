@@ -18,9 +18,9 @@ struct Sweep {
   std::vector<const runner::CellRecord*> levels;
 };
 
-std::vector<Sweep> sweeps_of(const RunDocument& m) {
+std::vector<Sweep> sweeps_of(const RunDocument& document) {
   std::vector<Sweep> sweeps;
-  for (const auto& cell : m.record.cells) {
+  for (const auto& cell : document.record.cells) {
     if (cell.control || cell.meta.sweep.empty()) {
       continue;
     }
@@ -183,13 +183,13 @@ std::string render_xychart(const std::string& title, const std::string& axis, co
   return fenced_block(body, "mermaid");
 }
 
-std::string render_sweeps(const RunDocument& m) {
+std::string render_sweeps(const RunDocument& document) {
   std::map<std::string, std::vector<const MetricResult*>> by_cell;
-  for (const auto& r : m.results) {
+  for (const auto& r : document.results) {
     by_cell[runner::cell_title(r.cell, r.candidate)].push_back(&r);
   }
   std::string out;
-  for (const auto& sweep : sweeps_of(m)) {
+  for (const auto& sweep : sweeps_of(document)) {
     out += fmt::format("\n**Sweep {}** ({} levels)\n\n", code_span(sweep.name), sweep.levels.size()) +
            table_of(sweep, by_cell) + charts_of(sweep, by_cell);
   }

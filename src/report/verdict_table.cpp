@@ -1,6 +1,6 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>

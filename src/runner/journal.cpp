@@ -1,5 +1,5 @@
+#include <refbench/runner/command_output.hpp>
 #include <refbench/runner/journal.hpp>
-#include <refbench/runner/reported.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 

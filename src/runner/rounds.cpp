@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/sha256.hpp>
 #include <refbench/util/shell_words.hpp>

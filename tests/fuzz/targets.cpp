@@ -10,7 +10,7 @@
 #include <refbench/github/event.hpp>
 #include <refbench/history/history.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
 

@@ -7,8 +7,8 @@
 #include <refbench/build/replicas.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
-#include <refbench/runner/placement.hpp>
 #include <refbench/runner/record.hpp>
+#include <refbench/runner/replica_placement.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <array>

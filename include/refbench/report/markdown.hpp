@@ -33,15 +33,15 @@ std::string prose_naming(std::string_view text, std::string_view name);
 
 // The headline: verdict icon and words, the two arms, and whether the run
 // was interrupted; no trailing newline.
-std::string render_headline(const RunDocument& model);
+std::string render_headline(const RunDocument& document);
 
 // The line under the table: noise floor, threshold, rounds, budget used of
 // the budget, wall time and whether the run is partial; no trailing newline.
-std::string render_run_summary(const RunDocument& model);
+std::string render_run_summary(const RunDocument& document);
 
-// The whole report.md for `model` in at most `limit` bytes: details trimmed
+// The whole report.md for `document` in at most `limit` bytes: details trimmed
 // first, then the plot left out, then table rows (PASS first), each noted
 // in italics; never cut inside a UTF-8 sequence.
-std::string render_markdown(const RunDocument& model, std::size_t limit = k_markdown_limit);
+std::string render_markdown(const RunDocument& document, std::size_t limit = k_markdown_limit);
 
 } // namespace refbench::report

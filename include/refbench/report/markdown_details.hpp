@@ -35,14 +35,14 @@ std::vector<std::string> left_out(const DetailsPlan& plan);
 // bytes and that results.json has everything; ends in '\n'.
 std::string trim_note(const std::vector<std::string>& items, std::size_t limit);
 
-// The <details> block of `model` as `plan` shows it, opening with the note
+// The <details> block of `document` as `plan` shows it, opening with the note
 // of what is left out (if anything); ends in '\n'.
-std::string render_details(const RunDocument& model, const DetailsPlan& plan, std::size_t limit);
+std::string render_details(const RunDocument& document, const DetailsPlan& plan, std::size_t limit);
 
-// Takes the next step that removes something from `model`'s details:
+// Takes the next step that removes something from `document`'s details:
 // stderr tails shortened, then the per-cell table, the stderr tails, the
 // warnings, the censored metrics, the environment, the failures; false when
 // nothing is left to remove.
-bool trim_details(DetailsPlan& plan, const RunDocument& model);
+bool trim_details(DetailsPlan& plan, const RunDocument& document);
 
 } // namespace refbench::report

@@ -4,8 +4,8 @@
 // cheapest-first, budget-aware, every measurement journaled as taken.
 
 #include <refbench/process/executor.hpp>
-#include <refbench/runner/placement.hpp>
 #include <refbench/runner/record.hpp>
+#include <refbench/runner/replica_placement.hpp>
 #include <refbench/util/clock.hpp>
 
 #include <functional>

@@ -1,4 +1,4 @@
-#include <refbench/runner/placement.hpp>
+#include <refbench/runner/replica_placement.hpp>
 #include <refbench/util/rng.hpp>
 
 #include <algorithm>

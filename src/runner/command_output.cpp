@@ -1,5 +1,5 @@
 #include <refbench/process/invocation.hpp>
-#include <refbench/runner/reported.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
 

@@ -1,4 +1,4 @@
-#include <refbench/analysis/placement.hpp>
+#include <refbench/analysis/placement_effects.hpp>
 #include <refbench/stats/summary.hpp>
 #include <refbench/stats/unpaired.hpp>
 

@@ -4,8 +4,8 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/process/fake_executor.hpp>
+#include <refbench/runner/command_output.hpp>
 #include <refbench/runner/pairs.hpp>
-#include <refbench/runner/reported.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>

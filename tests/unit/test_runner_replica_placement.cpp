@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 
-#include <refbench/analysis/placement.hpp>
+#include <refbench/analysis/placement_effects.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/runner/placement.hpp>
+#include <refbench/runner/replica_placement.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <algorithm>
