@@ -17,6 +17,7 @@ if [ "${1:-}" != "--build-only" ]; then
     doctest-dev hyperfine python3 python3-scipy python3-yaml cmark-gfm
     util-linux procps openssl wrk
     chromium # the history's HTML page is looked at in a real browser
+    valgrind # instruction counts (README: Instruction counts)
   )
   # Node.js and npm for Mermaid's parser (below); a Node.js from elsewhere is kept
   command -v node >/dev/null || packages+=(nodejs)

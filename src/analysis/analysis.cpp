@@ -209,7 +209,7 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
   r.kind = samples.kind;
   r.max_increase = samples.max_increase;
   r.censor_limit = samples.censor_limit;
-  r.threshold = samples.threshold.value_or(settings.threshold);
+  r.threshold = samples.threshold.value_or(samples.counted ? settings.count_threshold : settings.threshold);
   r.error = cell.error;
   r.baseline_median = stats::median(samples.baseline);
   r.candidate_median = stats::median(samples.candidate);

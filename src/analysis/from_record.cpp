@@ -75,6 +75,8 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     m.unit = info.unit;
     m.direction = info.direction;
     m.kind = info.kind;
+    m.counted = runner::counted(info);
+    m.unit_label = std::string(info.label);
     m.gated = std::find(gated.begin(), gated.end(), metric) != gated.end();
     m.baseline = std::move(pairs.baseline);
     m.candidate = std::move(pairs.candidate);

@@ -85,6 +85,13 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.control = r.boolean("control");
   run.control_cell = r.string("control_cell");
   run.isolate = r.string("isolate");
+  if (auto counters = r.string("counters")) {
+    run.counters = process::k_counter_source_names.parse(*counters);
+    if (!run.counters) {
+      r.fail(*r.table().get("counters"),
+             fmt::format("run.counters must be {}, got \"{}\"", process::k_counter_source_names.list(), *counters));
+    }
+  }
   run.scrub_env = r.strings("scrub_env");
   run.replicas = checked("replicas", as_int(r.integer("replicas", INT32_MIN, INT32_MAX)));
   run.replicate = r.strings("replicate");

@@ -144,6 +144,7 @@ MeasurementSettings resolve(const MeasurementFlags& flags, const RunConfig* file
   s.fail_on = pick("fail_on", flags.fail_on, std::optional<FailOn>(), file, k_default_fail_on);
   s.isolate = pick("isolate", flags.isolate, f.isolate, file, std::string("auto"));
   // the list is checked against this machine's CPUs by process::plan_isolation
+  s.counters = pick("counters", flags.counters, f.counters, file, k_default_counters);
   s.replicas = pick("replicas", flags.replicas, f.replicas, file, defaults.replicas);
   check("replicas", s.replicas);
   s.control = pick("control", flags.no_control ? std::optional(false) : std::nullopt, f.control, file, true);
@@ -166,6 +167,7 @@ runner::RoundSettings MeasurementSettings::rounds() const {
 analysis::Settings MeasurementSettings::analysis() const {
   analysis::Settings settings;
   settings.threshold = threshold.value;
+  settings.count_threshold = k_default_count_threshold;
   settings.alpha = alpha.value;
   settings.confidence = k_confidence;
   settings.min_rounds = static_cast<std::size_t>(min_rounds.value);

@@ -9,6 +9,7 @@
 #include <refbench/util/strings.hpp>
 
 #include <climits>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
@@ -57,7 +58,7 @@ std::map<std::string, double> number_table(const Fields& f, std::string_view key
 std::string hook_from(const Fields& f) {
   auto hook = f.string("hook", "");
   if (!hook.empty() && hook != hook_name(Hook::setup) && hook != hook_name(Hook::prepare) &&
-      hook != hook_name(Hook::cleanup) && hook != k_tree_check) {
+      hook != hook_name(Hook::cleanup) && hook != k_tree_check && hook != k_counted_run) {
     f.fail(fmt::format("{}: unknown hook \"{}\" (setup, prepare or cleanup)", f.name("hook"), hook));
   }
   return hook;
@@ -119,10 +120,11 @@ Sample sample_from(const Fields& f, std::size_t cell) {
   o.exit_code = static_cast<int>(f.integer("exit_code", INT_MIN, INT_MAX, 0));
   o.signal = static_cast<int>(f.integer("signal", 0, 1024, 0));
   for (const auto& metric : built_in_metrics()) {
-    if (metric.stored) {
-      o.readings[*metric.stored] =
-          metric.integral ? static_cast<double>(f.integer(metric.name, 0, INT64_MAX)) : f.seconds(metric.name);
+    if (!metric.stored || (runner::counted(metric) && !f.object().contains(metric.name))) {
+      continue; // made of others, or a counted reading the sample has none of
     }
+    o.readings[*metric.stored] =
+        metric.integral ? static_cast<double>(f.integer(metric.name, 0, INT64_MAX)) : f.seconds(metric.name);
   }
   o.rss_floor_bytes = f.integer("rss_floor", 0, INT64_MAX, 0);
   o.stderr_tail = f.string("stderr_tail", "");
@@ -160,6 +162,9 @@ nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cell
   };
   for (const auto& metric : built_in_metrics()) {
     const double value = metric.value(o.readings);
+    if (std::isnan(value)) {
+      continue; // a counted metric this sample has no count of
+    }
     j[std::string(metric.name)] =
         metric.integral ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
   }

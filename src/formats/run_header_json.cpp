@@ -76,6 +76,9 @@ json to_json(const RecordedSettings& s, bool measured) {
       j[key] = *value;
     }
   }
+  if (s.counters) {
+    j["counters"] = *s.counters;
+  }
   if (s.better) {
     j["better"] = *s.better == analysis::Direction::higher_is_better ? "higher" : "lower";
   }
@@ -104,6 +107,9 @@ RecordedSettings settings_from(const Fields& document) {
     f.fail(fmt::format("{} must be \"signed-rank\" or \"bootstrap\", got \"{}\"", f.name("interval"), interval));
   }
   s.interval = *method;
+  if (f.has("counters")) {
+    s.counters = f.string("counters");
+  }
   if (f.has("better")) {
     const auto better = f.string("better");
     if (better != "lower" && better != "higher") {
@@ -204,6 +210,10 @@ json to_json(const EnvironmentInfo& env) {
   if (env.isolation) {
     j["isolation"] = to_json(*env.isolation);
   }
+  if (env.counters) {
+    j["counters"] = {
+        {"source", env.counters->source}, {"probe", env.counters->probe}, {"version", env.counters->version}};
+  }
   return j;
 }
 
@@ -220,6 +230,10 @@ std::optional<EnvironmentInfo> environment_from(const Fields& document) {
                       count("cores"),         count("threads_per_core"), f.string("governor", ""),  std::nullopt};
   if (f.has("isolation")) {
     env.isolation = isolation_from(f.inner(f.part("isolation", false, true), f.name("isolation")));
+  }
+  if (f.has("counters")) {
+    const Fields c = f.inner(f.part("counters", false, true), f.name("counters"));
+    env.counters = CounterInfo{c.string("source"), c.string("probe", ""), c.string("version", "")};
   }
   return env;
 }

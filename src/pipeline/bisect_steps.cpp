@@ -165,6 +165,7 @@ runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& sha
   if (precision) { // the step's rounds stop on intervals of the confidence it decides at
     plan.stop_confidence = confidence;
   }
+  plan_counts(plan);
   formats::JournalWriter journal((plan.out / "journal.jsonl").string());
   std::ostringstream hidden;
   CommonOptions common;

@@ -6,6 +6,7 @@
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/terminal.hpp>
+#include <refbench/process/counters.hpp>
 #include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
@@ -159,6 +160,9 @@ std::string reproduce_line(const CompareOptions& o, const config::MeasurementSet
   }
   if (s.replicas.value > 1) {
     line += fmt::format(" --replicas {}", s.replicas.value);
+  }
+  if (s.counters.value != config::k_default_counters) {
+    line += fmt::format(" --counters {}", process::counter_source_name(s.counters.value));
   }
   line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", s.threshold.value,
                       s.alpha.value, s.precision.value, analysis::interval_name(s.interval.value),
@@ -314,6 +318,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
     plan.header.candidates.clear();
   }
   plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
+  plan_counts(plan);
   formats::JournalWriter journal((out / "journal.jsonl").string());
   Sinks sinks = sinks_of(bench, common);
   sinks.place = [&](int, const runner::Placement& placement) { place_programs(replicas, placement); };

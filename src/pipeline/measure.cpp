@@ -13,6 +13,7 @@
 #include <refbench/util/strings.hpp>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <iostream>
@@ -107,7 +108,43 @@ runner::RoundSettings MeasurementPlan::rounds() const {
   rounds.output_dir = output_dir;
   rounds.replicas = replicas;
   rounds.auto_control = auto_control;
+  rounds.counter = counter;
+  if (counter) {
+    rounds.counts_dir = (out / "counts").string();
+  }
   return rounds;
+}
+
+process::CounterTool counter_here(const config::MeasurementSettings& settings,
+                                  const std::function<process::PerfProbe()>& probe, std::string_view path) {
+  const char* here = std::getenv("PATH");
+  const std::string_view searched = !path.empty() ? path : here != nullptr ? here : "/usr/local/bin:/usr/bin:/bin";
+  auto tool = process::find_counter_tool(settings.counters.value, probe(), searched);
+  if (!tool) {
+    const auto& origin = settings.counters.origin;
+    throw UsageError(origin == "default" || origin.starts_with("--") ? tool.error() : origin + ": " + tool.error());
+  }
+  return *tool;
+}
+
+void plan_counts(MeasurementPlan& plan) { plan_counts(plan, process::perf_probe, {}); }
+
+void plan_counts(MeasurementPlan& plan, const std::function<process::PerfProbe()>& probe, std::string_view path) {
+  bool any = false;
+  for (auto& cell : plan.cells) {
+    cell.counted = runner::any_counted(analysis::metrics_named(cell.meta.metrics, plan.metrics));
+    any = any || cell.counted;
+  }
+  if (!any) {
+    plan.counter.reset();
+    return;
+  }
+  const auto tool = counter_here(plan.settings, probe, path);
+  plan.counter = tool;
+  if (plan.header.environment) {
+    plan.header.environment->counters =
+        report::CounterInfo{std::string(process::counter_source_name(tool.source)), tool.probe, tool.version};
+  }
 }
 
 report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
@@ -122,7 +159,8 @@ report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
           .threshold = s.threshold.value,
           .alpha = s.alpha.value,
           .precision = s.precision.value,
-          .interval = s.interval.value};
+          .interval = s.interval.value,
+          .counters = std::string(process::counter_source_name(s.counters.value))};
 }
 
 int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,

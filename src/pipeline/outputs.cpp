@@ -32,6 +32,18 @@ std::string results_text(const report::RunDocument& document) {
   return formats::to_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+// What a failed invocation's user fixes: the command, the named hook, or the
+// command's run under the instruction counter (which can also be dropped).
+std::string what_to_fix(const runner::CellFailure& failure) {
+  if (failure.hook.empty()) {
+    return "fix the command";
+  }
+  if (failure.hook == runner::k_counted_run) {
+    return "make the command run under valgrind, or measure without the counted metric,";
+  }
+  return "fix the " + failure.hook + " hook";
+}
+
 } // namespace
 
 void write_outputs(const std::filesystem::path& out, const report::RunDocument& document) {
@@ -93,10 +105,9 @@ void print_failures(const runner::RunRecord& record) {
       tree_told = true;
       continue;
     }
-    std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — fix the {} (its stderr ends below) and rerun\n",
+    std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — {} (its stderr ends below) and rerun\n",
                              util::printable(runner::cell_title(cell)), runner::failure_subject(cell, f),
-                             util::printable(f.description), runner::failure_when(f),
-                             f.hook.empty() ? "command" : f.hook + " hook");
+                             util::printable(f.description), runner::failure_when(f), what_to_fix(f));
     std::string tail = util::printable(process::last_lines(f.stderr_tail, 10), "\n\t");
     std::size_t start = 0;
     while (!tail.empty() && start <= tail.size()) {

@@ -16,6 +16,7 @@
 #include <refbench/pipeline/run_refs.hpp>
 #include <refbench/pipeline/shard_run.hpp>
 #include <refbench/pipeline/terminal.hpp>
+#include <refbench/process/counters.hpp>
 #include <refbench/process/environment.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
@@ -79,6 +80,7 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
          (o.allow_same_commit ? " --allow-same-commit" : "") +
          (o.measure.isolate ? " --isolate " + util::quote_shell_word(*o.measure.isolate) : "") +
          (o.measure.replicas ? fmt::format(" --replicas {}", *o.measure.replicas) : "") +
+         (o.measure.counters ? " --counters " + std::string(process::counter_source_name(*o.measure.counters)) : "") +
          (o.cells.empty() ? "" : " --cells " + util::quote_shell_word(fmt::format("{}", fmt::join(o.cells, ","))));
 }
 
@@ -154,6 +156,19 @@ void check_candidates(const RunOptions& o, Inputs& in, bool quiet, bool history)
   }
 }
 
+// Before anything is built: a counter when a cell shows a counted metric
+// (README: Counters).
+void check_counter(const Inputs& in) {
+  for (const auto& cell : in.config.cells) {
+    for (const auto& name : cell.metrics) {
+      if (const auto metric = runner::parse_metric(name); metric && runner::counted(runner::metric_info(*metric))) {
+        counter_here(in.settings);
+        return;
+      }
+    }
+  }
+}
+
 // Before anything is built: disk for every checkout, one build per arm
 // (build.disk each) and the payloads.
 void check_run_disk(const Inputs& in, const fs::path& out, const fs::path& work, const git::ResolvedRef& baseline,
@@ -221,6 +236,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   const auto history_dir = history_dir_of(o, in.config);
   check_history_place(o, in.config, in.repo, pr_base_sha.has_value());
   check_candidates(o, in, common.quiet, history_dir.has_value());
+  check_counter(in);
   auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
   auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
   const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
@@ -276,6 +292,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidates) +
                           (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");
   plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
+  plan_counts(plan);
   if (in.shard) {
     plan.header.shard = shard_identity(*in.shard, baseline.sha, candidates.front().sha, plan.settings.seed.value,
                                        seed_derived, in.config_text, measurement_settings(in.settings, in.config.run));

@@ -38,12 +38,17 @@ struct Scale {
   }
 };
 
+// A row's own threshold (a counted metric's or a cell's override), else the run's.
+double row_threshold(const analysis::MetricResult& r, double threshold) {
+  return positive_finite(r.threshold) ? r.threshold : threshold;
+}
+
 Scale scale_for(const std::vector<const analysis::MetricResult*>& rows, double threshold, std::size_t columns) {
   double lo = std::min({1.0, threshold, 1.0 / threshold});
   double hi = std::max({1.0, threshold, 1.0 / threshold});
   for (const auto* r : rows) {
-    lo = std::min(lo, r->ratio);
-    hi = std::max(hi, r->ratio);
+    lo = std::min({lo, r->ratio, row_threshold(*r, threshold)});
+    hi = std::max({hi, r->ratio, row_threshold(*r, threshold)});
     if (has_interval(*r)) {
       lo = std::min(lo, r->ci_low);
       hi = std::max(hi, r->ci_high);
@@ -172,12 +177,14 @@ std::string render_forest_plot(const std::vector<analysis::MetricResult>& result
   const std::string indent(label_width + 1, ' ');
   std::string out;
   for (const auto* r : rows) {
-    out += label(*r, label_width) + " " + row(*r, scale, threshold);
+    out += label(*r, label_width) + " " + row(*r, scale, row_threshold(*r, threshold));
   }
+  const bool own =
+      std::any_of(rows.begin(), rows.end(), [&](const auto* r) { return row_threshold(*r, threshold) != threshold; });
   out += indent + axis(scale, threshold);
   out += indent + axis_labels(scale, threshold);
-  out += fmt::format("{} ratio  {}{}{} 95% interval  {} 1.00x  {} threshold {:.2f}x\n", k_estimate, k_low, k_body,
-                     k_high, k_one, k_gate, threshold);
+  out += fmt::format("{} ratio  {}{}{} 95% interval  {} 1.00x  {} threshold {:.2f}x{}\n", k_estimate, k_low, k_body,
+                     k_high, k_one, k_gate, threshold, own ? " (a row with its own threshold marks it)" : "");
   return out;
 }
 

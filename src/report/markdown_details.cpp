@@ -63,6 +63,18 @@ std::string isolation_lines(const IsolationInfo& iso) {
   return line;
 }
 
+// Which tool counted, its version, and what the hardware counters said when asked.
+std::string counters_line(const CounterInfo& counters) {
+  std::string line = "- instruction counts: " + escape_cell(counters.source);
+  if (!counters.version.empty()) {
+    line += " (" + escape_cell(counters.version) + ")";
+  }
+  if (!counters.probe.empty()) {
+    line += "; hardware counters: " + escape_cell(counters.probe);
+  }
+  return line + "\n";
+}
+
 std::string environment_body(const RunDocument& document) {
   std::string body;
   if (const auto& env = document.header.environment) {
@@ -74,6 +86,9 @@ std::string environment_body(const RunDocument& document) {
     }
     if (env->isolation) {
       body += isolation_lines(*env->isolation);
+    }
+    if (env->counters) {
+      body += counters_line(*env->counters);
     }
   }
   if (const auto& rss = document.header.rss) {

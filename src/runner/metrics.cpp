@@ -9,7 +9,7 @@ namespace {
 using process::Reading;
 using process::Readings;
 
-constexpr std::array<MetricInfo, 5> k_metric_table{{
+constexpr std::array<MetricInfo, 6> k_metric_table{{
     {Metric::wall, "wall", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::timer,
      Reading::wall, false, [](const Readings& r) { return r[Reading::wall]; }},
     {Metric::cpu, "cpu", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage, std::nullopt,
@@ -20,6 +20,8 @@ constexpr std::array<MetricInfo, 5> k_metric_table{{
      false, [](const Readings& r) { return r[Reading::sys]; }},
     {Metric::rss, "rss", Unit::bytes, Direction::lower_is_better, MetricKind::ratio, FloorRule::rss, Reading::rss, true,
      [](const Readings& r) { return r[Reading::rss]; }},
+    {Metric::instructions, "instructions", Unit::plain, Direction::lower_is_better, MetricKind::ratio, FloorRule::none,
+     Reading::instructions, true, [](const Readings& r) { return r[Reading::instructions]; }, "instructions"},
 }};
 
 } // namespace
@@ -30,6 +32,12 @@ const MetricInfo& metric_info(Metric metric) {
   const auto* found = std::find_if(k_metric_table.begin(), k_metric_table.end(),
                                    [&](const MetricInfo& info) { return info.metric == metric; });
   return found == k_metric_table.end() ? k_metric_table.front() : *found;
+}
+
+bool counted(const MetricInfo& info) { return info.stored && process::counted(*info.stored); }
+
+bool any_counted(std::span<const Metric> metrics) {
+  return std::any_of(metrics.begin(), metrics.end(), [](Metric metric) { return counted(metric_info(metric)); });
 }
 
 std::vector<Metric> default_metrics() { return {k_default_metrics.begin(), k_default_metrics.end()}; }
@@ -93,6 +101,8 @@ bool at_floor(const process::Outcome& outcome, Metric metric, const process::Rss
     return value < 10 * std::max(util::monotonic_resolution_seconds(), floors.spawn_resolution_seconds);
   case FloorRule::rusage:
     return value <= 0;
+  case FloorRule::none:
+    return false;
   }
   return false;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 
 namespace refbench::runner {
@@ -31,7 +32,11 @@ PairedValues candidate_values(const RunRecord& record, std::size_t cell, Metric 
       continue;
     }
     if (custom_metric.empty()) {
-      values.candidate.push_back(metric_value(sample.outcome, metric));
+      const double value = metric_value(sample.outcome, metric);
+      if (std::isnan(value)) {
+        continue; // a counted metric this sample has no count of
+      }
+      values.candidate.push_back(value);
     } else if (auto found = sample.values.find(custom_metric); found != sample.values.end()) {
       values.candidate.push_back(found->second);
     } else {
@@ -44,7 +49,8 @@ PairedValues candidate_values(const RunRecord& record, std::size_t cell, Metric 
 
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric) {
   PairedValues pairs;
-  for (const auto& [round, arms] : paired_samples(record, cell, [](const Sample&) { return true; })) {
+  auto has = [&](const Sample& sample) { return !std::isnan(metric_value(sample.outcome, metric)); };
+  for (const auto& [round, arms] : paired_samples(record, cell, has)) {
     pairs.rounds.push_back(round);
     pairs.baseline.push_back(metric_value(arms[0]->outcome, metric));
     pairs.candidate.push_back(metric_value(arms[1]->outcome, metric));

@@ -38,6 +38,9 @@ std::string failure_subject(const CellRecord& cell, const CellFailure& failure) 
   if (failure.hook == k_tree_check) {
     return "the check of the arms' trees found";
   }
+  if (failure.hook == k_counted_run) {
+    return fmt::format("the {} command, run under the instruction counter,", arm_label(cell, failure.arm));
+  }
   return fmt::format("the {} {}", arm_label(cell, failure.arm),
                      failure.hook.empty() ? std::string("command") : failure.hook + " hook");
 }
@@ -52,6 +55,9 @@ std::string failure_when(const CellFailure& failure) {
   const std::string round = failure.round == 0 ? "warm-up" : fmt::format("round {}", failure.round);
   if (failure.hook == k_tree_check) {
     return "after " + round;
+  }
+  if (failure.hook == k_counted_run) {
+    return "in " + round;
   }
   return failure.hook.empty() ? "in " + round : "before its run in " + round;
 }

@@ -3,8 +3,11 @@
 #include <refbench/util/error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <iterator>
+#include <map>
 #include <refbench/runner/command_output.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/sha256.hpp>
@@ -25,7 +28,7 @@ public:
               RoundLog& log, const RoundHooks& hooks)
       : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_log(log), m_hooks(hooks),
         m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
-        m_output_hashes(cells.size()),
+        m_output_hashes(cells.size()), m_counts(cells.size()), m_last_count_wall(cells.size(), 0.0),
         m_placements(place_replicas(m_hooks.place ? settings.replicas : 1, settings.max_rounds, settings.seed)) {
     m_record.seed = settings.seed;
     m_record.rss = executor.rss_probe();
@@ -256,6 +259,8 @@ private:
     m_cells.push_back(control);
     m_last_wall.push_back({m_last_wall[cheapest][0], m_last_wall[cheapest][0]});
     m_output_hashes.emplace_back();
+    m_counts.emplace_back();
+    m_last_count_wall.push_back(m_last_count_wall[cheapest]);
     m_record.cells.push_back({control.name, true, StopReason::running, 0, std::nullopt, control.meta});
     m_log.control_added(m_record.cells.back(), m_cells[cheapest].name);
     set_up(m_cells.size() - 1);
@@ -266,13 +271,15 @@ private:
     // shuffle the cells in index order: an order taken from measured costs
     // would make the schedule of a seed depend on timing noise
     auto slots = shuffled_round(active, m_rng);
+    const auto counts = count_round(round, active);
     for (std::size_t order = 0; order < slots.size(); ++order) {
       if (over_budget()) { // the round's unpaired samples are dropped by the analysis
         stop_all_on_budget();
         return;
       }
       if (m_record.cells[slots[order].cell].stop == StopReason::running) {
-        measure(slots[order], round, order, pad);
+        const auto count = counts.find({slots[order].cell, slots[order].arm == Arm::baseline ? 0 : 1});
+        measure(slots[order], round, order, pad, count == counts.end() ? std::nan("") : count->second);
       }
     }
     for (std::size_t cell : active) {
@@ -287,15 +294,112 @@ private:
     }
   }
 
-  void measure(Slot slot, int round, std::size_t order, const std::string& pad) {
+  // What `slot` runs: the control runs the baseline on both arms, the
+  // second through its own link when it has one.
+  const process::Invocation& invocation_of(Slot slot) const {
+    const CellSpec& spec = m_cells[slot.cell];
+    return slot.arm == Arm::baseline ? spec.baseline
+           : spec.control            ? (spec.control_twin ? *spec.control_twin : spec.baseline)
+                                     : spec.candidate;
+  }
+
+  // Whether `cell` still takes counts: it is counted, and it has fewer
+  // than min_rounds counted rounds (the analysis decides on no fewer) or
+  // its arms' counts have not come out the same in the last k_settled_counts.
+  bool needs_counts(std::size_t cell) const {
+    if (!m_cells[cell].counted || !m_settings.counter) {
+      return false;
+    }
+    const auto& counts = m_counts[cell];
+    if (counts.size() < static_cast<std::size_t>(std::max(k_settled_counts, m_settings.min_rounds))) {
+      return true;
+    }
+    return std::any_of(counts.end() - k_settled_counts, counts.end(),
+                       [&](const std::array<double, 2>& pair) { return pair != counts.back(); });
+  }
+
+  // The counted invocations of round `round` (docs/design.md, Counters):
+  // every active cell that still takes counts, once per arm, shuffled like
+  // the timed ones and run before them; the counts by (cell, arm index).
+  std::map<std::pair<std::size_t, int>, double> count_round(int round, const std::vector<std::size_t>& active) {
+    std::vector<std::size_t> counting;
+    std::copy_if(active.begin(), active.end(), std::back_inserter(counting),
+                 [&](std::size_t cell) { return needs_counts(cell); });
+    std::map<std::pair<std::size_t, int>, double> counts;
+    if (counting.empty()) {
+      return counts;
+    }
+    const double start = m_clock();
+    for (Slot slot : shuffled_round(counting, m_rng)) {
+      if (over_budget()) {
+        break; // the timed pass stops the cells on the budget
+      }
+      if (m_record.cells[slot.cell].stop == StopReason::running && !skipped(slot)) {
+        if (auto counted = count(slot, round)) {
+          counts[{slot.cell, slot.arm == Arm::baseline ? 0 : 1}] = *counted;
+        }
+      }
+    }
+    for (std::size_t cell : counting) {
+      const auto baseline = counts.find({cell, 0});
+      const auto candidate = counts.find({cell, 1});
+      if (baseline != counts.end() && candidate != counts.end()) {
+        m_counts[cell].push_back({baseline->second, candidate->second});
+      }
+      m_last_count_wall[cell] = (m_clock() - start) / static_cast<double>(counting.size());
+    }
+    return counts;
+  }
+
+  // One counted invocation of `slot` in `round`, its prepare hook first; a
+  // failure (of the hook, the command under the counter, or the count) is
+  // the cell's ERROR. The pad is fixed: the environment's size changes the
+  // instructions the dynamic loader runs.
+  std::optional<double> count(Slot slot, int round) {
+    const CellSpec& spec = m_cells[slot.cell];
+    process::Invocation invocation = invocation_of(slot);
+    invocation.env.push_back("REFBENCH_PAD=");
+    std::string output;
+    if (spec.placeholders) {
+      output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
+      std::error_code ignored;
+      std::filesystem::remove(output, ignored);
+      substitute_placeholders(invocation, round, output, spec.shell);
+    }
+    if (!run_hook(slot, Hook::prepare, round)) {
+      return std::nullopt;
+    }
+    const auto counted = process::counted_invocation(invocation, *m_settings.counter, m_settings.counts_dir);
+    const bool cleared = process::clear_counts(m_settings.counts_dir);
+    const process::Outcome outcome = cleared ? m_executor.run(counted) : process::Outcome{};
+    if (!output.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove(output, ignored);
+    }
+    std::optional<std::string> problem;
+    if (!cleared) {
+      problem = fmt::format("could not be counted: cannot empty {}", m_settings.counts_dir);
+    } else if (!process::succeeded(outcome)) {
+      problem = process::describe(outcome, counted.timeout);
+    } else if (auto total = process::read_instruction_count(m_settings.counts_dir)) {
+      return *total;
+    } else {
+      problem = total.error();
+    }
+    if (!m_record.cells[slot.cell].failure) {
+      m_record.cells[slot.cell].failure =
+          CellFailure{slot.arm, round, *problem, outcome.stderr_tail, false, std::string(k_counted_run)};
+    }
+    stop(slot.cell, StopReason::error);
+    return std::nullopt;
+  }
+
+  void measure(Slot slot, int round, std::size_t order, const std::string& pad, double count = std::nan("")) {
     if (skipped(slot)) {
       return;
     }
     const CellSpec& spec = m_cells[slot.cell];
-    // the control runs the baseline on both arms, the second through its own link when it has one
-    process::Invocation invocation = slot.arm == Arm::baseline ? spec.baseline
-                                     : spec.control            ? spec.control_twin.value_or(spec.baseline)
-                                                               : spec.candidate;
+    process::Invocation invocation = invocation_of(slot);
     invocation.env.push_back("REFBENCH_PAD=" + pad);
     std::string output;
     if (spec.placeholders) {
@@ -314,6 +418,7 @@ private:
       m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
     }
     Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}, replica_of(slot, round)};
+    sample.outcome.readings[process::Reading::instructions] = count;
     if (reads && process::succeeded(sample.outcome)) {
       read_report(spec.meta, sample, reads_file ? output : std::string());
     }
@@ -395,10 +500,12 @@ private:
     }
   }
 
+  // What each cell's next round costs: its timed invocations, and its
+  // counted ones while it takes counts.
   std::vector<double> round_costs() const {
     std::vector<double> cost;
-    for (const auto& walls : m_last_wall) {
-      cost.push_back(walls[0] + walls[1]);
+    for (std::size_t cell = 0; cell < m_last_wall.size(); ++cell) {
+      cost.push_back(m_last_wall[cell][0] + m_last_wall[cell][1] + (needs_counts(cell) ? m_last_count_wall[cell] : 0));
     }
     return cost;
   }
@@ -438,8 +545,10 @@ private:
   double m_deadline = 0; // on m_clock: when the budget is spent
   util::Rng m_rng;
   std::vector<std::array<double, 2>> m_last_wall;
-  std::vector<std::array<std::string, 2>> m_output_hashes; // round 1 {output} hashes per cell
-  std::vector<Placement> m_placements;                     // per round, 0 = warm-up
+  std::vector<std::array<std::string, 2>> m_output_hashes;  // round 1 {output} hashes per cell
+  std::vector<std::vector<std::array<double, 2>>> m_counts; // per cell: each counted round's {baseline, candidate}
+  std::vector<double> m_last_count_wall;                    // per cell: its last round's counted invocations, both arms
+  std::vector<Placement> m_placements;                      // per round, 0 = warm-up
   RunRecord m_record;
 };
 

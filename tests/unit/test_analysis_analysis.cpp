@@ -282,3 +282,47 @@ TEST_CASE("analysis::analyze: a ratio beyond a double is an ERROR naming the val
   huge.candidate.assign(20, 1e300);
   CHECK(analyze({{"big", false, std::nullopt, {huge}}}, Settings{}).front().verdict == stats::Verdict::regression);
 }
+
+TEST_CASE(
+    "analysis::analyze: counts that do not vary give a point interval and a clear verdict at the count threshold") {
+  Settings settings;
+  settings.min_rounds = 10;
+  auto counts = [](const std::string& cell, double baseline, double candidate, int n) {
+    MetricSamples m;
+    m.metric = "instructions";
+    m.unit = Unit::plain;
+    m.counted = true;
+    m.gated = true;
+    m.baseline.assign(static_cast<std::size_t>(n), baseline);
+    m.candidate.assign(static_cast<std::size_t>(n), candidate);
+    return CellSamples{cell, false, std::nullopt, {m}};
+  };
+  auto aa = counts("aa", 362231650, 362231650, 10);
+  aa.control = true;
+  const auto results = analyze({counts("up", 362231650, 367665125, 10),    // +1.5 %
+                                counts("small", 362231650, 363318345, 10), // +0.3 %
+                                counts("down", 362231650, 355987000, 10), aa},
+                               settings);
+  const auto& up = find(results, "up", "instructions");
+  CHECK(up.threshold == analysis::k_default_count_threshold); // not Settings::threshold (1.15): counts do not drift
+  CHECK(up.ratio == doctest::Approx(1.015).epsilon(1e-9));
+  CHECK(up.ci_low == doctest::Approx(up.ratio).epsilon(1e-12));
+  CHECK(up.ci_high == doctest::Approx(up.ratio).epsilon(1e-12));
+  CHECK(up.verdict == stats::Verdict::regression);
+  // ten tied ranks on one side: scipy.stats.wilcoxon(d, alternative="greater", method="approx", correction=False)
+  CHECK(*up.p == doctest::Approx(0.000782701129001274).epsilon(1e-9));
+  CHECK(find(results, "small", "instructions").verdict == stats::Verdict::pass);
+  CHECK(find(results, "down", "instructions").verdict == stats::Verdict::improved);
+  const auto& control = find(results, "aa", "instructions");
+  CHECK(control.ci_low == 1.0);
+  CHECK(control.ci_high == 1.0);
+  CHECK(control.verdict == stats::Verdict::pass);
+
+  Settings strict = settings;
+  strict.count_threshold = 1.02; // what the settings hand over; a cell's own threshold wins over both
+  auto own = counts("own", 362231650, 367665125, 10);
+  own.metrics[0].threshold = 1.01;
+  const auto strict_results = analyze({counts("up", 362231650, 367665125, 10), own}, strict);
+  CHECK(find(strict_results, "up", "instructions").verdict == stats::Verdict::pass);
+  CHECK(find(strict_results, "own", "instructions").verdict == stats::Verdict::regression);
+}

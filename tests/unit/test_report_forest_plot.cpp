@@ -53,6 +53,9 @@ TEST_CASE("report::render_forest_plot marks on a hand-computed scale") {
   const double t = 1.1 * 1.1;
   std::vector<MetricResult> results{gated("a", 1.0, 1 / 1.1, 1.1), gated("b", std::pow(1.1, 3), std::pow(1.1, 2.5),
                                                                          std::pow(1.1, 4), Verdict::regression)};
+  for (auto& r : results) {
+    r.threshold = t;
+  }
   const auto plot = report::render_forest_plot(results, t, 6 + 1 + 61); // labels "a wall", "b wall"
   const auto rows = lines(plot);
   REQUIRE(rows.size() == 5);
@@ -67,6 +70,17 @@ TEST_CASE("report::render_forest_plot marks on a hand-computed scale") {
   CHECK(rows[3] ==
         repeat(" ", 7) + "0.83x" + repeat(" ", 13) + "1.00x" + repeat(" ", 15) + "1.21x" + repeat(" ", 13) + "1.46x");
   CHECK(rows[4] == "● ratio  ├─┤ 95% interval  │ 1.00x  ┆ threshold 1.21x");
+
+  SUBCASE("a row with its own threshold (a counted metric's) marks it; the axis keeps the run's") {
+    results[1].threshold = 1.1; // column 30
+    const auto own = lines(report::render_forest_plot(results, t, 6 + 1 + 61));
+    REQUIRE(own.size() == 5);
+    CHECK(own[0] == rows[0]);
+    CHECK(own[1] == "b wall " + repeat(" ", 20) + "│" + repeat(" ", 9) + "┆" + repeat(" ", 14) + "├" + repeat("─", 4) +
+                        "●" + repeat("─", 9) + "┤");
+    CHECK(own[2] == rows[2]);
+    CHECK(own[4] == "● ratio  ├─┤ 95% interval  │ 1.00x  ┆ threshold 1.21x (a row with its own threshold marks it)");
+  }
 }
 
 TEST_CASE("report::render_forest_plot rows") {

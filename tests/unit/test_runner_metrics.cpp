@@ -33,10 +33,10 @@ TEST_CASE("runner::built_in_metrics: one row per metric, named once, found by it
     CHECK(runner::parse_metric(info.name) == info.metric);
     CHECK(runner::metric_name(info.metric) == info.name);
   }
-  CHECK(names == std::set<std::string_view>{"wall", "cpu", "user", "sys", "rss"});
+  CHECK(names == std::set<std::string_view>{"wall", "cpu", "user", "sys", "rss", "instructions"});
   CHECK_FALSE(runner::parse_metric("Wall"));
   CHECK_FALSE(runner::parse_metric(""));
-  CHECK(runner::metric_choices() == "wall, cpu, user, sys or rss");
+  CHECK(runner::metric_choices() == "wall, cpu, user, sys, rss or instructions");
   CHECK(runner::metric_info(Metric::rss).unit == runner::Unit::bytes);
   CHECK(runner::metric_info(Metric::rss).integral);
   CHECK(runner::metric_info(Metric::wall).unit == runner::Unit::seconds);
@@ -55,7 +55,8 @@ TEST_CASE("runner: the default metrics and gate, shown and gated") {
 
 TEST_CASE("runner::parse_metric_list") {
   CHECK(*runner::parse_metric_list("rss,wall") == std::vector{Metric::rss, Metric::wall});
-  CHECK(runner::parse_metric_list("wall,ipc").error() == "unknown metric 'ipc' (use wall, cpu, user, sys or rss)");
+  CHECK(runner::parse_metric_list("wall,ipc").error() ==
+        "unknown metric 'ipc' (use wall, cpu, user, sys, rss or instructions)");
   CHECK(runner::parse_metric_list("cpu,cpu").error() == "metric 'cpu' is listed twice");
   CHECK_FALSE(runner::parse_metric_list(""));
   CHECK(*runner::parse_metric_list(runner::metric_list_text(runner::k_default_metrics)) == runner::default_metrics());
@@ -97,25 +98,41 @@ TEST_CASE("runner::at_floor: each metric's floor rule") {
 }
 
 TEST_CASE("runner: a sample's metrics are written under their names and read back") {
-  runner::RunRecord record;
-  record.cells.push_back(runner::CellRecord{});
-  record.cells[0].name = "c";
-  runner::Sample sample;
-  sample.round = 1;
-  sample.outcome = outcome_with(0.1234567890123, 0.0625, 0.03125, 123456789);
-  nlohmann::json line = formats::to_json(sample, record.cells);
-  CHECK(line["wall"].get<double>() == 0.1234567890123);
-  CHECK(line["cpu"].get<double>() == 0.09375);
-  CHECK(line["rss"].is_number_integer());
-  CHECK(line["rss"].get<std::int64_t>() == 123456789);
+  for (const bool with_count : {false, true}) {
+    CAPTURE(with_count);
+    runner::RunRecord record;
+    record.cells.push_back(runner::CellRecord{});
+    record.cells[0].name = "c";
+    runner::Sample sample;
+    sample.round = 1;
+    sample.outcome = outcome_with(0.1234567890123, 0.0625, 0.03125, 123456789);
+    if (with_count) {
+      sample.outcome.readings[process::Reading::instructions] = 362231650;
+    }
+    nlohmann::json line = formats::to_json(sample, record.cells);
+    CHECK(line["wall"].get<double>() == 0.1234567890123);
+    CHECK(line["cpu"].get<double>() == 0.09375);
+    CHECK(line["rss"].is_number_integer());
+    CHECK(line["rss"].get<std::int64_t>() == 123456789);
+    // a counted metric is written only when the sample has a count: never a 0 or a null for none
+    CHECK(line.contains("instructions") == with_count);
 
-  line.erase("type");
-  line.erase("cell");
-  nlohmann::json cell = formats::to_json(record.cells[0]);
-  cell["samples"] = nlohmann::json::array({line});
-  const nlohmann::json document{{"cells", nlohmann::json::array({cell})}};
-  runner::RunRecord back;
-  formats::read_cells(util::JsonFields(document, "doc", "", ""), back);
-  REQUIRE(back.samples.size() == 1);
-  CHECK(back.samples[0].outcome.readings.values() == sample.outcome.readings.values());
+    line.erase("type");
+    line.erase("cell");
+    nlohmann::json cell = formats::to_json(record.cells[0]);
+    cell["samples"] = nlohmann::json::array({line});
+    const nlohmann::json document{{"cells", nlohmann::json::array({cell})}};
+    runner::RunRecord back;
+    formats::read_cells(util::JsonFields(document, "doc", "", ""), back);
+    REQUIRE(back.samples.size() == 1);
+    const auto& read = back.samples[0].outcome.readings;
+    for (auto reading :
+         {process::Reading::wall, process::Reading::user, process::Reading::sys, process::Reading::rss}) {
+      CHECK(read[reading] == sample.outcome.readings[reading]);
+    }
+    CHECK(read.has(process::Reading::instructions) == with_count);
+    if (with_count) {
+      CHECK(read[process::Reading::instructions] == 362231650);
+    }
+  }
 }

@@ -10,6 +10,8 @@
 #include <refbench/util/rng.hpp>
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -387,5 +389,122 @@ TEST_CASE("runner::run_rounds: the budget bounds the warm-up and the first round
     for (const auto& c : record.cells) {
       CHECK(c.stop == StopReason::budget);
     }
+  }
+}
+
+namespace {
+
+// A counter that never runs: the fake executor plays valgrind.
+const process::CounterTool k_fake_counter{process::CounterSource::valgrind, "probe", "valgrind-test", "/fake/valgrind"};
+
+// Timed invocations take 0.1 s; counted ones (argv[0] the fake counter)
+// write a count file of `instructions(cell, arm, call)` and take 1 s, or
+// exit 1 when it returns a negative count.
+FakeExecutor::Script counting(std::function<double(const std::string&, const std::string&, std::size_t)> instructions) {
+  return [instructions](const Invocation& invocation, std::size_t index) {
+    Outcome outcome;
+    outcome.readings[process::Reading::wall] = 0.1;
+    outcome.readings[process::Reading::user] = 0.05;
+    if (invocation.argv[0] != k_fake_counter.program) {
+      return outcome;
+    }
+    outcome.readings[process::Reading::wall] = 1.0;
+    const std::string prefix = "--cachegrind-out-file=";
+    const auto& argv = invocation.argv;
+    const auto out_at = std::ranges::find_if(argv, [&](const std::string& a) { return a.starts_with(prefix); });
+    REQUIRE(out_at != argv.end());
+    const std::string& out_arg = *out_at;
+    REQUIRE(argv.size() >= 2);
+    const double count = instructions(argv[argv.size() - 2], argv[argv.size() - 1], index); // the command's cell, arm
+    if (count < 0) {
+      outcome.exit_code = 1;
+      outcome.stderr_tail = "valgrind: the program crashed";
+      return outcome;
+    }
+    auto path = out_arg.substr(prefix.size());
+    path.replace(path.find("%p"), 2, std::to_string(1000 + index));
+    std::ofstream(path) << "events: Ir\nsummary: " << static_cast<std::uint64_t>(count) << "\n";
+    return outcome;
+  };
+}
+
+CellSpec counted_cell(const std::string& name) {
+  auto spec = cell(name);
+  spec.counted = true;
+  return spec;
+}
+
+std::size_t counted_calls(const FakeExecutor& fake) {
+  return static_cast<std::size_t>(std::count_if(fake.calls().begin(), fake.calls().end(), [](const Invocation& i) {
+    return i.argv[0] == k_fake_counter.program;
+  }));
+}
+
+} // namespace
+
+TEST_CASE("runner::run_rounds counts a counted cell beside its timed rounds until the counts settle") {
+  test::ScratchDir dir;
+  RoundSettings settings{.budget_seconds = 1000, .max_rounds = 15, .min_rounds = 10, .warmup = 1, .seed = 5};
+  settings.counter = k_fake_counter;
+  settings.counts_dir = dir / "counts";
+  refbench::formats::JournalWriter journal;
+
+  SUBCASE("equal counts settle after min_rounds: 10 counted rounds, then none; the timed ones go on") {
+    FakeExecutor fake(counting(
+        [](const std::string&, const std::string& arm, std::size_t) { return arm == "cand" ? 1015.0 : 1000.0; }));
+    auto record = run_rounds({counted_cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
+    CHECK(counted_calls(fake) == 10 * 2); // cell b shows no counted metric: never counted
+    for (const auto& sample : record.samples) {
+      CAPTURE(sample.round);
+      const bool has = sample.outcome.readings.has(process::Reading::instructions);
+      CHECK(has == (sample.cell == 0 && sample.round >= 1 && sample.round <= 10));
+      if (has) {
+        CHECK(sample.outcome.readings[process::Reading::instructions] == (sample.arm == Arm::candidate ? 1015 : 1000));
+        CHECK(sample.outcome.readings[process::Reading::wall] == 0.1); // the timed invocation's own wall
+      }
+    }
+    const auto pairs = complete_pairs(record, 0, Metric::instructions);
+    CHECK(pairs.rounds.size() == 10);
+    CHECK(complete_pairs(record, 0, Metric::wall).rounds.size() == 15);
+    // the counted invocations never carry the round's pad: its length changes the loader's count
+    for (const auto& call : fake.calls()) {
+      if (call.argv[0] == k_fake_counter.program) {
+        CHECK(pad_of(call) == "REFBENCH_PAD=");
+      }
+    }
+  }
+  SUBCASE("counts that keep changing are taken every round") {
+    FakeExecutor fake(counting([](const std::string&, const std::string&, std::size_t call) {
+      return 1000.0 + static_cast<double>(call % 3);
+    }));
+    run_rounds({counted_cell("a")}, settings, fake, journal, fake_clock(fake));
+    CHECK(counted_calls(fake) == 15 * 2);
+  }
+  SUBCASE("a counted invocation that fails is the cell's ERROR, named as counted") {
+    FakeExecutor fake(counting([](const std::string&, const std::string& arm, std::size_t call) {
+      return arm == "cand" && call > 20 ? -1.0 : 1000.0;
+    }));
+    auto record = run_rounds({counted_cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
+    REQUIRE(record.cells[0].failure.has_value());
+    const auto& failure = *record.cells[0].failure;
+    CHECK(record.cells[0].stop == StopReason::error);
+    CHECK(failure.hook == k_counted_run);
+    CHECK(failure.arm == Arm::candidate);
+    CHECK(failure_subject(record.cells[0], failure) + " " + failure.description + " " + failure_when(failure) ==
+          fmt::format("the candidate command, run under the instruction counter, exited with code 1 in round {}",
+                      failure.round));
+    CHECK(failure.stderr_tail == "valgrind: the program crashed");
+    CHECK(record.cells[1].stop == StopReason::max_rounds); // the other cell is not touched
+  }
+  SUBCASE("a count file that is not there is the cell's ERROR, never a zero") {
+    FakeExecutor fake([](const Invocation&, std::size_t) {
+      Outcome outcome;
+      outcome.readings[process::Reading::wall] = 0.1;
+      return outcome; // "valgrind" exits 0 without writing a count
+    });
+    auto record = run_rounds({counted_cell("a")}, settings, fake, journal, fake_clock(fake));
+    REQUIRE(record.cells[0].failure.has_value());
+    CHECK(record.cells[0].failure->description == "valgrind wrote no count: the program did not run under valgrind");
+    CHECK(complete_pairs(record, 0, Metric::instructions).rounds.empty());
   }
 }

@@ -38,7 +38,8 @@ struct MetricSamples {
   // Censoring at the measurement floor); empty = never.
   std::vector<bool> baseline_at_floor;
   std::vector<bool> candidate_at_floor;
-  std::optional<double> threshold; // overrides Settings::threshold
+  std::optional<double> threshold; // overrides Settings::threshold (count_threshold when counted)
+  bool counted = false;            // a counted metric (runner::counted): its default threshold is count_threshold
   std::string unit_label;          // shown after plain values, e.g. "req/s"
   // count: compared by the difference candidate − baseline, not the ratio
   // (README: Metric kinds); readings may be 0.
@@ -65,6 +66,8 @@ struct CellSamples {
 // the confidence of every interval (README: Statistics); config/settings
 // hands them to the commands.
 inline constexpr double k_default_threshold = 1.15;
+// A counted metric's (instructions): counts do not drift, so 1 % is a change.
+inline constexpr double k_default_count_threshold = 1.01;
 inline constexpr double k_default_alpha = 0.05;
 inline constexpr double k_confidence = 0.95;
 
@@ -74,7 +77,8 @@ struct Settings {
   double confidence = k_confidence;
   std::size_t min_rounds = runner::k_default_min_rounds;
   IntervalMethod interval = IntervalMethod::signed_rank;
-  std::uint64_t seed = 0; // for the bootstrap
+  std::uint64_t seed = 0;                             // for the bootstrap
+  double count_threshold = k_default_count_threshold; // a counted metric's threshold
 };
 
 // A result field that has no value (a count metric's ratio, a ratio

@@ -46,10 +46,11 @@ struct RunConfig {
   std::optional<bool> control;
   std::optional<std::string> control_cell;
   std::optional<std::string> isolate;
-  std::vector<std::string> scrub_env;       // more variables (names or globs) kept from commands
-  std::optional<int> replicas;              // byte-identical copies of each arm (default 3)
-  std::vector<std::string> replicate;       // globs of the files the copies hold; empty: all
-  std::vector<std::string> writable;        // globs of the arms' files the trees' check leaves out
+  std::optional<process::CounterSource> counters; // where instruction counts come from (README: Counters)
+  std::vector<std::string> scrub_env;             // more variables (names or globs) kept from commands
+  std::optional<int> replicas;                    // byte-identical copies of each arm (default 3)
+  std::vector<std::string> replicate;             // globs of the files the copies hold; empty: all
+  std::vector<std::string> writable;              // globs of the arms' files the trees' check leaves out
   std::vector<std::string> candidates;      // refs of the candidates (README: More candidates); empty: --candidate
   std::string source;                       // the file, for messages
   std::map<std::string, std::string> where; // key → "file:line:column" of each key given

@@ -26,6 +26,8 @@ enum class FailOn { regression, inconclusive, never };
 // The defaults of both commands.
 inline constexpr FailOn k_default_fail_on = FailOn::regression;
 inline constexpr double k_default_threshold = analysis::k_default_threshold;
+inline constexpr double k_default_count_threshold = analysis::k_default_count_threshold;
+inline constexpr process::CounterSource k_default_counters = process::CounterSource::automatic;
 inline constexpr double k_default_alpha = analysis::k_default_alpha;
 inline constexpr double k_default_precision = 0.02;
 inline constexpr int k_default_max_rounds = runner::k_default_max_rounds;
@@ -75,6 +77,7 @@ struct MeasurementFlags {
   std::optional<analysis::IntervalMethod> interval;
   std::optional<FailOn> fail_on;
   std::optional<std::string> isolate; // "auto", "off" or a CPU list
+  std::optional<process::CounterSource> counters;
   std::optional<int> replicas;
   bool no_control = false;
 };
@@ -93,6 +96,7 @@ struct MeasurementSettings {
   Setting<analysis::IntervalMethod> interval;
   Setting<FailOn> fail_on;
   Setting<std::string> isolate;
+  Setting<process::CounterSource> counters; // where counted metrics come from (README: Counters)
   Setting<int> replicas;
   Setting<bool> control; // whether the run has an A/A control cell
 

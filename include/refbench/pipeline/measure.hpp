@@ -9,6 +9,7 @@
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/options.hpp>
+#include <refbench/process/counters.hpp>
 #include <refbench/process/cpus.hpp>
 #include <refbench/process/executor.hpp>
 #include <refbench/process/launcher.hpp>
@@ -47,10 +48,28 @@ struct MeasurementPlan {
   // The confidence of the intervals precision stopping looks at; none: the
   // analysis' (95 %). A bisect step stops on its own, higher confidence.
   std::optional<double> stop_confidence;
+  // The counter of the cells that show a counted metric (plan_counts); none: no cell does.
+  std::optional<process::CounterTool> counter;
 
-  // settings.rounds() with the output directory, replicas and auto control.
+  // settings.rounds() with the output directory, replicas, auto control
+  // and the counter (its counts under out/counts).
   runner::RoundSettings rounds() const;
 };
+
+// Marks the cells of `plan` that show a counted metric (README: Counters)
+// and finds the counter settings.counters asks for, recording it in the
+// header's environment; throws UsageError saying what to install when
+// there is none. Nothing changes when no cell shows a counted metric.
+void plan_counts(MeasurementPlan& plan, const std::function<process::PerfProbe()>& probe, std::string_view path);
+// plan_counts with this machine's perf probe and refbench's PATH.
+void plan_counts(MeasurementPlan& plan);
+
+// The counter `settings.counters` asks for on this machine, or UsageError
+// (what to install) naming where the setting came from: what plan_counts
+// finds, asked before anything is built.
+process::CounterTool counter_here(const config::MeasurementSettings& settings,
+                                  const std::function<process::PerfProbe()>& probe = process::perf_probe,
+                                  std::string_view path = {});
 
 // What results.json records of `plan`'s settings, metrics and gate.
 report::RecordedSettings recorded_settings(const MeasurementPlan& plan);

@@ -3,8 +3,10 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -45,12 +47,27 @@ enum class Reading : std::size_t {
   user, // seconds: wait4 rusage (covers waited-for descendants)
   sys,  // seconds, likewise
   rss,  // bytes: wait4 ru_maxrss, as spawned by the launcher
+  // count: user-space instructions of the whole process tree, from a
+  // counted invocation beside the timed one (process/counters.hpp); NaN
+  // when the sample has none
+  instructions,
 };
-inline constexpr std::size_t k_reading_count = 4;
+inline constexpr std::size_t k_reading_count = 5;
 
-// An invocation's figures, indexed by Reading; 0 until measured.
+// Whether `reading` comes from a counted invocation: absent (NaN) unless counted.
+constexpr bool counted(Reading reading) { return reading == Reading::instructions; }
+
+// An invocation's figures, indexed by Reading; 0 until measured, NaN for
+// the counted ones.
 class Readings {
 public:
+  Readings() {
+    for (std::size_t i = 0; i < k_reading_count; ++i) {
+      m_values[i] = counted(static_cast<Reading>(i)) ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    }
+  }
+  // Whether `reading` was measured (a counted reading may be absent).
+  bool has(Reading reading) const { return !std::isnan((*this)[reading]); }
   double& operator[](Reading reading) { return m_values[static_cast<std::size_t>(reading)]; }
   double operator[](Reading reading) const { return m_values[static_cast<std::size_t>(reading)]; }
   const std::array<double, k_reading_count>& values() const { return m_values; }

@@ -1,9 +1,12 @@
 #pragma once
 // A monospace forest plot (README: Output files): each plotted ratio (●) with its 95 %
 // interval (├──┤) on a log scale, against marks for 1.0 (│) and the
-// threshold (┆) drawn on every row, then an axis with labels and a legend.
+// threshold (┆) drawn on every row — the row's own threshold (a counted
+// metric's, a cell's override), the run's on the axis — then an axis with
+// labels and a legend.
 //
 // The scale spans [min(1/T, every lower bound), max(T, every upper bound)]
+// (and every row's threshold)
 // over the plot columns 0 … P−1; value x sits in column
 // round((ln x − ln lo) / (ln hi − ln lo) · (P − 1)).
 

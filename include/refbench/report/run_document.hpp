@@ -62,6 +62,14 @@ struct IsolationInfo {
 };
 
 // The machine the run was measured on.
+// The counter a run's counted metrics came from (README: Counters):
+// "valgrind", what the perf probe answered, the tool's version.
+struct CounterInfo {
+  std::string source;
+  std::string probe;
+  std::string version;
+};
+
 struct EnvironmentInfo {
   std::string kernel;
   std::string machine;
@@ -71,6 +79,7 @@ struct EnvironmentInfo {
   std::optional<int> threads_per_core;
   std::string governor; // empty when not recorded
   std::optional<IsolationInfo> isolation;
+  std::optional<CounterInfo> counters; // a run with a counted metric
 };
 
 // The settings a document records. The round settings are absent from an
@@ -88,6 +97,7 @@ struct RecordedSettings {
   std::optional<double> precision;
   analysis::IntervalMethod interval = analysis::IntervalMethod::signed_rank;
   std::optional<analysis::Direction> better; // analyze: the direction of outside values
+  std::optional<std::string> counters;       // a measured run: run.counters as asked ("auto", "perf", "valgrind")
 };
 
 // How the run was asked for: what a journal's first line and results.json share.

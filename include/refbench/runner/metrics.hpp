@@ -19,7 +19,7 @@
 
 namespace refbench::runner {
 
-enum class Metric { wall, cpu, user, sys, rss };
+enum class Metric { wall, cpu, user, sys, rss, instructions };
 
 // What a metric's figures are: results.json's `unit` ("seconds", "bytes",
 // "plain": a custom metric's own unit label).
@@ -42,8 +42,9 @@ inline std::optional<MetricKind> parse_metric_kind(std::string_view word) { retu
 // Where a reading stops meaning anything (README: Statistics, censoring):
 // timer: wall below 10× the timer or spawn resolution; rusage: a CPU time
 // of 0 (below the rusage resolution); rss: within k_rss_censor_margin of
-// the launcher's own peak RSS, which exec carries into every child.
-enum class FloorRule { timer, rusage, rss };
+// the launcher's own peak RSS, which exec carries into every child; none:
+// a count has no floor (a count of 0 is a reading like any other).
+enum class FloorRule { timer, rusage, rss, none };
 
 struct MetricInfo {
   Metric metric;
@@ -57,7 +58,15 @@ struct MetricInfo {
   std::optional<process::Reading> stored;
   bool integral; // written as an integer (bytes, counts)
   double (*value)(const process::Readings& readings);
+  std::string_view label = {}; // shown after a plain value, e.g. "instructions"
 };
+
+// Whether `info` is measured by a counted invocation beside the timed one
+// (process/counters.hpp): such a metric's threshold is the count threshold,
+// and a run that shows it needs a counter.
+bool counted(const MetricInfo& info);
+// Whether any of `metrics` is counted.
+bool any_counted(std::span<const Metric> metrics);
 
 // Every built-in metric, in the order lists and documents show them.
 std::span<const MetricInfo> built_in_metrics();
@@ -73,7 +82,7 @@ std::vector<Metric> default_gate();
 std::string_view metric_name(Metric metric);
 // The built-in metric named `name`; none for any other word.
 std::optional<Metric> parse_metric(std::string_view name);
-// The names, "wall, cpu, user, sys or rss", for messages.
+// The names, "wall, cpu, user, sys, rss or instructions", for messages.
 std::string metric_choices();
 // `metrics` as a comma-separated list like "wall,cpu,rss" (what
 // parse_metric_list reads).
@@ -83,7 +92,8 @@ std::string metric_list_text(std::span<const Metric> metrics);
 // name is an error naming it.
 std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_view text);
 
-// The value of `metric` in `outcome`, in its unit.
+// The value of `metric` in `outcome`, in its unit (NaN: a counted metric
+// the sample has no count of).
 double metric_value(const process::Outcome& outcome, Metric metric);
 
 // Whether `outcome`'s `metric` reading sits at its measurement floor (its

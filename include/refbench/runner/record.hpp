@@ -2,6 +2,7 @@
 // What a run is made of (cells and settings) and what it recorded (samples,
 // stop reasons, failures). Plain data shared by runner, report and stats.
 
+#include <refbench/process/counters.hpp>
 #include <refbench/process/invocation.hpp>
 #include <refbench/process/rss_probe.hpp>
 #include <refbench/runner/metrics.hpp>
@@ -123,6 +124,8 @@ inline std::string_view hook_name(Hook hook) { return k_hook_names.name(hook); }
 // The CellFailure::hook of a failure found by the trees' check, not by a
 // command: the arms' trees changed during the rounds (README: Security model).
 inline constexpr std::string_view k_tree_check = "tree check";
+// CellFailure::hook of a counted invocation that failed or gave no count.
+inline constexpr std::string_view k_counted_run = "count";
 
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
@@ -147,6 +150,9 @@ struct CellSpec {
   ArmHooks baseline_hooks;
   ArmHooks candidate_hooks;
   std::optional<ArmHooks> control_twin_hooks;
+  // Shows a counted metric (runner::counted): each round also runs a counted
+  // invocation per arm, until its counts settle (k_settled_counts).
+  bool counted = false;
 };
 
 // The end of every A/A control cell's name; no other cell's name may end in it.
@@ -171,7 +177,18 @@ struct RoundSettings {
   std::string output_dir;    // where {output} files live (placeholders only)
   bool auto_control = false; // after warm-up, add an A/A control of the cheapest cell
   int replicas = 1;          // byte-identical copies per arm; > 1: RoundHooks::place moves the links
+  // The counter of the cells that are counted (CellSpec::counted), and the
+  // directory its counted invocations write their counts in; none: no cell is.
+  std::optional<process::CounterTool> counter;
+  std::string counts_dir;
 };
+
+// After how many rounds in which each arm's count came out the same a
+// cell's counts are settled and no longer taken, once it has min_rounds
+// counted rounds (docs/design.md, Counters):
+// were the counts of a change still varying, 8 equal ones in a row would
+// happen by chance at most 2^-8 ≈ 0.4 % of the time.
+inline constexpr int k_settled_counts = 8;
 
 // One invocation as measured. `round` 0 is warm-up (discarded by analysis);
 // `order` is its position within the round's shuffled list.

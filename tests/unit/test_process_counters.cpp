@@ -1,0 +1,115 @@
+#include <doctest/doctest.h>
+
+#include "scratch_dir.hpp"
+
+#include <refbench/process/counters.hpp>
+#include <refbench/util/files.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+
+using namespace refbench;
+using process::CounterSource;
+
+namespace {
+
+const process::PerfProbe k_no_pmu{false, "perf_event_open: No such file or directory (no PMU)"};
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// A directory holding an executable `valgrind` script that prints `version`.
+void plant_valgrind(const test::ScratchDir& dir, const std::string& version) {
+  const auto path = dir / "valgrind";
+  write(path, "#!/bin/sh\necho " + version + "\n");
+  ::chmod(path.c_str(), 0755);
+}
+
+} // namespace
+
+TEST_CASE("process::find_counter_tool: auto takes valgrind, and says what to install when there is none") {
+  test::ScratchDir with;
+  plant_valgrind(with, "valgrind-9.8.7");
+  test::ScratchDir without;
+
+  const auto found = process::find_counter_tool(CounterSource::automatic, k_no_pmu, with.path().string());
+  REQUIRE(found.has_value());
+  CHECK(found->source == CounterSource::valgrind);
+  CHECK(found->program == with / "valgrind");
+  CHECK(found->version == "valgrind-9.8.7");
+  CHECK(found->probe == k_no_pmu.answer); // recorded, whatever the source
+
+  const auto none = process::find_counter_tool(CounterSource::automatic, k_no_pmu, without.path().string());
+  REQUIRE_FALSE(none.has_value());
+  CHECK(none.error().find("apt-get install valgrind") != std::string::npos);
+  CHECK(none.error().find(k_no_pmu.answer) != std::string::npos); // both sources are named
+
+  const auto asked = process::find_counter_tool(CounterSource::valgrind, k_no_pmu, without.path().string());
+  REQUIRE_FALSE(asked.has_value());
+  CHECK(asked.error() == "--counters valgrind: valgrind is not on the PATH: install it (apt-get install valgrind)");
+}
+
+TEST_CASE("process::find_counter_tool: perf is refused with its probe's answer, and points at valgrind") {
+  test::ScratchDir with;
+  plant_valgrind(with, "valgrind-9.8.7");
+  const auto refused = process::find_counter_tool(CounterSource::perf, k_no_pmu, with.path().string());
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().starts_with("--counters perf: perf_event_open: No such file or directory (no PMU)"));
+  CHECK(refused.error().find("--counters valgrind") != std::string::npos);
+  const auto opened = process::find_counter_tool(CounterSource::perf, {true, "opened"}, with.path().string());
+  REQUIRE_FALSE(opened.has_value());
+  CHECK(opened.error().find("not built yet") != std::string::npos);
+}
+
+TEST_CASE("process::perf_probe: opens a counter exactly when the machine has a PMU it may use") {
+  const auto probe = process::perf_probe();
+  CHECK(probe.available == (probe.answer == "opened"));
+  if (!std::filesystem::exists("/sys/bus/event_source/devices/cpu")) { // no PMU: a VM or hosted runner
+    CHECK_FALSE(probe.available);
+    CHECK(probe.answer.starts_with("perf_event_open: "));
+  }
+}
+
+TEST_CASE("process::counted_invocation: the command under cachegrind, one count file per process, more time") {
+  process::Invocation timed{.argv = {"work", "100"}, .env = {"A=1"}, .cwd = "/tmp", .timeout = std::chrono::seconds(2)};
+  const process::CounterTool tool{CounterSource::valgrind, "", "valgrind-3.19.0", "/usr/bin/valgrind"};
+  const auto counted = process::counted_invocation(timed, tool, "/out/counts");
+  CHECK(counted.argv == std::vector<std::string>{"/usr/bin/valgrind", "-q", "--tool=cachegrind", "--cache-sim=no",
+                                                 "--trace-children=yes",
+                                                 "--cachegrind-out-file=/out/counts/cachegrind.%p",
+                                                 "--log-file=/out/counts/valgrind.%p.log", "work", "100"});
+  CHECK(counted.env == timed.env);
+  CHECK(counted.cwd == timed.cwd);
+  CHECK(counted.timeout == std::chrono::seconds(2) * process::k_counted_slowdown);
+}
+
+TEST_CASE("process::read_instruction_count: sums the tree's files; a missing, partial or planted one is no count") {
+  test::ScratchDir dir;
+  const auto counts = dir.path() / "counts";
+  REQUIRE(process::clear_counts(counts));
+
+  auto read = process::read_instruction_count(counts);
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error() == "valgrind wrote no count: the program did not run under valgrind");
+
+  write((counts / "cachegrind.100").string(),
+        "desc: --cache-sim=no\ncmd: sh\nevents: Ir\nfl=x\n1 5\nsummary: 233764\n");
+  write((counts / "cachegrind.101").string(), "events: Ir\nsummary: 309103\n");
+  write((counts / "other.txt").string(), "summary: 5\n"); // not valgrind's
+  read = process::read_instruction_count(counts);
+  REQUIRE(read.has_value());
+  CHECK(*read == 233764.0 + 309103.0);
+
+  write((counts / "cachegrind.102").string(), "events: Ir\nfl=x\n1 5\n"); // cut short: the process died
+  read = process::read_instruction_count(counts);
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error().find("cachegrind.102 has no summary line") != std::string::npos);
+
+  REQUIRE(process::clear_counts(counts)); // empties what the last invocation left
+  CHECK(std::filesystem::is_empty(counts));
+  write((dir.path() / "elsewhere").string(), "summary: 1000000000\n");
+  std::filesystem::create_symlink(dir.path() / "elsewhere", counts / "cachegrind.7");
+  read = process::read_instruction_count(counts); // a link the command planted is never followed
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error().find("cannot read the count") != std::string::npos);
+}
