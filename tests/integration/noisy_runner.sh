@@ -148,7 +148,15 @@ done
 run_refbench bisect --repo "$repo" --good c0 --bad slower --seed 3 --budget 150s --out "$WORK/b-slower"
 expect_rc 0
 expect_json "$WORK/b-slower/bisect.json" "r['culprit']['sha'] == '$(git_in "$repo" rev-parse slower-c3)'"
-expect_json "$WORK/b-slower/bisect.json" "1.5 < r['culprit']['ratio'] < 2.5 and r['builds'] <= 6"
+# the culprit against its parent: a clear change, by more than 1.25x and less
+# than 2.5x, in the same rule both ways (the program's fixed start-up pulls
+# a halving's ratio towards 1 more than a doubling's)
+culprit_figures() { # bisect.json → its culprit's figures, printed with the run's output
+  json_eval "$1" "(r['culprit']['ratio'], r['culprit']['ci_low'], r['culprit']['ci_high'], r['builds'])"
+}
+echo "slower's culprit (ratio, interval, builds): $(culprit_figures "$WORK/b-slower/bisect.json")"
+expect_json "$WORK/b-slower/bisect.json" \
+  "1.25 < r['culprit']['ratio'] < 2.5 and r['culprit']['ci_low'] > 1 and r['builds'] <= 6"
 # (the control's interval is recorded; under the hog's on/off cycles it need not hold 1)
 expect_json "$WORK/b-slower/bisect.json" \
   "r['steps'][0]['move'] == 'clear' and r['steps'][0]['ci_low'] > 1 and \
@@ -158,7 +166,9 @@ expect_in "$WORK/b-slower/report.md" "A/A floor"
 run_refbench bisect --repo "$repo" --good c0 --bad faster --improvement --seed 4 --budget 150s --out "$WORK/b-faster"
 expect_rc 0
 expect_json "$WORK/b-faster/bisect.json" "r['culprit']['sha'] == '$(git_in "$repo" rev-parse faster-c4)'"
-expect_json "$WORK/b-faster/bisect.json" "0.4 < r['culprit']['ratio'] < 0.67 and r['builds'] <= 6"
+echo "faster's culprit (ratio, interval, builds): $(culprit_figures "$WORK/b-faster/bisect.json")"
+expect_json "$WORK/b-faster/bisect.json" \
+  "1 / 2.5 < r['culprit']['ratio'] < 1 / 1.25 and r['culprit']['ci_high'] < 1 and r['builds'] <= 6"
 expect_json "$WORK/b-faster/bisect.json" "all(s['side'] in ('good', 'bad') for s in r['steps'] if s['kind'] == 'step')"
 stop_hog
 echo "bisect under the hog: slower $(json_eval "$WORK/b-slower/bisect.json" "len(r['steps'])") steps," \
