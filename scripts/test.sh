@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds refbench (warnings are errors) and runs
 # every test through CTest: unit tests, calibration suite, integration
-# scenarios. One at a time by default: on a 2-CPU machine a scenario that
-# only checks messages still takes CPU time from one that times things.
-# REFBENCH_TEST_JOBS=N runs N at once; the scenarios that time things hold
-# the `timing` lock (tests/integration/CMakeLists.txt), so they never run
-# beside each other or the unit and calibration tests.
+# scenarios. Two at a time by default (REFBENCH_TEST_JOBS=N runs N): the
+# unit and calibration tests and the scenarios that time things run alone
+# (RUN_SERIAL, tests/integration/CMakeLists.txt), so a scenario that only
+# checks messages never takes CPU time from one that times things; the
+# scenarios whose assertions hold on a loaded machine run beside each other.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh" -DREFBENCH_WERROR=ON "$@"
 cd "$build"
-ctest --output-on-failure -j"${REFBENCH_TEST_JOBS:-1}"
+ctest --output-on-failure -j"${REFBENCH_TEST_JOBS:-2}"
