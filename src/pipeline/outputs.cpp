@@ -39,7 +39,7 @@ std::string what_to_fix(const runner::CellFailure& failure) {
     return "fix the command";
   }
   if (failure.hook == runner::k_counted_run) {
-    return "make the command run under valgrind, or measure without the counted metric,";
+    return "make the command run under valgrind or measure without the counted metric";
   }
   return "fix the " + failure.hook + " hook";
 }

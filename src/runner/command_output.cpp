@@ -1,5 +1,6 @@
 #include <refbench/process/invocation.hpp>
 #include <refbench/runner/command_output.hpp>
+#include <refbench/util/files.hpp>
 #include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -237,6 +238,29 @@ bool condition_holds(double value, std::string_view op, double limit) {
          : op == ">"  ? value > limit
          : op == ">=" ? value >= limit
                       : false;
+}
+
+void read_sample_report(const CellMeta& meta, Sample& sample, const std::string& output) {
+  std::string text;
+  if (!output.empty()) {
+    auto content = util::read_file(output, k_max_output_report_bytes, util::Readable::regular_here);
+    if (!content) {
+      sample.problem = fmt::format("wrote no readable {{output}} file to read its metrics from: {}", content.error());
+      return;
+    }
+    text = std::move(*content);
+  }
+  const bool cut = output.empty() && sample.outcome.stdout_bytes > sample.outcome.stdout_text.size();
+  auto reported = read_reported(meta, output.empty() ? sample.outcome.stdout_text : text, cut);
+  if (!reported) {
+    sample.problem = reported.error();
+    return;
+  }
+  if (auto problem = window_problem(meta, *reported, sample.outcome.readings[process::Reading::wall])) {
+    sample.problem = *problem;
+    return;
+  }
+  sample.values = std::move(reported->metrics);
 }
 
 std::expected<Requirement, std::string> parse_requirement(std::string_view text) {

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <refbench/runner/command_output.hpp>
+#include <refbench/runner/counted_rounds.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/sha256.hpp>
 #include <refbench/util/shell_words.hpp>
@@ -28,7 +29,7 @@ public:
               RoundLog& log, const RoundHooks& hooks)
       : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_log(log), m_hooks(hooks),
         m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}),
-        m_output_hashes(cells.size()), m_counts(cells.size()), m_last_count_wall(cells.size(), 0.0),
+        m_output_hashes(cells.size()), m_counts(cells.size()),
         m_placements(place_replicas(m_hooks.place ? settings.replicas : 1, settings.max_rounds, settings.seed)) {
     m_record.seed = settings.seed;
     m_record.rss = executor.rss_probe();
@@ -259,8 +260,7 @@ private:
     m_cells.push_back(control);
     m_last_wall.push_back({m_last_wall[cheapest][0], m_last_wall[cheapest][0]});
     m_output_hashes.emplace_back();
-    m_counts.emplace_back();
-    m_last_count_wall.push_back(m_last_count_wall[cheapest]);
+    m_counts.add_like(cheapest);
     m_record.cells.push_back({control.name, true, StopReason::running, 0, std::nullopt, control.meta});
     m_log.control_added(m_record.cells.back(), m_cells[cheapest].name);
     set_up(m_cells.size() - 1);
@@ -303,29 +303,20 @@ private:
                                      : spec.candidate;
   }
 
-  // Whether `cell` still takes counts: it is counted, and it has fewer
-  // than min_rounds counted rounds (the analysis decides on no fewer) or
-  // its arms' counts have not come out the same in the last k_settled_counts.
+  // Whether `cell` still takes counts: it is counted and its counts have
+  // not settled (CountLedger::needs_counts).
   bool needs_counts(std::size_t cell) const {
-    if (!m_cells[cell].counted || !m_settings.counter) {
-      return false;
-    }
-    const auto& counts = m_counts[cell];
-    if (counts.size() < static_cast<std::size_t>(std::max(k_settled_counts, m_settings.min_rounds))) {
-      return true;
-    }
-    return std::any_of(counts.end() - k_settled_counts, counts.end(),
-                       [&](const std::array<double, 2>& pair) { return pair != counts.back(); });
+    return m_cells[cell].counted && m_settings.counter && m_counts.needs_counts(cell, m_settings.min_rounds);
   }
 
   // The counted invocations of round `round` (docs/design.md, Counters):
   // every active cell that still takes counts, once per arm, shuffled like
   // the timed ones and run before them; the counts by (cell, arm index).
-  std::map<std::pair<std::size_t, int>, double> count_round(int round, const std::vector<std::size_t>& active) {
+  RoundCounts count_round(int round, const std::vector<std::size_t>& active) {
     std::vector<std::size_t> counting;
     std::copy_if(active.begin(), active.end(), std::back_inserter(counting),
                  [&](std::size_t cell) { return needs_counts(cell); });
-    std::map<std::pair<std::size_t, int>, double> counts;
+    RoundCounts counts;
     if (counting.empty()) {
       return counts;
     }
@@ -340,14 +331,7 @@ private:
         }
       }
     }
-    for (std::size_t cell : counting) {
-      const auto baseline = counts.find({cell, 0});
-      const auto candidate = counts.find({cell, 1});
-      if (baseline != counts.end() && candidate != counts.end()) {
-        m_counts[cell].push_back({baseline->second, candidate->second});
-      }
-      m_last_count_wall[cell] = (m_clock() - start) / static_cast<double>(counting.size());
-    }
+    m_counts.record(counting, counts, m_clock() - start);
     return counts;
   }
 
@@ -420,7 +404,7 @@ private:
     Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}, replica_of(slot, round)};
     sample.outcome.readings[process::Reading::instructions] = count;
     if (reads && process::succeeded(sample.outcome)) {
-      read_report(spec.meta, sample, reads_file ? output : std::string());
+      read_sample_report(spec.meta, sample, reads_file ? output : std::string());
     }
     sample.outcome.stdout_text.clear(); // read above, not kept
     if (!output.empty()) {
@@ -447,32 +431,6 @@ private:
     if (cannot_start) {
       throw CannotStart{};
     }
-  }
-
-  // Fills `sample`'s custom metric values from what its command reported
-  // (its captured stdout, or the file `output` when not empty), or its
-  // problem when the report is unusable or the window/requirements fail.
-  static void read_report(const CellMeta& meta, Sample& sample, const std::string& output) {
-    std::string text;
-    if (!output.empty()) {
-      auto content = util::read_file(output, k_max_output_report_bytes, util::Readable::regular_here);
-      if (!content) {
-        sample.problem = fmt::format("wrote no readable {{output}} file to read its metrics from: {}", content.error());
-        return;
-      }
-      text = std::move(*content);
-    }
-    const bool cut = output.empty() && sample.outcome.stdout_bytes > sample.outcome.stdout_text.size();
-    auto reported = read_reported(meta, output.empty() ? sample.outcome.stdout_text : text, cut);
-    if (!reported) {
-      sample.problem = reported.error();
-      return;
-    }
-    if (auto problem = window_problem(meta, *reported, sample.outcome.readings[process::Reading::wall])) {
-      sample.problem = *problem;
-      return;
-    }
-    sample.values = std::move(reported->metrics);
   }
 
   // Hashes `output` of `slot` in round 1; once both arms are in, differing
@@ -505,7 +463,7 @@ private:
   std::vector<double> round_costs() const {
     std::vector<double> cost;
     for (std::size_t cell = 0; cell < m_last_wall.size(); ++cell) {
-      cost.push_back(m_last_wall[cell][0] + m_last_wall[cell][1] + (needs_counts(cell) ? m_last_count_wall[cell] : 0));
+      cost.push_back(m_last_wall[cell][0] + m_last_wall[cell][1] + (needs_counts(cell) ? m_counts.last_cost(cell) : 0));
     }
     return cost;
   }
@@ -545,10 +503,9 @@ private:
   double m_deadline = 0; // on m_clock: when the budget is spent
   util::Rng m_rng;
   std::vector<std::array<double, 2>> m_last_wall;
-  std::vector<std::array<std::string, 2>> m_output_hashes;  // round 1 {output} hashes per cell
-  std::vector<std::vector<std::array<double, 2>>> m_counts; // per cell: each counted round's {baseline, candidate}
-  std::vector<double> m_last_count_wall;                    // per cell: its last round's counted invocations, both arms
-  std::vector<Placement> m_placements;                      // per round, 0 = warm-up
+  std::vector<std::array<std::string, 2>> m_output_hashes; // round 1 {output} hashes per cell
+  CountLedger m_counts;                                    // the counted cells' counts so far
+  std::vector<Placement> m_placements;                     // per round, 0 = warm-up
   RunRecord m_record;
 };
 

@@ -40,7 +40,7 @@ run_refbench compare -q --seed 23 --max-rounds 3 --metric wall,instructions --sh
   "$SAMPLE_WORK 1" 'case "$LD_PRELOAD" in *vgpreload*) exit 2;; esac; '"$SAMPLE_WORK 1"
 expect_rc 4
 expect_in "$WORK/err" "the candidate command, run under the instruction counter, exited with code 2 in round 1"
-expect_in "$WORK/err" "make the command run under valgrind, or measure without the counted metric"
+expect_in "$WORK/err" "— make the command run under valgrind or measure without the counted metric (its stderr ends below) and rerun"
 if grep -q "warning: L3 cache" "$WORK/err"; then fail "valgrind's own messages reached the command's stderr"; fi
 expect_json "$WORK/bad/results.json" "$(row compare instructions)['verdict'] == 'ERROR'"
 

@@ -1,0 +1,43 @@
+#pragma once
+// The counted passes of a run's rounds (docs/design.md, Counters): the
+// instruction counts each counted cell has taken, whether it still takes
+// them, and what its counted pass costs a round (so the budget sees it).
+
+#include <array>
+#include <cstddef>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace refbench::runner {
+
+// One round's counts, by (cell index, arm index: 0 baseline, 1 candidate).
+using RoundCounts = std::map<std::pair<std::size_t, int>, double>;
+
+class CountLedger {
+public:
+  // A ledger of `cells` cells, none counted yet.
+  explicit CountLedger(std::size_t cells);
+
+  // Appends a cell (the A/A control) whose counted pass is expected to cost
+  // what cell `like`'s last one did.
+  void add_like(std::size_t like);
+
+  // Whether `cell` still takes counts: fewer than max(k_settled_counts,
+  // min_rounds) counted rounds (the analysis decides on no fewer), or its
+  // arms' counts were not the same in each of the last k_settled_counts.
+  bool needs_counts(std::size_t cell, int min_rounds) const;
+
+  // Records a counted pass over `cells` that took `seconds` in all: a
+  // cell's round of counts when both its arms were counted.
+  void record(const std::vector<std::size_t>& cells, const RoundCounts& counts, double seconds);
+
+  // The seconds `cell`'s last counted pass took (both arms); 0 before any.
+  double last_cost(std::size_t cell) const { return m_last_seconds[cell]; }
+
+private:
+  std::vector<std::vector<std::array<double, 2>>> m_counts; // per cell: each counted round's {baseline, candidate}
+  std::vector<double> m_last_seconds;                       // per cell: its last counted pass, both arms
+};
+
+} // namespace refbench::runner

@@ -1,0 +1,44 @@
+#include <doctest/doctest.h>
+
+#include <refbench/runner/counted_rounds.hpp>
+#include <refbench/runner/record.hpp>
+
+using refbench::runner::CountLedger;
+using refbench::runner::k_settled_counts;
+using refbench::runner::RoundCounts;
+
+TEST_CASE("runner::CountLedger: a cell takes counts until min_rounds and k_settled_counts equal rounds") {
+  CountLedger ledger(2);
+  const RoundCounts same{{{0, 0}, 100.0}, {{0, 1}, 102.0}};
+  for (int round = 1; round < 10; ++round) {
+    CHECK(ledger.needs_counts(0, 10));
+    ledger.record({0}, same, 2.0);
+  }
+  CHECK(ledger.needs_counts(0, 10));      // 9 rounds, 10 asked for
+  CHECK_FALSE(ledger.needs_counts(0, 5)); // 9 equal ones settle a cell that needs 5
+  ledger.record({0}, same, 2.0);
+  CHECK_FALSE(ledger.needs_counts(0, 10));
+  // a count that moved: k_settled_counts more equal rounds are needed again
+  ledger.record({0}, RoundCounts{{{0, 0}, 100.0}, {{0, 1}, 103.0}}, 2.0);
+  for (int round = 1; round < k_settled_counts; ++round) {
+    CHECK(ledger.needs_counts(0, 10));
+    ledger.record({0}, RoundCounts{{{0, 0}, 100.0}, {{0, 1}, 103.0}}, 2.0);
+  }
+  CHECK_FALSE(ledger.needs_counts(0, 10));
+  CHECK(ledger.needs_counts(1, 1)); // the other cell has none
+}
+
+TEST_CASE("runner::CountLedger: a round with one arm's count missing is no round; the pass's cost is shared") {
+  CountLedger ledger(2);
+  ledger.record({0, 1}, RoundCounts{{{0, 0}, 5.0}, {{1, 0}, 7.0}, {{1, 1}, 7.0}}, 3.0);
+  CHECK(ledger.last_cost(0) == doctest::Approx(1.5));
+  CHECK(ledger.last_cost(1) == doctest::Approx(1.5));
+  for (int round = 1; round < k_settled_counts; ++round) {
+    ledger.record({0, 1}, RoundCounts{{{0, 0}, 5.0}, {{0, 1}, 5.0}, {{1, 0}, 7.0}, {{1, 1}, 7.0}}, 4.0);
+  }
+  CHECK_FALSE(ledger.needs_counts(1, 1)); // 8 whole rounds
+  CHECK(ledger.needs_counts(0, 1));       // 7: the first had no candidate count
+  ledger.add_like(1);                     // the control of cell 1
+  CHECK(ledger.last_cost(2) == doctest::Approx(2.0));
+  CHECK(ledger.needs_counts(2, 1));
+}
