@@ -95,7 +95,9 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--name", o.name, "Cell name")->capture_default_str();
   cmd->add_flag("--shell", o.shell, "Run each command with /bin/sh -c instead of splitting it into words");
   cmd->add_flag("--no-control", o.measure.no_control, "Skip the A/A control cell");
-  cmd->add_option("--metric", o.metrics, "Metrics to show: wall,cpu,user,sys,rss,instructions")->capture_default_str();
+  cmd->add_option("--metric", o.metrics,
+                  "Metrics to show: wall,cpu,user,sys,rss,instructions,allocations,allocated_bytes")
+      ->capture_default_str();
   cmd->add_option("--gate", o.gate, "Metrics that can fail the run")->capture_default_str();
   cmd->add_option("--setup", o.setup, "Run this once per arm before the warm-up (untimed)");
   cmd->add_option("--prepare", o.prepare, "Run this before every invocation (untimed)");

@@ -213,6 +213,9 @@ json to_json(const EnvironmentInfo& env) {
   if (env.counters) {
     j["counters"] = {
         {"source", env.counters->source}, {"probe", env.counters->probe}, {"version", env.counters->version}};
+    if (!env.counters->allocations.empty()) {
+      j["counters"]["allocations"] = env.counters->allocations;
+    }
   }
   return j;
 }
@@ -233,7 +236,8 @@ std::optional<EnvironmentInfo> environment_from(const Fields& document) {
   }
   if (f.has("counters")) {
     const Fields c = f.inner(f.part("counters", false, true), f.name("counters"));
-    env.counters = CounterInfo{c.string("source"), c.string("probe", ""), c.string("version", "")};
+    env.counters =
+        CounterInfo{c.string("source"), c.string("probe", ""), c.string("version", ""), c.string("allocations", "")};
   }
   return env;
 }

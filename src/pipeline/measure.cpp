@@ -11,7 +11,9 @@
 #include <refbench/runner/preflight.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
+#include <refbench/version.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -109,7 +111,8 @@ runner::RoundSettings MeasurementPlan::rounds() const {
   rounds.replicas = replicas;
   rounds.auto_control = auto_control;
   rounds.counter = counter;
-  if (counter) {
+  const bool counts = std::any_of(cells.begin(), cells.end(), [](const auto& cell) { return !cell.counted.empty(); });
+  if (counts) {
     rounds.counts_dir = (out / "counts").string();
   }
   return rounds;
@@ -130,20 +133,31 @@ process::CounterTool counter_here(const config::MeasurementSettings& settings,
 void plan_counts(MeasurementPlan& plan) { plan_counts(plan, process::perf_probe, {}); }
 
 void plan_counts(MeasurementPlan& plan, const std::function<process::PerfProbe()>& probe, std::string_view path) {
-  bool any = false;
+  bool instructions = false;
+  bool allocations = false;
   for (auto& cell : plan.cells) {
-    cell.counted = runner::any_counted(analysis::metrics_named(cell.meta.metrics, plan.metrics));
-    any = any || cell.counted;
+    cell.counted = runner::counted_readings(analysis::metrics_named(cell.meta.metrics, plan.metrics));
+    for (const auto reading : cell.counted) {
+      instructions = instructions || reading == process::Reading::instructions;
+      allocations = allocations || reading != process::Reading::instructions;
+    }
   }
-  if (!any) {
-    plan.counter.reset();
-    return;
+  plan.counter.reset();
+  std::optional<report::CounterInfo> recorded;
+  if (instructions) {
+    plan.counter = counter_here(plan.settings, probe, path);
+    recorded = report::CounterInfo{std::string(process::counter_source_name(plan.counter->source)), plan.counter->probe,
+                                   plan.counter->version, ""};
   }
-  const auto tool = counter_here(plan.settings, probe, path);
-  plan.counter = tool;
-  if (plan.header.environment) {
-    plan.header.environment->counters =
-        report::CounterInfo{std::string(process::counter_source_name(tool.source)), tool.probe, tool.version};
+  if (allocations) {
+    if (!recorded) {
+      recorded = report::CounterInfo{std::string(report::k_allocation_counter_source), "",
+                                     fmt::format("refbench-{}", k_version), ""};
+    }
+    recorded->allocations = report::k_allocation_counter_source;
+  }
+  if (plan.header.environment && recorded) {
+    plan.header.environment->counters = recorded;
   }
 }
 

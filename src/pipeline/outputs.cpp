@@ -33,13 +33,16 @@ std::string results_text(const report::RunDocument& document) {
 }
 
 // What a failed invocation's user fixes: the command, the named hook, or the
-// command's run under the instruction counter (which can also be dropped).
+// command's run under a counter (whose metrics can also be dropped).
 std::string what_to_fix(const runner::CellFailure& failure) {
   if (failure.hook.empty()) {
     return "fix the command";
   }
   if (failure.hook == runner::k_counted_run) {
     return "make the command run under valgrind or measure without the counted metric";
+  }
+  if (failure.hook == runner::k_allocation_run) {
+    return "link the program dynamically against libc or measure without allocations and allocated_bytes";
   }
   return "fix the " + failure.hook + " hook";
 }

@@ -161,7 +161,8 @@ void check_candidates(const RunOptions& o, Inputs& in, bool quiet, bool history)
 void check_counter(const Inputs& in) {
   for (const auto& cell : in.config.cells) {
     for (const auto& name : cell.metrics) {
-      if (const auto metric = runner::parse_metric(name); metric && runner::counted(runner::metric_info(*metric))) {
+      if (const auto metric = runner::parse_metric(name);
+          metric && runner::metric_info(*metric).stored == process::Reading::instructions) {
         counter_here(in.settings);
         return;
       }

@@ -1,11 +1,14 @@
 #include <refbench/process/counters.hpp>
 #include <refbench/process/spawn.hpp>
+#include <refbench/util/fd.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/strings.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -138,6 +141,126 @@ std::expected<double, std::string> read_instruction_count(const std::filesystem:
     return std::unexpected("valgrind wrote no count: the program did not run under valgrind");
   }
   return total;
+}
+
+std::expected<std::filesystem::path, std::string> write_allocation_counter(const std::filesystem::path& dir) {
+  const auto path = dir / k_allocation_counter_file;
+  const auto image = allocation_counter_image();
+  const util::Fd fd = util::create_fresh_file(path);
+  if (!fd.valid() || !util::write_all(fd.get(), image.data(), image.size())) {
+    return std::unexpected(
+        fmt::format("cannot write the allocation counter {}: {}", path.string(), std::strerror(errno)));
+  }
+  return path;
+}
+
+Invocation allocation_counted_invocation(const Invocation& invocation, const std::filesystem::path& library,
+                                         const std::filesystem::path& dir) {
+  Invocation counted = invocation;
+  constexpr std::string_view preload = "LD_PRELOAD=";
+  const auto existing = std::find_if(counted.env.begin(), counted.env.end(),
+                                     [&](const std::string& entry) { return entry.starts_with(preload); });
+  if (existing == counted.env.end()) {
+    counted.env.push_back(std::string(preload) + library.string());
+  } else if (existing->size() == preload.size()) {
+    *existing += library.string();
+  } else {
+    existing->insert(preload.size(), library.string() + ":");
+  }
+  std::erase_if(counted.env, [](const std::string& entry) { return entry.starts_with("REFBENCH_ALLOC_DIR="); });
+  counted.env.push_back("REFBENCH_ALLOC_DIR=" + dir.string());
+  return counted;
+}
+
+namespace {
+
+constexpr std::string_view k_allocation_prefix = "alloc.";
+
+// Why no process of `invocation` loaded the allocation counter.
+std::string no_allocation_count(const Invocation& invocation) {
+  const auto path = env_value(invocation.env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
+  auto program = invocation.argv.empty() ? std::nullopt : find_executable(invocation.argv[0], path);
+  if (program && !program->starts_with('/') && !invocation.cwd.empty()) {
+    program = (std::filesystem::path(invocation.cwd) / *program).string();
+  }
+  if (program && statically_linked(*program)) {
+    return fmt::format("made no allocation count: {} is statically linked, so the allocation counter (LD_PRELOAD) "
+                       "cannot enter it",
+                       *program);
+  }
+  return "made no allocation count: no process of it loaded the allocation counter (LD_PRELOAD): a statically "
+         "linked or setuid program, or one that cleared its environment";
+}
+
+// The `width`-byte little-endian number at `at` of `bytes`; none past its end.
+std::optional<std::uint64_t> little_endian(std::string_view bytes, std::size_t at, std::size_t width) {
+  if (at > bytes.size() || bytes.size() - at < width) {
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < width; ++i) {
+    value |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+  }
+  return value;
+}
+
+} // namespace
+
+std::expected<AllocationCount, std::string> read_allocation_count(const std::filesystem::path& dir,
+                                                                  const Invocation& invocation) {
+  std::error_code error;
+  std::filesystem::directory_iterator entries(dir, error);
+  if (error) {
+    return std::unexpected(fmt::format("cannot read the counts in {}: {}", dir.string(), error.message()));
+  }
+  AllocationCount total;
+  std::size_t files = 0;
+  for (const auto& entry : entries) {
+    if (!entry.path().filename().string().starts_with(k_allocation_prefix)) {
+      continue;
+    }
+    const auto bytes = util::read_file(entry.path(), 64, util::Readable::regular_here);
+    if (!bytes || bytes->size() != 16) {
+      return std::unexpected(fmt::format("left an allocation count {} that is not the counter's ({})",
+                                         entry.path().filename().string(),
+                                         bytes ? fmt::format("{} bytes", bytes->size()) : bytes.error()));
+    }
+    total.calls += static_cast<double>(*little_endian(*bytes, 0, 8));
+    total.bytes += static_cast<double>(*little_endian(*bytes, 8, 8));
+    ++files;
+  }
+  if (files == 0) {
+    return std::unexpected(no_allocation_count(invocation));
+  }
+  return total;
+}
+
+bool statically_linked(const std::filesystem::path& path) {
+  // the ELF header and, where linkers put them, the program headers
+  std::string head(4096, '\0');
+  const util::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const ssize_t got = fd.valid() ? ::pread(fd.get(), head.data(), head.size(), 0) : -1;
+  head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  if (!head.starts_with("\x7f"
+                        "ELF") ||
+      head.size() < 52) {
+    return false;
+  }
+  const bool wide = head[4] == 2; // ELFCLASS64, else ELFCLASS32
+  const auto table = little_endian(head, wide ? 32 : 28, wide ? 8 : 4);
+  const auto entry_size = little_endian(head, wide ? 54 : 42, 2);
+  const auto entries = little_endian(head, wide ? 56 : 44, 2);
+  if (!table || !entry_size || !entries || *entries == 0) {
+    return false;
+  }
+  constexpr std::uint64_t pt_interp = 3;
+  for (std::uint64_t i = 0; i < *entries; ++i) {
+    const auto type = little_endian(head, *table + i * *entry_size, 4);
+    if (!type || *type == pt_interp) {
+      return false; // an interpreter, or headers past what was read: not known to be static
+    }
+  }
+  return true;
 }
 
 } // namespace refbench::process

@@ -63,16 +63,24 @@ std::string isolation_lines(const IsolationInfo& iso) {
   return line;
 }
 
-// Which tool counted, its version, and what the hardware counters said when asked.
+// Which tool counted instructions, its version, and what the hardware
+// counters said when asked; what counted allocations.
 std::string counters_line(const CounterInfo& counters) {
-  std::string line = "- instruction counts: " + escape_cell(counters.source);
-  if (!counters.version.empty()) {
-    line += " (" + escape_cell(counters.version) + ")";
+  std::string line;
+  if (counters.source != k_allocation_counter_source) {
+    line = "- instruction counts: " + escape_cell(counters.source);
+    if (!counters.version.empty()) {
+      line += " (" + escape_cell(counters.version) + ")";
+    }
+    if (!counters.probe.empty()) {
+      line += "; hardware counters: " + escape_cell(counters.probe);
+    }
+    line += "\n";
   }
-  if (!counters.probe.empty()) {
-    line += "; hardware counters: " + escape_cell(counters.probe);
+  if (!counters.allocations.empty()) {
+    line += "- allocation counts: refbench's allocation counter, preloaded (LD_PRELOAD) into each process\n";
   }
-  return line + "\n";
+  return line;
 }
 
 std::string environment_body(const RunDocument& document) {

@@ -18,7 +18,7 @@ bool CountLedger::needs_counts(std::size_t cell, int min_rounds) const {
     return true;
   }
   return std::any_of(counts.end() - k_settled_counts, counts.end(),
-                     [&](const std::array<double, 2>& pair) { return pair != counts.back(); });
+                     [&](const std::array<Counts, 2>& pair) { return pair != counts.back(); });
 }
 
 void CountLedger::record(const std::vector<std::size_t>& cells, const RoundCounts& counts, double seconds) {

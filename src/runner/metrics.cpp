@@ -9,7 +9,7 @@ namespace {
 using process::Reading;
 using process::Readings;
 
-constexpr std::array<MetricInfo, 6> k_metric_table{{
+constexpr std::array<MetricInfo, 8> k_metric_table{{
     {Metric::wall, "wall", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::timer,
      Reading::wall, false, [](const Readings& r) { return r[Reading::wall]; }},
     {Metric::cpu, "cpu", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage, std::nullopt,
@@ -22,6 +22,10 @@ constexpr std::array<MetricInfo, 6> k_metric_table{{
      [](const Readings& r) { return r[Reading::rss]; }},
     {Metric::instructions, "instructions", Unit::plain, Direction::lower_is_better, MetricKind::ratio, FloorRule::none,
      Reading::instructions, true, [](const Readings& r) { return r[Reading::instructions]; }, "instructions"},
+    {Metric::allocations, "allocations", Unit::plain, Direction::lower_is_better, MetricKind::ratio, FloorRule::none,
+     Reading::allocations, true, [](const Readings& r) { return r[Reading::allocations]; }, "allocations"},
+    {Metric::allocated_bytes, "allocated_bytes", Unit::bytes, Direction::lower_is_better, MetricKind::ratio,
+     FloorRule::none, Reading::allocated_bytes, true, [](const Readings& r) { return r[Reading::allocated_bytes]; }},
 }};
 
 } // namespace
@@ -38,6 +42,16 @@ bool counted(const MetricInfo& info) { return info.stored && process::counted(*i
 
 bool any_counted(std::span<const Metric> metrics) {
   return std::any_of(metrics.begin(), metrics.end(), [](Metric metric) { return counted(metric_info(metric)); });
+}
+
+std::vector<process::Reading> counted_readings(std::span<const Metric> metrics) {
+  std::vector<process::Reading> readings;
+  for (Metric metric : metrics) {
+    if (counted(metric_info(metric))) {
+      readings.push_back(*metric_info(metric).stored);
+    }
+  }
+  return readings;
 }
 
 std::vector<Metric> default_metrics() { return {k_default_metrics.begin(), k_default_metrics.end()}; }

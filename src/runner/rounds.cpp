@@ -18,6 +18,10 @@
 namespace refbench::runner {
 namespace {
 
+// The counters a counted invocation runs under: the instruction counter
+// (valgrind), the allocation counter (preloaded).
+enum class Counter { instructions, allocations };
+
 // Thrown inside the runner when a command cannot be started at all: the run
 // stops at once instead of measuring the other cells to the end.
 struct CannotStart {};
@@ -279,7 +283,7 @@ private:
       }
       if (m_record.cells[slots[order].cell].stop == StopReason::running) {
         const auto count = counts.find({slots[order].cell, slots[order].arm == Arm::baseline ? 0 : 1});
-        measure(slots[order], round, order, pad, count == counts.end() ? std::nan("") : count->second);
+        measure(slots[order], round, order, pad, count == counts.end() ? Counts{} : count->second);
       }
     }
     for (std::size_t cell : active) {
@@ -306,12 +310,13 @@ private:
   // Whether `cell` still takes counts: it is counted and its counts have
   // not settled (CountLedger::needs_counts).
   bool needs_counts(std::size_t cell) const {
-    return m_cells[cell].counted && m_settings.counter && m_counts.needs_counts(cell, m_settings.min_rounds);
+    return !m_cells[cell].counted.empty() && m_counts.needs_counts(cell, m_settings.min_rounds);
   }
 
   // The counted invocations of round `round` (docs/design.md, Counters):
-  // every active cell that still takes counts, once per arm, shuffled like
-  // the timed ones and run before them; the counts by (cell, arm index).
+  // every active cell that still takes counts, once per arm and counter,
+  // shuffled like the timed ones and run before them; the counts by (cell,
+  // arm index).
   RoundCounts count_round(int round, const std::vector<std::size_t>& active) {
     std::vector<std::size_t> counting;
     std::copy_if(active.begin(), active.end(), std::back_inserter(counting),
@@ -335,12 +340,35 @@ private:
     return counts;
   }
 
-  // One counted invocation of `slot` in `round`, its prepare hook first; a
-  // failure (of the hook, the command under the counter, or the count) is
-  // the cell's ERROR. The pad is fixed: the environment's size changes the
-  // instructions the dynamic loader runs.
-  std::optional<double> count(Slot slot, int round) {
+  // The counts of `slot` in `round`: one invocation under each counter its
+  // cell's readings need; none when one failed (the cell's ERROR).
+  std::optional<Counts> count(Slot slot, int round) {
+    const auto& readings = m_cells[slot.cell].counted;
+    const auto shows = [&](process::Reading reading) { return std::ranges::count(readings, reading) > 0; };
+    Counts counts;
+    for (Counter counter : {Counter::instructions, Counter::allocations}) {
+      const bool needed = counter == Counter::instructions
+                              ? shows(process::Reading::instructions)
+                              : shows(process::Reading::allocations) || shows(process::Reading::allocated_bytes);
+      if (!needed) {
+        continue;
+      }
+      auto counted = count_under(slot, round, counter);
+      if (!counted) {
+        return std::nullopt;
+      }
+      counts.merge(*counted);
+    }
+    return counts;
+  }
+
+  // One counted invocation of `slot` in `round` under `counter`, its
+  // prepare hook first; a failure (of the hook, the command under the
+  // counter, or the count) is the cell's ERROR. The pad is fixed: the
+  // environment's size changes the instructions the dynamic loader runs.
+  std::optional<Counts> count_under(Slot slot, int round, Counter counter) {
     const CellSpec& spec = m_cells[slot.cell];
+    const std::filesystem::path dir = m_settings.counts_dir;
     process::Invocation invocation = invocation_of(slot);
     invocation.env.push_back("REFBENCH_PAD=");
     std::string output;
@@ -353,32 +381,72 @@ private:
     if (!run_hook(slot, Hook::prepare, round)) {
       return std::nullopt;
     }
-    const auto counted = process::counted_invocation(invocation, *m_settings.counter, m_settings.counts_dir);
-    const bool cleared = process::clear_counts(m_settings.counts_dir);
-    const process::Outcome outcome = cleared ? m_executor.run(counted) : process::Outcome{};
+    auto counted = counted_invocation(invocation, counter);
+    const process::Outcome outcome = counted ? m_executor.run(*counted) : process::Outcome{};
     if (!output.empty()) {
       std::error_code ignored;
       std::filesystem::remove(output, ignored);
     }
-    std::optional<std::string> problem;
-    if (!cleared) {
-      problem = fmt::format("could not be counted: cannot empty {}", m_settings.counts_dir);
+    std::string problem;
+    if (!counted) {
+      problem = counted.error();
     } else if (!process::succeeded(outcome)) {
-      problem = process::describe(outcome, counted.timeout);
-    } else if (auto total = process::read_instruction_count(m_settings.counts_dir)) {
-      return *total;
+      problem = process::describe(outcome, counted->timeout);
+    } else if (auto counts = read_counts(counter, invocation)) {
+      return *counts;
     } else {
-      problem = total.error();
+      problem = counts.error();
     }
     if (!m_record.cells[slot.cell].failure) {
       m_record.cells[slot.cell].failure =
-          CellFailure{slot.arm, round, *problem, outcome.stderr_tail, false, std::string(k_counted_run)};
+          CellFailure{slot.arm, round,
+                      problem,  outcome.stderr_tail,
+                      false,    std::string(counter == Counter::instructions ? k_counted_run : k_allocation_run)};
     }
     stop(slot.cell, StopReason::error);
     return std::nullopt;
   }
 
-  void measure(Slot slot, int round, std::size_t order, const std::string& pad, double count = std::nan("")) {
+  // `invocation` run under `counter`, the counts directory emptied (and the
+  // allocation counter written into it), or why it cannot be.
+  std::expected<process::Invocation, std::string> counted_invocation(const process::Invocation& invocation,
+                                                                     Counter counter) const {
+    const std::filesystem::path dir = m_settings.counts_dir;
+    if (dir.empty() || !process::clear_counts(dir)) {
+      return std::unexpected(fmt::format("could not be counted: cannot empty {}", dir.string()));
+    }
+    if (counter == Counter::instructions) {
+      if (!m_settings.counter) {
+        return std::unexpected("could not be counted: the run has no instruction counter");
+      }
+      return process::counted_invocation(invocation, *m_settings.counter, dir);
+    }
+    auto library = process::write_allocation_counter(dir);
+    if (!library) {
+      return std::unexpected("could not be counted: " + library.error());
+    }
+    return process::allocation_counted_invocation(invocation, *library, dir);
+  }
+
+  // What the counted invocation of `invocation` under `counter` left in the
+  // counts directory.
+  std::expected<Counts, std::string> read_counts(Counter counter, const process::Invocation& invocation) const {
+    if (counter == Counter::instructions) {
+      auto total = process::read_instruction_count(m_settings.counts_dir);
+      if (!total) {
+        return std::unexpected(total.error());
+      }
+      return Counts{{process::Reading::instructions, *total}};
+    }
+    auto allocations = process::read_allocation_count(m_settings.counts_dir, invocation);
+    if (!allocations) {
+      return std::unexpected(allocations.error());
+    }
+    return Counts{{process::Reading::allocations, allocations->calls},
+                  {process::Reading::allocated_bytes, allocations->bytes}};
+  }
+
+  void measure(Slot slot, int round, std::size_t order, const std::string& pad, const Counts& counts = {}) {
     if (skipped(slot)) {
       return;
     }
@@ -402,7 +470,9 @@ private:
       m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
     }
     Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}, replica_of(slot, round)};
-    sample.outcome.readings[process::Reading::instructions] = count;
+    for (const auto& [reading, value] : counts) {
+      sample.outcome.readings[reading] = value;
+    }
     if (reads && process::succeeded(sample.outcome)) {
       read_sample_report(spec.meta, sample, reads_file ? output : std::string());
     }

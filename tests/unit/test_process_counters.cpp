@@ -3,9 +3,11 @@
 #include "scratch_dir.hpp"
 
 #include <refbench/process/counters.hpp>
+#include <refbench/process/spawn.hpp>
 #include <refbench/util/files.hpp>
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <sys/stat.h>
 
@@ -112,4 +114,92 @@ TEST_CASE("process::read_instruction_count: sums the tree's files; a missing, pa
   read = process::read_instruction_count(counts); // a link the command planted is never followed
   REQUIRE_FALSE(read.has_value());
   CHECK(read.error().find("cannot read the count") != std::string::npos);
+}
+
+TEST_CASE(
+    "process::allocation_counted_invocation: the counter first in LD_PRELOAD, its directory set, the timeout kept") {
+  process::Invocation timed{.argv = {"work"}, .env = {"A=1"}, .timeout = std::chrono::seconds(2)};
+  auto counted = process::allocation_counted_invocation(timed, "/out/counts/refbench-alloc.so", "/out/counts");
+  CHECK(counted.env ==
+        std::vector<std::string>{"A=1", "LD_PRELOAD=/out/counts/refbench-alloc.so", "REFBENCH_ALLOC_DIR=/out/counts"});
+  CHECK(counted.argv == timed.argv);
+  CHECK(counted.timeout == timed.timeout);
+  timed.env = {"LD_PRELOAD=/lib/libmine.so", "REFBENCH_ALLOC_DIR=/elsewhere"};
+  counted = process::allocation_counted_invocation(timed, "/c/a.so", "/c");
+  CHECK(counted.env == std::vector<std::string>{"LD_PRELOAD=/c/a.so:/lib/libmine.so", "REFBENCH_ALLOC_DIR=/c"});
+  timed.env = {"LD_PRELOAD="};
+  CHECK(process::allocation_counted_invocation(timed, "/c/a.so", "/c").env.front() == "LD_PRELOAD=/c/a.so");
+}
+
+namespace {
+
+// What the allocation counter counted of the allocate fixture run with `args`.
+process::AllocationCount allocations_of(const std::string& fixture, const std::vector<std::string>& args) {
+  test::ScratchDir dir;
+  const auto counts = dir.path() / "counts";
+  REQUIRE(process::clear_counts(counts));
+  const auto library = process::write_allocation_counter(counts);
+  REQUIRE(library.has_value());
+  process::Invocation invocation{.argv = {fixture}, .env = {"PATH=/usr/bin:/bin"}, .timeout = std::chrono::seconds(20)};
+  invocation.argv.insert(invocation.argv.end(), args.begin(), args.end());
+  const auto outcome = process::run_process(process::allocation_counted_invocation(invocation, *library, counts));
+  REQUIRE(process::succeeded(outcome));
+  const auto read = process::read_allocation_count(counts, invocation);
+  REQUIRE_MESSAGE(read.has_value(), read.error());
+  return *read;
+}
+
+} // namespace
+
+TEST_CASE("process: the allocation counter counts every call of the malloc family and the bytes asked, forks too") {
+  const std::string fixture = REFBENCH_ALLOCATE_FIXTURE;
+  const auto none = allocations_of(fixture, {"0", "100"});
+  const auto thousand = allocations_of(fixture, {"1000", "100"});
+  CHECK(thousand.calls - none.calls == 1000);
+  CHECK(thousand.bytes - none.bytes == 100000);
+  // calloc(2, 100), realloc(NULL, 100), aligned_alloc(64, 64), posix_memalign(64, 128), memalign(64, 256), valloc(100)
+  const auto family = allocations_of(fixture, {"0", "100", "family"});
+  CHECK(family.calls - none.calls == 6);
+  CHECK(family.bytes - none.bytes == 200 + 100 + 64 + 128 + 256 + 100);
+  // a forked child counts into its parent's file: both processes' calls
+  const auto forked = allocations_of(fixture, {"1000", "7", "fork"});
+  const auto forked_none = allocations_of(fixture, {"0", "7", "fork"});
+  CHECK(forked.calls - forked_none.calls == 2000);
+  CHECK(forked.bytes - forked_none.bytes == 14000);
+  // the same run counts the same: a count that settles
+  CHECK(allocations_of(fixture, {"1000", "100"}).calls == thousand.calls);
+}
+
+TEST_CASE("process::read_allocation_count: a static link is named; a planted or cut file is no count") {
+  const std::string fixture = REFBENCH_ALLOCATE_STATIC_FIXTURE;
+  CHECK(process::statically_linked(fixture));
+  CHECK_FALSE(process::statically_linked(REFBENCH_ALLOCATE_FIXTURE));
+  CHECK_FALSE(process::statically_linked("/bin/sh"));
+  test::ScratchDir dir;
+  const auto counts = dir.path() / "counts";
+  REQUIRE(process::clear_counts(counts));
+  const auto library = process::write_allocation_counter(counts);
+  REQUIRE(library.has_value());
+  const process::Invocation invocation{.argv = {fixture, "10", "10"}, .timeout = std::chrono::seconds(20)};
+  REQUIRE(
+      process::succeeded(process::run_process(process::allocation_counted_invocation(invocation, *library, counts))));
+  auto read = process::read_allocation_count(counts, invocation);
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error() == fmt::format("made no allocation count: {} is statically linked, so the allocation counter "
+                                    "(LD_PRELOAD) cannot enter it",
+                                    fixture));
+  // a script that runs no dynamically linked process: no count, and no static link to name
+  write(dir / "script", "#!/bin/sh\nexit 0\n");
+  CHECK_FALSE(process::statically_linked(dir / "script"));
+
+  write((counts / "alloc.1.0").string(), std::string(16, '\0'));
+  write((counts / "alloc.2.0").string(), std::string(9, '\0'));
+  read = process::read_allocation_count(counts, invocation);
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error().find("alloc.2.0 that is not the counter's (9 bytes)") != std::string::npos);
+  std::filesystem::remove(counts / "alloc.2.0");
+  std::filesystem::create_symlink(counts / "alloc.1.0", counts / "alloc.3.0");
+  read = process::read_allocation_count(counts, invocation);
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error().find("alloc.3.0 that is not the counter's") != std::string::npos);
 }

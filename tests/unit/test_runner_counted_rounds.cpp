@@ -3,13 +3,29 @@
 #include <refbench/runner/counted_rounds.hpp>
 #include <refbench/runner/record.hpp>
 
+using refbench::process::Reading;
 using refbench::runner::CountLedger;
 using refbench::runner::k_settled_counts;
 using refbench::runner::RoundCounts;
 
+namespace {
+
+// `cell`'s instruction counts of one round, an arm's 0 meaning none.
+RoundCounts counts_of(std::size_t cell, double baseline, double candidate, RoundCounts into = {}) {
+  if (baseline > 0) {
+    into[{cell, 0}] = {{Reading::instructions, baseline}};
+  }
+  if (candidate > 0) {
+    into[{cell, 1}] = {{Reading::instructions, candidate}};
+  }
+  return into;
+}
+
+} // namespace
+
 TEST_CASE("runner::CountLedger: a cell takes counts until min_rounds and k_settled_counts equal rounds") {
   CountLedger ledger(2);
-  const RoundCounts same{{{0, 0}, 100.0}, {{0, 1}, 102.0}};
+  const RoundCounts same = counts_of(0, 100, 102);
   for (int round = 1; round < 10; ++round) {
     CHECK(ledger.needs_counts(0, 10));
     ledger.record({0}, same, 2.0);
@@ -19,10 +35,10 @@ TEST_CASE("runner::CountLedger: a cell takes counts until min_rounds and k_settl
   ledger.record({0}, same, 2.0);
   CHECK_FALSE(ledger.needs_counts(0, 10));
   // a count that moved: k_settled_counts more equal rounds are needed again
-  ledger.record({0}, RoundCounts{{{0, 0}, 100.0}, {{0, 1}, 103.0}}, 2.0);
+  ledger.record({0}, counts_of(0, 100, 103), 2.0);
   for (int round = 1; round < k_settled_counts; ++round) {
     CHECK(ledger.needs_counts(0, 10));
-    ledger.record({0}, RoundCounts{{{0, 0}, 100.0}, {{0, 1}, 103.0}}, 2.0);
+    ledger.record({0}, counts_of(0, 100, 103), 2.0);
   }
   CHECK_FALSE(ledger.needs_counts(0, 10));
   CHECK(ledger.needs_counts(1, 1)); // the other cell has none
@@ -30,11 +46,11 @@ TEST_CASE("runner::CountLedger: a cell takes counts until min_rounds and k_settl
 
 TEST_CASE("runner::CountLedger: a round with one arm's count missing is no round; the pass's cost is shared") {
   CountLedger ledger(2);
-  ledger.record({0, 1}, RoundCounts{{{0, 0}, 5.0}, {{1, 0}, 7.0}, {{1, 1}, 7.0}}, 3.0);
+  ledger.record({0, 1}, counts_of(1, 7, 7, counts_of(0, 5, 0)), 3.0);
   CHECK(ledger.last_cost(0) == doctest::Approx(1.5));
   CHECK(ledger.last_cost(1) == doctest::Approx(1.5));
   for (int round = 1; round < k_settled_counts; ++round) {
-    ledger.record({0, 1}, RoundCounts{{{0, 0}, 5.0}, {{0, 1}, 5.0}, {{1, 0}, 7.0}, {{1, 1}, 7.0}}, 4.0);
+    ledger.record({0, 1}, counts_of(1, 7, 7, counts_of(0, 5, 5)), 4.0);
   }
   CHECK_FALSE(ledger.needs_counts(1, 1)); // 8 whole rounds
   CHECK(ledger.needs_counts(0, 1));       // 7: the first had no candidate count

@@ -33,10 +33,11 @@ TEST_CASE("runner::built_in_metrics: one row per metric, named once, found by it
     CHECK(runner::parse_metric(info.name) == info.metric);
     CHECK(runner::metric_name(info.metric) == info.name);
   }
-  CHECK(names == std::set<std::string_view>{"wall", "cpu", "user", "sys", "rss", "instructions"});
+  CHECK(names == std::set<std::string_view>{"wall", "cpu", "user", "sys", "rss", "instructions", "allocations",
+                                            "allocated_bytes"});
   CHECK_FALSE(runner::parse_metric("Wall"));
   CHECK_FALSE(runner::parse_metric(""));
-  CHECK(runner::metric_choices() == "wall, cpu, user, sys, rss or instructions");
+  CHECK(runner::metric_choices() == "wall, cpu, user, sys, rss, instructions, allocations or allocated_bytes");
   CHECK(runner::metric_info(Metric::rss).unit == runner::Unit::bytes);
   CHECK(runner::metric_info(Metric::rss).integral);
   CHECK(runner::metric_info(Metric::wall).unit == runner::Unit::seconds);
@@ -56,7 +57,7 @@ TEST_CASE("runner: the default metrics and gate, shown and gated") {
 TEST_CASE("runner::parse_metric_list") {
   CHECK(*runner::parse_metric_list("rss,wall") == std::vector{Metric::rss, Metric::wall});
   CHECK(runner::parse_metric_list("wall,ipc").error() ==
-        "unknown metric 'ipc' (use wall, cpu, user, sys, rss or instructions)");
+        "unknown metric 'ipc' (use wall, cpu, user, sys, rss, instructions, allocations or allocated_bytes)");
   CHECK(runner::parse_metric_list("cpu,cpu").error() == "metric 'cpu' is listed twice");
   CHECK_FALSE(runner::parse_metric_list(""));
   CHECK(*runner::parse_metric_list(runner::metric_list_text(runner::k_default_metrics)) == runner::default_metrics());

@@ -430,7 +430,7 @@ FakeExecutor::Script counting(std::function<double(const std::string&, const std
 
 CellSpec counted_cell(const std::string& name) {
   auto spec = cell(name);
-  spec.counted = true;
+  spec.counted = {refbench::process::Reading::instructions};
   return spec;
 }
 

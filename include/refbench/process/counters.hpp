@@ -64,4 +64,39 @@ bool clear_counts(const std::filesystem::path& dir);
 // regular file of its own, a file without its summary line).
 std::expected<double, std::string> read_instruction_count(const std::filesystem::path& dir);
 
+// --- allocations: the allocation counter, preloaded (allocation_counter.c)
+
+// The allocation counter's shared object as the binary carries it.
+std::string_view allocation_counter_image();
+
+// Writes the allocation counter into `dir` as a fresh file
+// (k_allocation_counter_file, mode 0500, never through a link); its path,
+// or why it cannot.
+inline constexpr std::string_view k_allocation_counter_file = "refbench-alloc.so";
+std::expected<std::filesystem::path, std::string> write_allocation_counter(const std::filesystem::path& dir);
+
+// `invocation` with the allocation counter `library` preloaded (first in
+// its LD_PRELOAD) and its counts written as files in `dir`. Its timeout is
+// the timed one's: the counter adds an atomic add per allocation.
+Invocation allocation_counted_invocation(const Invocation& invocation, const std::filesystem::path& library,
+                                         const std::filesystem::path& dir);
+
+struct AllocationCount {
+  double calls = 0; // of the malloc family
+  double bytes = 0; // that those calls asked for
+};
+
+// The allocations the counted invocation's process tree made, summed over
+// its files in `dir`, or why there is no count: a file that is no regular
+// file of its own or not 16 bytes, or no file at all — no process of the
+// command loaded the counter, which names the executable `invocation`
+// runs when it is statically linked.
+std::expected<AllocationCount, std::string> read_allocation_count(const std::filesystem::path& dir,
+                                                                  const Invocation& invocation);
+
+// Whether `path` is an ELF file without a program interpreter: a statically
+// linked program, which no preloaded library enters. False for anything
+// else (a script, a dynamically linked program, a file it cannot read).
+bool statically_linked(const std::filesystem::path& path);
+
 } // namespace refbench::process

@@ -51,11 +51,18 @@ enum class Reading : std::size_t {
   // counted invocation beside the timed one (process/counters.hpp); NaN
   // when the sample has none
   instructions,
+  // counts: calls of the malloc family in the whole process tree and the
+  // bytes they asked for, from a counted invocation with the allocation
+  // counter preloaded (process/counters.hpp); NaN when the sample has none
+  allocations,
+  allocated_bytes,
 };
-inline constexpr std::size_t k_reading_count = 5;
+inline constexpr std::size_t k_reading_count = 7;
 
 // Whether `reading` comes from a counted invocation: absent (NaN) unless counted.
-constexpr bool counted(Reading reading) { return reading == Reading::instructions; }
+constexpr bool counted(Reading reading) {
+  return reading == Reading::instructions || reading == Reading::allocations || reading == Reading::allocated_bytes;
+}
 
 // An invocation's figures, indexed by Reading; 0 until measured, NaN for
 // the counted ones.

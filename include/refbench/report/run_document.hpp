@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace refbench::process {
@@ -64,10 +65,15 @@ struct IsolationInfo {
 // The machine the run was measured on.
 // The counter a run's counted metrics came from (README: Counters):
 // "valgrind", what the perf probe answered, the tool's version.
+// What counted (environment.counters): `source` the instruction counter
+// ("valgrind"), or "interposer" when only allocations were counted;
+// `allocations` "interposer" when they were, else "".
+inline constexpr std::string_view k_allocation_counter_source = "interposer";
 struct CounterInfo {
   std::string source;
   std::string probe;
   std::string version;
+  std::string allocations;
 };
 
 struct EnvironmentInfo {

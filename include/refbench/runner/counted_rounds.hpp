@@ -3,6 +3,8 @@
 // instruction counts each counted cell has taken, whether it still takes
 // them, and what its counted pass costs a round (so the budget sees it).
 
+#include <refbench/process/invocation.hpp>
+
 #include <array>
 #include <cstddef>
 #include <map>
@@ -11,8 +13,10 @@
 
 namespace refbench::runner {
 
+// One counted pass of an arm: each counted reading it took.
+using Counts = std::map<process::Reading, double>;
 // One round's counts, by (cell index, arm index: 0 baseline, 1 candidate).
-using RoundCounts = std::map<std::pair<std::size_t, int>, double>;
+using RoundCounts = std::map<std::pair<std::size_t, int>, Counts>;
 
 class CountLedger {
 public:
@@ -36,7 +40,7 @@ public:
   double last_cost(std::size_t cell) const { return m_last_seconds[cell]; }
 
 private:
-  std::vector<std::vector<std::array<double, 2>>> m_counts; // per cell: each counted round's {baseline, candidate}
+  std::vector<std::vector<std::array<Counts, 2>>> m_counts; // per cell: each counted round's {baseline, candidate}
   std::vector<double> m_last_seconds;                       // per cell: its last counted pass, both arms
 };
 

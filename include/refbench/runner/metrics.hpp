@@ -19,7 +19,7 @@
 
 namespace refbench::runner {
 
-enum class Metric { wall, cpu, user, sys, rss, instructions };
+enum class Metric { wall, cpu, user, sys, rss, instructions, allocations, allocated_bytes };
 
 // What a metric's figures are: results.json's `unit` ("seconds", "bytes",
 // "plain": a custom metric's own unit label).
@@ -67,6 +67,8 @@ struct MetricInfo {
 bool counted(const MetricInfo& info);
 // Whether any of `metrics` is counted.
 bool any_counted(std::span<const Metric> metrics);
+// The readings the counted ones of `metrics` store, in their order.
+std::vector<process::Reading> counted_readings(std::span<const Metric> metrics);
 
 // Every built-in metric, in the order lists and documents show them.
 std::span<const MetricInfo> built_in_metrics();
@@ -82,7 +84,8 @@ std::vector<Metric> default_gate();
 std::string_view metric_name(Metric metric);
 // The built-in metric named `name`; none for any other word.
 std::optional<Metric> parse_metric(std::string_view name);
-// The names, "wall, cpu, user, sys, rss or instructions", for messages.
+// The names, "wall, cpu, user, sys, rss, instructions, allocations or
+// allocated_bytes", for messages.
 std::string metric_choices();
 // `metrics` as a comma-separated list like "wall,cpu,rss" (what
 // parse_metric_list reads).

@@ -124,8 +124,10 @@ inline std::string_view hook_name(Hook hook) { return k_hook_names.name(hook); }
 // The CellFailure::hook of a failure found by the trees' check, not by a
 // command: the arms' trees changed during the rounds (README: Security model).
 inline constexpr std::string_view k_tree_check = "tree check";
-// CellFailure::hook of a counted invocation that failed or gave no count.
+// CellFailure::hook of a counted invocation that failed or gave no count:
+// under the instruction counter, with the allocation counter preloaded.
 inline constexpr std::string_view k_counted_run = "count";
+inline constexpr std::string_view k_allocation_run = "allocation count";
 
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
@@ -150,9 +152,12 @@ struct CellSpec {
   ArmHooks baseline_hooks;
   ArmHooks candidate_hooks;
   std::optional<ArmHooks> control_twin_hooks;
-  // Shows a counted metric (runner::counted): each round also runs a counted
-  // invocation per arm, until its counts settle (k_settled_counts).
-  bool counted = false;
+  // The counted readings it shows (runner::counted metrics): each round
+  // also runs counted invocations of each arm, until its counts settle
+  // (k_settled_counts): one under the instruction counter for
+  // instructions, one with the allocation counter preloaded for
+  // allocations and allocated_bytes.
+  std::vector<process::Reading> counted;
 };
 
 // The end of every A/A control cell's name; no other cell's name may end in it.
