@@ -35,6 +35,14 @@ std::vector<double> logs(const std::vector<double>& values, Direction direction)
   return out;
 }
 
+// A counted metric's readings with each zero read as one (docs/design.md,
+// Counters): a cell that allocates nothing on both arms is no change, and
+// one that goes from none to five reads 5x, where a ratio to zero is none.
+std::vector<double> zero_as_one(std::vector<double> values) {
+  std::replace(values.begin(), values.end(), 0.0, 1.0);
+  return values;
+}
+
 // Fills the estimate, interval (worse-oriented log units) and p of `result`.
 struct LogEstimate {
   double estimate = k_nan;
@@ -144,14 +152,16 @@ void estimate_count(const MetricSamples& samples, const Settings& settings, std:
 // shift of the logs with the Mann–Whitney interval), p against the threshold.
 void estimate_ratio(const MetricSamples& samples, const Settings& settings, std::uint64_t seed, MetricResult& r) {
   const double log_threshold = std::log(r.threshold);
+  const auto& baseline = samples.counted ? zero_as_one(samples.baseline) : samples.baseline;
+  const auto& candidate = samples.counted ? zero_as_one(samples.candidate) : samples.candidate;
   LogEstimate e;
   if (samples.paired) {
-    auto d = log_ratios(samples.baseline, samples.candidate, samples.direction);
+    auto d = log_ratios(baseline, candidate, samples.direction);
     r.n = d.size();
     e = estimate_paired(d, log_threshold, settings, seed);
   } else {
-    auto x = logs(samples.baseline, samples.direction);
-    auto y = logs(samples.candidate, samples.direction);
+    auto x = logs(baseline, samples.direction);
+    auto y = logs(candidate, samples.direction);
     r.n = std::min(x.size(), y.size());
     e = estimate_unpaired(x, y, log_threshold, settings);
   }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <numeric>
+#include <optional>
 
 namespace refbench::report {
 namespace {
@@ -339,11 +340,60 @@ std::string removed_text(const RunDocument& document) {
                      removed.size() > k_named ? fmt::format(" and {} more", removed.size() - k_named) : "");
 }
 
+// Whether `result` says its metric moved: REGRESSION or IMPROVED.
+bool moved(const MetricResult& result) {
+  return result.verdict == stats::Verdict::regression || result.verdict == stats::Verdict::improved;
+}
+
+// A cell's result for `metric`, if it has one.
+const MetricResult* result_for(const RunDocument& document, const MetricResult& of, std::string_view metric) {
+  const auto found = std::find_if(document.results.begin(), document.results.end(), [&](const MetricResult& r) {
+    return r.cell == of.cell && r.candidate == of.candidate && r.metric == metric;
+  });
+  return found == document.results.end() ? nullptr : &*found;
+}
+
+// Why a cell's wall and instructions disagree, if they do (README:
+// Counters): one moved while the other is a PASS, or they moved apart.
+std::optional<std::string> disagreement(const MetricResult& wall, const MetricResult& counts) {
+  if (moved(wall) && counts.verdict == stats::Verdict::pass) {
+    return "the change is outside the counted instruction stream — system calls, I/O, cache misses, code layout";
+  }
+  if (moved(counts) && wall.verdict == stats::Verdict::pass) {
+    return "the counted work does not bind the time — it waits on memory, I/O or other processes";
+  }
+  if (moved(wall) && moved(counts) && wall.verdict != counts.verdict) {
+    return "the time follows memory, I/O or instructions per cycle, not the instruction count";
+  }
+  return std::nullopt;
+}
+
+// One line per cell whose wall and instruction counts disagree.
+std::string disagreement_text(const RunDocument& document) {
+  std::string text;
+  for (const auto& counts : document.results) {
+    const MetricResult* wall = counts.metric == "instructions" ? result_for(document, counts, "wall") : nullptr;
+    const auto why = wall != nullptr && !counts.control ? disagreement(*wall, counts) : std::nullopt;
+    if (!why) {
+      continue;
+    }
+    const bool wall_first = moved(*wall);
+    const MetricResult& first = wall_first ? *wall : counts;
+    const MetricResult& second = wall_first ? counts : *wall;
+    text += fmt::format("\n**Counts and wall disagree** in {}: {} {} ({}) but {} {} ({}): {}.\n",
+                        code_span(counts.candidate.empty() ? counts.cell : counts.cell + " · " + counts.candidate),
+                        first.metric, stats::verdict_name(first.verdict), format_ratio(first.ratio), second.metric,
+                        stats::verdict_name(second.verdict), format_ratio(second.ratio), *why);
+  }
+  return text;
+}
+
 } // namespace
 
 std::string render_markdown(const RunDocument& document, std::size_t limit) {
   const std::string top = "<!-- refbench -->\n" + render_headline(document) + "\n\n";
-  const std::string summary = "\n" + render_run_summary(document) + "\n" + removed_text(document);
+  const std::string summary =
+      "\n" + render_run_summary(document) + "\n" + removed_text(document) + disagreement_text(document);
   const std::string head = top + render_verdict_table(document.results) + summary;
   const std::string plot_text = render_forest_plot(document.results, document.header.settings.threshold, k_plot_width);
   const std::string sweeps = render_sweeps(document);

@@ -325,4 +325,18 @@ TEST_CASE(
   const auto strict_results = analyze({counts("up", 362231650, 367665125, 10), own}, strict);
   CHECK(find(strict_results, "up", "instructions").verdict == stats::Verdict::pass);
   CHECK(find(strict_results, "own", "instructions").verdict == stats::Verdict::regression);
+
+  // zero counts (a cell that allocates nothing): a zero reads as one, so none on both arms is no change and
+  // none to five is 5x; a time metric's zero stays no reading
+  const auto zeros = analyze({counts("none", 0, 0, 10), counts("some", 0, 5, 10), counts("gone", 5, 0, 10)}, settings);
+  CHECK(find(zeros, "none", "instructions").ratio == 1.0);
+  CHECK(find(zeros, "none", "instructions").n == 10);
+  CHECK(find(zeros, "none", "instructions").verdict == stats::Verdict::pass);
+  CHECK(find(zeros, "some", "instructions").ratio == doctest::Approx(5.0));
+  CHECK(find(zeros, "some", "instructions").verdict == stats::Verdict::regression);
+  CHECK(find(zeros, "some", "instructions").baseline_median == 0.0); // shown as measured
+  CHECK(find(zeros, "gone", "instructions").verdict == stats::Verdict::improved);
+  auto timed = counts("timed", 0, 5, 10);
+  timed.metrics[0].counted = false;
+  CHECK(analyze({timed}, settings).front().n == 0);
 }

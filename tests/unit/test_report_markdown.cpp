@@ -431,3 +431,32 @@ TEST_CASE("report::render_markdown shortens a long stderr line between character
   CHECK(text.find("_Left out to stay under ") != std::string::npos);
   CHECK(text.find("stderr tails beyond their last 5 lines") != std::string::npos);
 }
+
+TEST_CASE("report::render_markdown says in one line where wall and instruction counts disagree") {
+  auto counts = [](const std::string& cell, double ratio, Verdict verdict) {
+    auto r = result(cell, "instructions", 3.6e8, ratio, ratio, ratio, verdict);
+    r.unit = analysis::Unit::plain;
+    return r;
+  };
+  std::vector<MetricResult> results{
+      result("io", "wall", 0.2, 1.4, 1.3, 1.5, Verdict::regression),       counts("io", 1.0, Verdict::pass),
+      result("ipc", "wall", 0.2, 0.52, 0.5, 0.55, Verdict::improved),      counts("ipc", 1.51, Verdict::regression),
+      result("busy", "wall", 0.2, 1.01, 0.97, 1.04, Verdict::pass),        counts("busy", 1.3, Verdict::regression),
+      result("agree", "wall", 0.2, 1.4, 1.3, 1.5, Verdict::regression),    counts("agree", 1.4, Verdict::regression),
+      result("unsure", "wall", 0.2, 1.1, 0.9, 1.3, Verdict::inconclusive), counts("unsure", 1.3, Verdict::regression)};
+  const auto text = markdown(run_document(results, {cell("io", 30, "max-rounds"), cell("ipc", 30, "max-rounds"),
+                                                    cell("busy", 30, "max-rounds"), cell("agree", 30, "max-rounds"),
+                                                    cell("unsure", 30, "max-rounds")}));
+  CHECK(line_starting(text, "**Counts and wall disagree** in `io`") ==
+        "**Counts and wall disagree** in `io`: wall REGRESSION (1.400x) but instructions PASS (1.000x): the change is "
+        "outside the counted instruction stream — system calls, I/O, cache misses, code layout.");
+  CHECK(line_starting(text, "**Counts and wall disagree** in `busy`") ==
+        "**Counts and wall disagree** in `busy`: instructions REGRESSION (1.300x) but wall PASS (1.010x): the counted "
+        "work does not bind the time — it waits on memory, I/O or other processes.");
+  // 2x faster with 1.51x the instructions (a latency-bound loop replaced by a wider one)
+  CHECK(line_starting(text, "**Counts and wall disagree** in `ipc`") ==
+        "**Counts and wall disagree** in `ipc`: wall IMPROVED (0.520x) but instructions REGRESSION (1.510x): the time "
+        "follows memory, I/O or instructions per cycle, not the instruction count.");
+  // both moved the same way, or one could not tell: no line
+  CHECK(count_lines_starting(text, "**Counts and wall disagree**") == 3);
+}
