@@ -336,17 +336,28 @@ void bisect_path(BisectSteps& lab, const BisectOptions& o, const std::vector<std
 namespace refbench::pipeline {
 namespace {
 
-// Refuses, before anything is built, a metric no cell of the config shows.
-void check_metric(const Inputs& in, const std::string& metric) {
-  for (const auto& cell : in.config.cells) {
-    const bool builtin = cell.metrics.empty() ? (metric == "wall" || metric == "cpu" || metric == "rss")
-                                              : std::ranges::find(cell.metrics, metric) != cell.metrics.end();
+// The metric bisected, shown and gated by every cell that can: a built-in
+// one is added to the cells that do not list it (`--metric instructions`
+// counts every cell); a custom one must be some cell's, else UsageError
+// before anything is built. A step's rounds then stop on that metric's
+// precision alone.
+void show_metric(Inputs& in, const std::string& metric) {
+  const bool builtin = runner::parse_metric(metric).has_value();
+  bool shown = false;
+  for (auto& cell : in.config.cells) {
+    if (builtin && std::ranges::find(cell.metrics, metric) == cell.metrics.end()) {
+      cell.metrics.push_back(metric);
+    }
     if (builtin || std::ranges::any_of(cell.custom, [&](const auto& m) { return m.name == metric; })) {
-      return;
+      cell.gate = {metric};
+      shown = true;
     }
   }
+  if (shown) {
+    return;
+  }
   throw UsageError(fmt::format("--metric {}: no cell of {} shows that metric", metric, in.config_path),
-                   "name a metric the cells measure (wall, cpu, rss or a [[cell.metric]])");
+                   fmt::format("name a built-in metric ({}) or a [[cell.metric]] of a cell", runner::metric_choices()));
 }
 
 // The path good..bad, first parent only, refused before anything is built
@@ -416,7 +427,7 @@ int run_bisect(const BisectOptions& o, const CommonOptions& common) {
 
 int bisect_on(const Bench& bench, const BisectOptions& o, const CommonOptions& common) {
   auto in = read_inputs(o.run);
-  check_metric(in, o.metric);
+  show_metric(in, o.metric);
   if (in.settings.replicas.value > 1 && in.settings.replicas.origin != "default") {
     throw UsageError("bisect measures each commit in its one worktree; --replicas does not apply",
                      "drop --replicas (and run.replicas) for bisect");

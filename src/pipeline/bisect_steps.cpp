@@ -130,6 +130,9 @@ MeasurementPlan BisectSteps::plan_step(const std::vector<std::string>& shas, Arm
       fmt::format("refbench report {}", util::quote_shell_word((plan.out / "journal.jsonl").string()));
   if (const auto metric = runner::parse_metric(m_o.metric)) {
     plan.gate = {*metric}; // precision stopping looks at the metric bisected
+    if (std::ranges::find(plan.metrics, *metric) == plan.metrics.end()) {
+      plan.metrics.push_back(*metric); // the cells show it (show_metric): instructions, say
+    }
   }
   plan.header.environment = report::environment_info(process::machine_facts(), &m_isolation);
   plan.payloads = m_payloads_json;

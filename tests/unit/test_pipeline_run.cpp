@@ -8,8 +8,11 @@
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/files.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -188,6 +191,56 @@ TEST_CASE("pipeline::bisect_on: the commit that doubled the time is named, with 
   // a search of 7 commits: the confirm, at most ⌈log2 7⌉ steps and the culprit's own step
   CHECK(report.at("steps").size() <= 5);
   CHECK(out.str().find("c5") != std::string::npos);
+}
+
+namespace {
+
+// by_speed, where an invocation run with the allocation counter preloaded
+// (REFBENCH_ALLOC_DIR set) leaves its count: 1000 calls of 64 bytes per
+// unit of speed; `counted` tells how many were.
+FakeExecutor::Script allocating_by_speed(std::map<int, int>& counts, int& counted) {
+  return [&counts, &counted, timed = by_speed(counts)](const Invocation& invocation, std::size_t index) {
+    const auto dir = std::find_if(invocation.env.begin(), invocation.env.end(),
+                                  [](const std::string& entry) { return entry.starts_with("REFBENCH_ALLOC_DIR="); });
+    if (dir != invocation.env.end()) {
+      ++counted;
+      const std::uint64_t calls = 1000 * static_cast<std::uint64_t>(speed_of(invocation));
+      const std::array<std::uint64_t, 2> file{calls, 64 * calls}; // little-endian, as the counter writes it
+      std::ofstream(dir->substr(dir->find('=') + 1) + "/alloc." + std::to_string(index) + ".0", std::ios::binary)
+          .write(reinterpret_cast<const char*>(file.data()), sizeof(file));
+    }
+    return timed(invocation, index);
+  };
+}
+
+} // namespace
+
+TEST_CASE("pipeline::bisect_on --metric allocations: a 3 % rise is named from counts, each step at min_rounds") {
+  IsolatedGitEnvironment git;
+  TempDir dir;
+  const std::string repo = repo_of(dir, {100, 100, 100, 103, 103, 103}); // c3: 3 % more allocations and time
+  std::map<int, int> counts;
+  int counted = 0;
+  FakeExecutor fake(allocating_by_speed(counts, counted));
+  std::ostringstream out, err;
+  const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
+  pipeline::BisectOptions o;
+  o.run.repo = repo;
+  o.run.out = dir / "bisect";
+  o.good = "c0";
+  o.bad = "c5";
+  o.metric = "allocations"; // not among the cell's metrics: the bisect shows and gates it
+
+  CHECK(pipeline::bisect_on(bench, o, {.quiet = true}) == 0);
+  const auto report = read_json(dir / "bisect/bisect.json");
+  REQUIRE(report.at("culprit").is_object());
+  CHECK(report.at("culprit").at("sha") == test::sh("git rev-parse c3", repo));
+  CHECK(report.at("culprit").at("ratio").get<double>() == doctest::Approx(1.03).epsilon(1e-9));
+  CHECK(report.at("culprit").at("ci_low") == report.at("culprit").at("ci_high")); // counts: a point
+  for (const auto& step : report.at("steps")) {
+    CHECK(step.at("rounds") == 12); // min_rounds: a point interval stops a step at once
+  }
+  CHECK(counted > 0);
 }
 
 TEST_CASE("pipeline::bisect_on: a range that did not move is refused (exit 3) with the confirm's figures") {
