@@ -28,17 +28,19 @@ stop_hogs() {
 trap 'stop_hogs; rm -rf "$work"' EXIT
 cc -O1 -fno-builtin -o "$work/allocate" "$root/tests/fixtures/allocate.c"
 
-# measure NAME METRIC BASELINE CANDIDATE: a compare gated on METRIC, adaptive rounds
+# measure NAME METRIC BASELINE CANDIDATE [FLAG…]: a compare gated on METRIC, adaptive rounds
 measure() {
   local metrics="wall"
   [ "$2" = wall ] || metrics="wall,$2"
   "$refbench" compare -q --seed 5 --min-rounds 10 --max-rounds 60 --budget 10m --fail-on never \
-    --metric "$metrics" --gate "$2" --out "$work/$1" "$3" "$4" >/dev/null 2>"$work/$1.err" ||
+    --metric "$metrics" --gate "$2" --out "$work/$1" "${@:5}" "$3" "$4" >/dev/null 2>"$work/$1.err" ||
     { echo "bench/counters.sh: $1 failed: $(cat "$work/$1.err")" >&2; exit 1; }
 }
 
 run_all() { # CONDITION
   measure "$1-wall" wall "$sample 50" "$sample 51"
+  # wall asked to see 1 %, as the counts are: --threshold 1.01
+  measure "$1-wall-1.01" wall "$sample 50" "$sample 51" --threshold 1.01
   measure "$1-instructions" instructions "$sample 50" "$sample 51"
   measure "$1-allocations" allocations "$work/allocate 50000 64" "$work/allocate 51000 64"
 }
@@ -58,18 +60,20 @@ def load(name):
     return json.load(open(f"{work}/{name}/results.json"))
 def row(r, cell, metric):
     return next(a for a in r["analysis"] if a["cell"] == cell and a["metric"] == metric)
-print("A +2 % change (candidate/baseline), each judged on its own metric, adaptive rounds 10-60:\n")
+print("A +2 % change (candidate/baseline), each judged on its own metric, adaptive rounds 10-60;")
+print("wall at its 1.15 threshold and at 1.01 (wall-1.01), the counts at their 1.01:\n")
 print(f"{'metric':<13} {'machine':<6} {'verdict':<13} {'rounds':>6} {'seconds':>8}  {'ratio [95 % CI]':<26} {'A/A interval':<18}")
 base = {}
 for condition in ("quiet", "hog"):
-    for metric in ("wall", "instructions", "allocations"):
-        r = load(f"{condition}-{metric}")
+    for name in ("wall", "wall-1.01", "instructions", "allocations"):
+        metric = name.split("-")[0]
+        r = load(f"{condition}-{name}")
         a = row(r, "compare", metric)
         c = row(r, "compare-control", metric)
         rounds = max(cell["rounds"] for cell in r["cells"])
         seconds = r["elapsed_seconds"]
         base.setdefault(condition, (rounds, seconds))
-        print(f"{metric:<13} {condition:<6} {a['verdict']:<13} {rounds:>6} {seconds:>8.1f}  "
+        print(f"{name:<13} {condition:<6} {a['verdict']:<13} {rounds:>6} {seconds:>8.1f}  "
               f"{a['ratio']:.4f}x [{a['ci_low']:.4f}, {a['ci_high']:.4f}]  [{c['ci_low']:.4f}, {c['ci_high']:.4f}]")
 print("\nAgainst wall on the same machine (rounds, seconds to the verdict):")
 for condition in ("quiet", "hog"):
