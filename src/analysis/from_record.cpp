@@ -144,6 +144,11 @@ std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::s
   return metrics;
 }
 
+bool counted_metric(std::string_view name) {
+  const auto metric = runner::parse_metric(name);
+  return metric && runner::counted(runner::metric_info(*metric));
+}
+
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
                     double precision, const Settings& settings) {
   std::vector<runner::PairedValues> metrics;

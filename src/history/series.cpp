@@ -1,3 +1,4 @@
+#include <refbench/analysis/from_record.hpp>
 #include <refbench/history/series.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -76,13 +77,14 @@ std::string verdict_of(double ci_low, double ci_high, double threshold, bool hig
 // The verdicts of `s`, the whole chain's and its window's, and for a creep
 // the three points that moved most in the bad direction.
 void decide(Series& s, std::span<const stats::Link> links, const SeriesSettings& settings, bool higher_is_better) {
-  s.verdict = verdict_of(s.ci_low, s.ci_high, settings.threshold, higher_is_better, s.chained, s.points);
+  s.threshold = analysis::counted_metric(s.metric) ? analysis::k_default_count_threshold : settings.threshold;
+  s.verdict = verdict_of(s.ci_low, s.ci_high, s.threshold, higher_is_better, s.chained, s.points);
   s.window = {0, s.ratio, s.ci_low, s.ci_high, s.verdict};
   if (s.chained) {
     const std::size_t n = settings.window == 0 ? links.size() : std::min(settings.window, links.size());
     const auto last = stats::chain(links.last(n));
     s.window = {n, std::exp(last.estimate), std::exp(last.low), std::exp(last.high), ""};
-    s.window.verdict = verdict_of(s.window.ci_low, s.window.ci_high, settings.threshold, higher_is_better, true,
+    s.window.verdict = verdict_of(s.window.ci_low, s.window.ci_high, s.threshold, higher_is_better, true,
                                   std::span<const Point>(s.points).last(n));
   }
   if (s.verdict == "REGRESSION (creep)") { // the links that moved most in the bad direction
@@ -275,6 +277,7 @@ nlohmann::json series_json(const Series& s) {
           {"cumulative_ci_low", s.ci_low},
           {"cumulative_ci_high", s.ci_high},
           {"verdict", s.verdict},
+          {"threshold", s.threshold},
           {"window",
            {{"links", s.window.links},
             {"cumulative_ratio", s.window.ratio},

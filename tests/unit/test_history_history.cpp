@@ -149,3 +149,26 @@ TEST_CASE("history::build_series: chains by commits, creep, a fixed baseline") {
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("skipped &lt;b&gt;") != std::string::npos);
 }
+
+TEST_CASE("history::build_series: a counted metric's series is judged at the count threshold") {
+  // a fixed baseline 1.03x ahead: inside wall's 1.15, past the counts' 1.01
+  auto counted = [](const std::string& metric, const std::string& to, const std::string& run) {
+    auto r = link("v1", to, 1.03, run);
+    r.metric = metric;
+    r.unit = "plain";
+    r.ci_low = r.ci_high = r.ratio; // counts: a point
+    return r;
+  };
+  const std::vector<history::Record> records{counted("instructions", "m1", "a"), counted("wall", "m1", "a"),
+                                             counted("allocations", "m1", "a")};
+  const auto series = history::build_series(records, {});
+  REQUIRE(series.size() == 3);
+  for (const auto& s : series) {
+    INFO(s.metric);
+    CHECK(s.threshold == (s.metric == "wall" ? 1.15 : 1.01));
+    CHECK(s.verdict == (s.metric == "wall" ? "PASS" : "REGRESSION"));
+  }
+  std::ostringstream written;
+  history::write_history_json(written, series, {});
+  CHECK(nlohmann::json::parse(written.str())["series"][0]["threshold"].get<double>() > 1.0);
+}

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace refbench::analysis {
@@ -28,6 +29,11 @@ std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std
 // out), or `fallback` when there are no names.
 std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::string>>& names,
                                           const std::vector<runner::Metric>& fallback);
+
+// Whether `name` is a counted built-in metric (runner::counted:
+// instructions, allocations, allocated_bytes): its default threshold is
+// k_default_count_threshold.
+bool counted_metric(std::string_view name);
 
 // True when `cell` of `record` has at least `settings.min_rounds` pairs and
 // the interval (of `settings.interval`) of every metric in `gated` (and

@@ -65,7 +65,10 @@ struct Series {
   double ratio = 1;
   double ci_low = 1;
   double ci_high = 1;
-  std::string verdict;                 // PASS, INCONCLUSIVE, REGRESSION, REGRESSION (creep)
+  std::string verdict; // PASS, INCONCLUSIVE, REGRESSION, REGRESSION (creep)
+  // What its verdicts were judged against: the settings' threshold, or for
+  // a counted metric (instructions, allocations) the count threshold.
+  double threshold = analysis::k_default_threshold;
   std::vector<std::size_t> moved_most; // a creep's points that moved most, most first
   std::vector<SeriesChangePoint> change_points;
   Window window; // what exit 1 follows
