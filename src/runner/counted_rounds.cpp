@@ -1,9 +1,63 @@
+#include <refbench/process/counters.hpp>
 #include <refbench/runner/counted_rounds.hpp>
-#include <refbench/runner/record.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
 
 namespace refbench::runner {
+
+std::vector<Counter> counters_for(const std::vector<process::Reading>& readings) {
+  const auto shows = [&](process::Reading reading) { return std::ranges::count(readings, reading) > 0; };
+  std::vector<Counter> counters;
+  if (shows(process::Reading::instructions)) {
+    counters.push_back(Counter::instructions);
+  }
+  if (shows(process::Reading::allocations) || shows(process::Reading::allocated_bytes)) {
+    counters.push_back(Counter::allocations);
+  }
+  return counters;
+}
+
+std::string_view failure_hook(Counter counter) {
+  return counter == Counter::instructions ? k_counted_run : k_allocation_run;
+}
+
+std::expected<process::Invocation, std::string> counted_command(const process::Invocation& invocation, Counter counter,
+                                                                const RoundSettings& settings) {
+  const std::filesystem::path dir = settings.counts_dir;
+  if (dir.empty() || !process::clear_counts(dir)) {
+    return std::unexpected(fmt::format("could not be counted: cannot empty {}", dir.string()));
+  }
+  if (counter == Counter::instructions) {
+    if (!settings.counter) {
+      return std::unexpected("could not be counted: the run has no instruction counter");
+    }
+    return process::counted_invocation(invocation, *settings.counter, dir);
+  }
+  auto library = process::write_allocation_counter(dir);
+  if (!library) {
+    return std::unexpected("could not be counted: " + library.error());
+  }
+  return process::allocation_counted_invocation(invocation, *library, dir);
+}
+
+std::expected<Counts, std::string> read_counts(Counter counter, const process::Invocation& invocation,
+                                               const std::string& counts_dir) {
+  if (counter == Counter::instructions) {
+    auto total = process::read_instruction_count(counts_dir);
+    if (!total) {
+      return std::unexpected(total.error());
+    }
+    return Counts{{process::Reading::instructions, *total}};
+  }
+  auto allocations = process::read_allocation_count(counts_dir, invocation);
+  if (!allocations) {
+    return std::unexpected(allocations.error());
+  }
+  return Counts{{process::Reading::allocations, allocations->calls},
+                {process::Reading::allocated_bytes, allocations->bytes}};
+}
 
 CountLedger::CountLedger(std::size_t cells) : m_counts(cells), m_last_seconds(cells, 0.0) {}
 

@@ -18,10 +18,6 @@
 namespace refbench::runner {
 namespace {
 
-// The counters a counted invocation runs under: the instruction counter
-// (valgrind), the allocation counter (preloaded).
-enum class Counter { instructions, allocations };
-
 // Thrown inside the runner when a command cannot be started at all: the run
 // stops at once instead of measuring the other cells to the end.
 struct CannotStart {};
@@ -307,6 +303,21 @@ private:
                                      : spec.candidate;
   }
 
+  // The {output} path of `slot` substituted into its `invocation` for
+  // `round`, removed first so the command makes it afresh (never through a
+  // link planted there); "" for a cell without placeholders.
+  std::string fresh_output(Slot slot, int round, process::Invocation& invocation) const {
+    const CellSpec& spec = m_cells[slot.cell];
+    if (!spec.placeholders) {
+      return "";
+    }
+    std::string output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
+    std::error_code ignored;
+    std::filesystem::remove(output, ignored);
+    substitute_placeholders(invocation, round, output, spec.shell);
+    return output;
+  }
+
   // Whether `cell` still takes counts: it is counted and its counts have
   // not settled (CountLedger::needs_counts).
   bool needs_counts(std::size_t cell) const {
@@ -343,16 +354,8 @@ private:
   // The counts of `slot` in `round`: one invocation under each counter its
   // cell's readings need; none when one failed (the cell's ERROR).
   std::optional<Counts> count(Slot slot, int round) {
-    const auto& readings = m_cells[slot.cell].counted;
-    const auto shows = [&](process::Reading reading) { return std::ranges::count(readings, reading) > 0; };
     Counts counts;
-    for (Counter counter : {Counter::instructions, Counter::allocations}) {
-      const bool needed = counter == Counter::instructions
-                              ? shows(process::Reading::instructions)
-                              : shows(process::Reading::allocations) || shows(process::Reading::allocated_bytes);
-      if (!needed) {
-        continue;
-      }
+    for (Counter counter : counters_for(m_cells[slot.cell].counted)) {
       auto counted = count_under(slot, round, counter);
       if (!counted) {
         return std::nullopt;
@@ -367,21 +370,13 @@ private:
   // counter, or the count) is the cell's ERROR. The pad is fixed: the
   // environment's size changes the instructions the dynamic loader runs.
   std::optional<Counts> count_under(Slot slot, int round, Counter counter) {
-    const CellSpec& spec = m_cells[slot.cell];
-    const std::filesystem::path dir = m_settings.counts_dir;
     process::Invocation invocation = invocation_of(slot);
     invocation.env.push_back("REFBENCH_PAD=");
-    std::string output;
-    if (spec.placeholders) {
-      output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
-      std::error_code ignored;
-      std::filesystem::remove(output, ignored);
-      substitute_placeholders(invocation, round, output, spec.shell);
-    }
+    const std::string output = fresh_output(slot, round, invocation);
     if (!run_hook(slot, Hook::prepare, round)) {
       return std::nullopt;
     }
-    auto counted = counted_invocation(invocation, counter);
+    auto counted = counted_command(invocation, counter, m_settings);
     const process::Outcome outcome = counted ? m_executor.run(*counted) : process::Outcome{};
     if (!output.empty()) {
       std::error_code ignored;
@@ -392,58 +387,17 @@ private:
       problem = counted.error();
     } else if (!process::succeeded(outcome)) {
       problem = process::describe(outcome, counted->timeout);
-    } else if (auto counts = read_counts(counter, invocation)) {
+    } else if (auto counts = read_counts(counter, invocation, m_settings.counts_dir)) {
       return *counts;
     } else {
       problem = counts.error();
     }
     if (!m_record.cells[slot.cell].failure) {
       m_record.cells[slot.cell].failure =
-          CellFailure{slot.arm, round,
-                      problem,  outcome.stderr_tail,
-                      false,    std::string(counter == Counter::instructions ? k_counted_run : k_allocation_run)};
+          CellFailure{slot.arm, round, problem, outcome.stderr_tail, false, std::string(failure_hook(counter))};
     }
     stop(slot.cell, StopReason::error);
     return std::nullopt;
-  }
-
-  // `invocation` run under `counter`, the counts directory emptied (and the
-  // allocation counter written into it), or why it cannot be.
-  std::expected<process::Invocation, std::string> counted_invocation(const process::Invocation& invocation,
-                                                                     Counter counter) const {
-    const std::filesystem::path dir = m_settings.counts_dir;
-    if (dir.empty() || !process::clear_counts(dir)) {
-      return std::unexpected(fmt::format("could not be counted: cannot empty {}", dir.string()));
-    }
-    if (counter == Counter::instructions) {
-      if (!m_settings.counter) {
-        return std::unexpected("could not be counted: the run has no instruction counter");
-      }
-      return process::counted_invocation(invocation, *m_settings.counter, dir);
-    }
-    auto library = process::write_allocation_counter(dir);
-    if (!library) {
-      return std::unexpected("could not be counted: " + library.error());
-    }
-    return process::allocation_counted_invocation(invocation, *library, dir);
-  }
-
-  // What the counted invocation of `invocation` under `counter` left in the
-  // counts directory.
-  std::expected<Counts, std::string> read_counts(Counter counter, const process::Invocation& invocation) const {
-    if (counter == Counter::instructions) {
-      auto total = process::read_instruction_count(m_settings.counts_dir);
-      if (!total) {
-        return std::unexpected(total.error());
-      }
-      return Counts{{process::Reading::instructions, *total}};
-    }
-    auto allocations = process::read_allocation_count(m_settings.counts_dir, invocation);
-    if (!allocations) {
-      return std::unexpected(allocations.error());
-    }
-    return Counts{{process::Reading::allocations, allocations->calls},
-                  {process::Reading::allocated_bytes, allocations->bytes}};
   }
 
   void measure(Slot slot, int round, std::size_t order, const std::string& pad, const Counts& counts = {}) {
@@ -453,13 +407,7 @@ private:
     const CellSpec& spec = m_cells[slot.cell];
     process::Invocation invocation = invocation_of(slot);
     invocation.env.push_back("REFBENCH_PAD=" + pad);
-    std::string output;
-    if (spec.placeholders) {
-      output = fmt::format("{}/{}-{}.out", m_settings.output_dir, slot.cell, arm_name(slot.arm));
-      std::error_code ignored;
-      std::filesystem::remove(output, ignored); // a fresh path: never a link planted there
-      substitute_placeholders(invocation, round, output, spec.shell);
-    }
+    const std::string output = fresh_output(slot, round, invocation);
     const bool reads = reads_report(spec.meta);
     const bool reads_file = reads && reads_output_file(spec.meta);
     invocation.capture_stdout = reads && !reads_file;

@@ -95,6 +95,16 @@ FakeExecutor::Script by_speed(std::map<int, int>& counts) {
   };
 }
 
+// A bisect of `repo` from c0 to `bad`, its report in `out`.
+pipeline::BisectOptions bisect_options(const std::string& repo, const fs::path& out, const std::string& bad) {
+  pipeline::BisectOptions o;
+  o.run.repo = repo;
+  o.run.out = out;
+  o.good = "c0";
+  o.bad = bad;
+  return o;
+}
+
 // The result of `cell` × `metric` in results.json `results` (its "analysis").
 nlohmann::json result_of(const nlohmann::json& results, const std::string& cell, const std::string& metric) {
   for (const auto& row : results.at("analysis")) {
@@ -176,11 +186,7 @@ TEST_CASE("pipeline::bisect_on: the commit that doubled the time is named, with 
   FakeExecutor fake(by_speed(counts));
   std::ostringstream out, err;
   const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
-  pipeline::BisectOptions o;
-  o.run.repo = repo;
-  o.run.out = dir / "bisect";
-  o.good = "c0";
-  o.bad = "c7";
+  auto o = bisect_options(repo, dir / "bisect", "c7");
 
   CHECK(pipeline::bisect_on(bench, o, {.quiet = true}) == 0);
   const auto report = read_json(dir / "bisect/bisect.json");
@@ -224,11 +230,7 @@ TEST_CASE("pipeline::bisect_on --metric allocations: a 3 % rise is named from co
   FakeExecutor fake(allocating_by_speed(counts, counted));
   std::ostringstream out, err;
   const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
-  pipeline::BisectOptions o;
-  o.run.repo = repo;
-  o.run.out = dir / "bisect";
-  o.good = "c0";
-  o.bad = "c5";
+  auto o = bisect_options(repo, dir / "bisect", "c5");
   o.metric = "allocations"; // not among the cell's metrics: the bisect shows and gates it
 
   CHECK(pipeline::bisect_on(bench, o, {.quiet = true}) == 0);
@@ -251,11 +253,7 @@ TEST_CASE("pipeline::bisect_on: a range that did not move is refused (exit 3) wi
   FakeExecutor fake(by_speed(counts));
   std::ostringstream out, err;
   const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
-  pipeline::BisectOptions o;
-  o.run.repo = repo;
-  o.run.out = dir / "bisect";
-  o.good = "c0";
-  o.bad = "c3";
+  auto o = bisect_options(repo, dir / "bisect", "c3");
 
   const auto refusal = test::refusal_line([&] { pipeline::bisect_on(bench, o, {.quiet = true}); });
   CHECK(refusal.find("refbench: error: ") == 0);

@@ -4,10 +4,14 @@
 // them, and what its counted pass costs a round (so the budget sees it).
 
 #include <refbench/process/invocation.hpp>
+#include <refbench/runner/record.hpp>
 
 #include <array>
 #include <cstddef>
+#include <expected>
 #include <map>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +21,31 @@ namespace refbench::runner {
 using Counts = std::map<process::Reading, double>;
 // One round's counts, by (cell index, arm index: 0 baseline, 1 candidate).
 using RoundCounts = std::map<std::pair<std::size_t, int>, Counts>;
+
+// The counters a counted invocation runs under: the instruction counter
+// (valgrind's cachegrind), the allocation counter (preloaded).
+enum class Counter { instructions, allocations };
+
+// The counters `readings` (a cell's counted ones) need, in the order a
+// counted pass runs them: instructions for `instructions`, allocations for
+// `allocations` and `allocated_bytes`.
+std::vector<Counter> counters_for(const std::vector<process::Reading>& readings);
+
+// CellFailure::hook of a counted invocation under `counter` that failed:
+// k_counted_run or k_allocation_run.
+std::string_view failure_hook(Counter counter);
+
+// `invocation` run under `counter`, its counts going to `settings.counts_dir`,
+// which is emptied first (and gets the allocation counter written into it),
+// or why it cannot be: the phrase after "the … command, run under the …
+// counter,".
+std::expected<process::Invocation, std::string> counted_command(const process::Invocation& invocation, Counter counter,
+                                                                const RoundSettings& settings);
+
+// What the counted invocation of `invocation` under `counter` left in
+// `counts_dir`: its readings, or why there are none.
+std::expected<Counts, std::string> read_counts(Counter counter, const process::Invocation& invocation,
+                                               const std::string& counts_dir);
 
 class CountLedger {
 public:
