@@ -1,0 +1,93 @@
+#pragma once
+// What a benchmark harness reports (README: Suites): the output of one
+// invocation of a whole suite — Google Benchmark's JSON, `go test -bench`'s
+// lines, Criterion's, pytest-benchmark's and hyperfine's JSON exports,
+// Catch2's XML, a Bencher Metric Format document — read into one figure per
+// benchmark and measure. Pure: text in, benchmarks out; a malformed output
+// is an error naming the line and the field, never a silent zero.
+
+#include <refbench/util/enum_names.hpp>
+
+#include <expected>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refbench::suites {
+
+enum class Harness { google_benchmark, go, criterion, pytest_benchmark, catch2, bmf, hyperfine };
+
+// The words of refbench.toml (`suite = "google-benchmark"`) and the journal; and back.
+inline constexpr auto k_harness_names = util::enum_names<Harness>({{Harness::google_benchmark, "google-benchmark"},
+                                                                   {Harness::go, "go"},
+                                                                   {Harness::criterion, "criterion"},
+                                                                   {Harness::pytest_benchmark, "pytest-benchmark"},
+                                                                   {Harness::catch2, "catch2"},
+                                                                   {Harness::bmf, "bmf"},
+                                                                   {Harness::hyperfine, "hyperfine"}});
+inline std::string_view harness_name(Harness harness) { return k_harness_names.name(harness); }
+inline std::optional<Harness> parse_harness(std::string_view word) { return k_harness_names.parse(word); }
+
+// One benchmark of one invocation: its figure of each measure (times in
+// seconds, sizes in bytes, everything else as the harness wrote it), or
+// the harness's own word that it failed.
+struct Benchmark {
+  std::string name;
+  std::map<std::string, double> values;
+  std::string error; // "": it ran
+};
+
+// The benchmarks of one invocation, in the order the harness reported them;
+// each name once.
+using Benchmarks = std::vector<Benchmark>;
+
+// What a measure's values are, and which way is better.
+enum class Quantity { time, bytes, plain };
+struct MeasureInfo {
+  Quantity quantity = Quantity::plain;
+  bool higher_is_better = false;
+  std::string label; // shown after plain values ("allocs/op"); "" for times and sizes
+  // a count that does not drift and may be 0 (Go's B/op, allocs/op): zero
+  // compares as one and its default threshold is the count threshold
+  bool counted = false;
+};
+
+// The measure `measure` of `harness`: a time, a size or a plain number;
+// rates (names ending in "_per_second" or "/s", BMF's "throughput") are
+// higher-is-better, everything else lower.
+MeasureInfo measure_info(Harness harness, std::string_view measure);
+
+// Whether `measure` is `harness`'s primary figure, the one a suite gates on
+// unless its `gate` says otherwise: Google Benchmark's real_time, Go's
+// ns_per_op, Criterion's time, pytest-benchmark's mean, Catch2's mean,
+// hyperfine's mean; every measure of a BMF document.
+bool primary_measure(Harness harness, std::string_view measure);
+
+// The benchmarks in `text`, the whole output of one invocation (stdout or
+// the {output} file, `source` naming which for messages), or why it cannot
+// be read: "its {output} file, line 12: `benchmarks[3].real_time` is
+// "fast", not a number". An output that reports no benchmark is an error too.
+std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_view text, std::string_view source);
+
+// The arguments that ask `harness` to run only the benchmarks whose names
+// match `pattern` (a glob over benchmark names, * and ?), appended to its
+// command: Google Benchmark's --benchmark_filter, Go's -bench (the last of
+// its -bench flags wins), pytest's -k cannot take a glob and Catch2's
+// filter is its test names, so those and the rest take none (refbench
+// drops the rows afterwards). nullopt: the harness has no filter.
+std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::string_view pattern);
+
+// The benchmark name's last "/ARG" split off for sweeps: Google Benchmark's
+// "BM_vec/1024" → {"BM_vec", "arg", "1024"}, named args "BM_vec/n:8" and
+// Go's "BenchmarkSort/size=8" → {prefix, "n"/"size", "8"}; nullopt when
+// the name has no '/'.
+struct SweepLevel {
+  std::string prefix;
+  std::string param;
+  std::string value;
+};
+std::optional<SweepLevel> sweep_level(std::string_view benchmark);
+
+} // namespace refbench::suites

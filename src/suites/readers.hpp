@@ -1,0 +1,58 @@
+#pragma once
+// The reader of each harness's output (suite.hpp: read_suite) and what
+// they share: where a field sits, for messages, and how benchmarks that a
+// harness reports more than once (repetitions, Go's -count) become one
+// figure per invocation.
+
+#include <refbench/suites/suite.hpp>
+
+#include <expected>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace refbench::suites::detail {
+
+using Result = std::expected<Benchmarks, std::string>;
+
+// JSON documents: Google Benchmark, pytest-benchmark, hyperfine, BMF.
+Result read_google_benchmark(const nlohmann::json& document, std::string_view text, std::string_view source);
+Result read_pytest_benchmark(const nlohmann::json& document, std::string_view text, std::string_view source);
+Result read_hyperfine(const nlohmann::json& document, std::string_view text, std::string_view source);
+Result read_bmf(const nlohmann::json& document, std::string_view text, std::string_view source);
+
+// Text and XML: `go test -bench`, Criterion's lines, Catch2's XML reporter.
+Result read_go(std::string_view text, std::string_view source);
+Result read_criterion(std::string_view text, std::string_view source);
+Result read_catch2(std::string_view text, std::string_view source);
+
+// "SOURCE, line N" for the line of `text` that holds `needle` first (the
+// quoted name of a benchmark, say), or just SOURCE when it holds none.
+std::string where_in(std::string_view text, std::string_view needle, std::string_view source);
+
+// "SOURCE, line N" for byte `offset` of `text`.
+std::string line_at(std::string_view text, std::size_t offset, std::string_view source);
+
+// Collects the figures of benchmarks that may come more than once: each
+// name's figures of each measure are kept, and `benchmarks()` gives one
+// per measure — the median of its repetitions — in first-seen order; an
+// error reported for any repetition is the benchmark's.
+class Collector {
+public:
+  void add(const std::string& name, const std::string& measure, double value);
+  void fail(const std::string& name, const std::string& error);
+  bool empty() const { return m_order.empty(); }
+  Benchmarks benchmarks() const;
+
+private:
+  std::size_t index_of(const std::string& name);
+  std::vector<std::string> m_order;
+  std::map<std::string, std::size_t> m_index;
+  std::vector<std::map<std::string, std::vector<double>>> m_values;
+  std::vector<std::string> m_errors;
+};
+
+// A time of `unit` ("ns", "us", "µs", "ms", "s", "ps") in seconds; nullopt for another unit.
+std::optional<double> seconds_of(double value, std::string_view unit);
+
+} // namespace refbench::suites::detail

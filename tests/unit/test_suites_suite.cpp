@@ -1,0 +1,213 @@
+// The harnesses' outputs as recorded from the real harnesses
+// (tests/fixtures/harness-outputs/README.md), their odd corners, and
+// malformed outputs named by line and field.
+#include <refbench/suites/suite.hpp>
+#include <refbench/util/files.hpp>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <string>
+
+using namespace refbench;
+using suites::Harness;
+
+namespace {
+
+std::string recorded(const std::string& name) {
+  auto text = util::read_file(std::string(REFBENCH_FIXTURES_DIR) + "/harness-outputs/" + name);
+  REQUIRE(text.has_value());
+  return *text;
+}
+
+suites::Benchmarks read_ok(Harness harness, const std::string& text) {
+  auto read = suites::read_suite(harness, text, "its stdout");
+  INFO((read ? std::string() : read.error()));
+  REQUIRE(read.has_value());
+  return *read;
+}
+
+const suites::Benchmark& named(const suites::Benchmarks& benchmarks, const std::string& name) {
+  for (const auto& b : benchmarks) {
+    if (b.name == name) {
+      return b;
+    }
+  }
+  FAIL("no benchmark " << name);
+  return benchmarks.front();
+}
+
+std::string read_error(Harness harness, const std::string& text) {
+  auto read = suites::read_suite(harness, text, "its {output} file");
+  REQUIRE_FALSE(read.has_value());
+  return read.error();
+}
+
+} // namespace
+
+TEST_CASE("Google Benchmark: every plain run in order, times in seconds, counters kept") {
+  const auto benchmarks = read_ok(Harness::google_benchmark, recorded("google-benchmark.json"));
+  REQUIRE(benchmarks.size() == 8);
+  CHECK(benchmarks[0].name == "BM_hash");
+  CHECK(benchmarks[5].name == "BM_vec/256");
+  CHECK(benchmarks[7].name == "BM_vec/4096");
+  CHECK(benchmarks[0].values.at("real_time") == doctest::Approx(30358.464914969405e-9).epsilon(1e-12));
+  CHECK(named(benchmarks, "BM_vec/1024").values.at("items_per_second") == doctest::Approx(583891820.7733353));
+  CHECK_FALSE(benchmarks[0].values.contains("iterations"));
+  CHECK_FALSE(benchmarks[0].values.contains("family_index"));
+}
+
+TEST_CASE("Google Benchmark: aggregates are not samples, repetitions give their median, errors are the row's") {
+  const auto benchmarks = read_ok(Harness::google_benchmark, recorded("google-benchmark-odd.json"));
+  REQUIRE(benchmarks.size() == 3); // no BM_ms_mean, _median, _stddev, _cv
+  const auto& ms = named(benchmarks, "BM_ms");
+  // time_unit "ms": 3.2544697119462775e-07 ms is the median of the three repetitions (python's statistics.median)
+  CHECK(ms.values.at("real_time") == doctest::Approx(3.2544697119462775e-10).epsilon(1e-12));
+  CHECK(ms.values.at("rate") == doctest::Approx(73734.51298722846));
+  CHECK(ms.values.at("widgets") == 12.0);
+  const auto& broken = named(benchmarks, "BM_broken");
+  CHECK(broken.error == "no input file");
+  CHECK(broken.values.empty());
+  CHECK(named(benchmarks, "BM_threads/n:8/threads:2").values.at("real_time") ==
+        doctest::Approx(0.23492790074442302e-9));
+}
+
+TEST_CASE("Google Benchmark: malformed outputs are named by line and field") {
+  auto text = recorded("google-benchmark.json");
+  const std::string figure = "\"real_time\": 2.2704161761984462e+04";
+  const auto at = text.find(figure);
+  REQUIRE(at != std::string::npos);
+  auto bad = text;
+  bad.replace(at, figure.size(), "\"real_time\": \"fast\"");
+  CHECK(read_error(Harness::google_benchmark, bad) ==
+        "its {output} file, line 30: `benchmarks[1].real_time` is \"fast\", not a positive number");
+  CHECK(read_error(Harness::google_benchmark, text.substr(0, text.size() / 2)).starts_with("its {output} file, line "));
+  CHECK(read_error(Harness::google_benchmark, R"({"context": {}})") ==
+        "its {output} file: `benchmarks` is missing, not an array of benchmarks: is this Google Benchmark JSON "
+        "(--benchmark_format=json) output?");
+  CHECK(read_error(Harness::google_benchmark, R"({"benchmarks": []})") ==
+        "its {output} file reports no benchmark (google-benchmark output)");
+  CHECK(read_error(Harness::google_benchmark, "") ==
+        "its {output} file is empty: the google-benchmark harness reported nothing");
+}
+
+TEST_CASE("go test -bench: -count repetitions give their median, the -P suffix goes, units become measures") {
+  const auto benchmarks = read_ok(Harness::go, recorded("go-count2.txt"));
+  REQUIRE(benchmarks.size() == 5);
+  CHECK(benchmarks[0].name == "BenchmarkParse");
+  CHECK(benchmarks[3].name == "BenchmarkSort/size=64");
+  CHECK(benchmarks[0].values.at("ns_per_op") == doctest::Approx((32699 + 30374) / 2.0 * 1e-9));
+  const auto& alloc = named(benchmarks, "BenchmarkAlloc");
+  CHECK(alloc.values.at("bytes_per_op") == 512);
+  CHECK(alloc.values.at("allocs_per_op") == 1);
+  CHECK(named(benchmarks, "BenchmarkSort/size=512").values.at("keys/op") == 512);
+}
+
+TEST_CASE("go test -bench: a FAIL is its benchmark's error, a value without a number is the line's") {
+  const auto benchmarks = read_ok(Harness::go, recorded("go-fail.txt"));
+  REQUIRE(benchmarks.size() == 6);
+  CHECK(named(benchmarks, "BenchmarkBroken").error == "go test reports it as FAIL");
+  CHECK(named(benchmarks, "BenchmarkParse").values.at("ns_per_op") == doctest::Approx(32679e-9));
+  CHECK(read_error(Harness::go, "goos: linux\nBenchmarkX-2  100  fast ns/op\n") ==
+        "its {output} file, line 2: `BenchmarkX` reports fast where a number for ns/op belongs");
+  CHECK(read_error(Harness::go, "PASS\nok  \texample.com/suite\t0.1s\n") ==
+        "its {output} file reports no benchmark (go output)");
+}
+
+TEST_CASE("pytest-benchmark: the per-round mean, median, min and ops of each test") {
+  const auto benchmarks = read_ok(Harness::pytest_benchmark, recorded("pytest-benchmark.json"));
+  REQUIRE(benchmarks.size() == 4);
+  CHECK(benchmarks[2].name == "test_sort[100]");
+  CHECK(benchmarks[0].values.at("mean") == doctest::Approx(0.00016413640000973828).epsilon(1e-12));
+  CHECK(benchmarks[0].values.at("ops") == doctest::Approx(6092.493803572331));
+  CHECK(suites::measure_info(Harness::pytest_benchmark, "ops").higher_is_better);
+  CHECK(suites::primary_measure(Harness::pytest_benchmark, "mean"));
+  CHECK_FALSE(suites::primary_measure(Harness::pytest_benchmark, "median"));
+}
+
+TEST_CASE("Catch2's XML: each BenchmarkResults' mean, in seconds") {
+  const auto benchmarks = read_ok(Harness::catch2, recorded("catch2.xml"));
+  REQUIRE(benchmarks.size() == 3);
+  CHECK(benchmarks[0].name == "parse");
+  CHECK(benchmarks[0].values.at("mean") == doctest::Approx(30482.2e-9));
+  CHECK(benchmarks[2].values.at("mean") == doctest::Approx(12124.9e-9));
+  CHECK(read_ok(Harness::catch2, "<Catch name=\"x\"><BenchmarkResults name=\"a &amp; b\" samples=\"2\">"
+                                 "<mean value=\"5\"/><failed message=\"threw\"/></BenchmarkResults></Catch>")[0]
+            .error == "threw");
+  CHECK(read_error(Harness::catch2, "All tests passed\n") ==
+        "its {output} file is not Catch2's XML report: run the tests with `-r xml`");
+  CHECK(read_error(Harness::catch2, "<Catch>\n<BenchmarkResults name=\"p\">\n<mean value=\"-3\"/>") ==
+        "its {output} file, line 3: `p`'s mean value is -3, not a positive number of nanoseconds");
+}
+
+TEST_CASE("hyperfine's export: each command's mean, median, user and system") {
+  const auto benchmarks = read_ok(Harness::hyperfine, recorded("hyperfine.json"));
+  REQUIRE(benchmarks.size() == 2);
+  CHECK(benchmarks[1].name == "sleep 0.02");
+  CHECK(benchmarks[1].values.at("mean") == doctest::Approx(0.024808327666666668));
+  CHECK(benchmarks[1].values.at("user") == 0.0);
+}
+
+TEST_CASE("Criterion's report: the point estimate of time and throughput, long names on their own line") {
+  const std::string text = "Benchmarking parse\n"
+                           "parse                   time:   [26.029 us 26.251 us 26.505 us]\n"
+                           "                        change: [-1.1% +0.5% +2.3%] (p = 0.62 > 0.05)\n"
+                           "Found 11 outliers among 100 measurements (11.00%)\n"
+                           "a_benchmark_with_a_very_long_name/64\n"
+                           "                        time:   [1.5000 ms 1.5100 ms 1.5200 ms]\n"
+                           "                        thrpt:  [42.000 Kelem/s 42.384 Kelem/s 43.000 Kelem/s]\n";
+  const auto benchmarks = read_ok(Harness::criterion, text);
+  REQUIRE(benchmarks.size() == 2);
+  CHECK(benchmarks[0].values.at("time") == doctest::Approx(26.251e-6));
+  CHECK(benchmarks[1].name == "a_benchmark_with_a_very_long_name/64");
+  CHECK(benchmarks[1].values.at("time") == doctest::Approx(1.51e-3));
+  CHECK(benchmarks[1].values.at("elements_per_second") == doctest::Approx(42384));
+  CHECK(read_error(Harness::criterion, "parse   time:   [26.029 us 26.251 fortnights 26.505 us]\n") ==
+        "its {output} file, line 1: `parse` has the time unit fortnights, not ps, ns, µs, ms or s");
+}
+
+TEST_CASE("BMF: every measure of every benchmark; latency in nanoseconds becomes seconds") {
+  std::string text = "{";
+  for (int b = 0; b < 30; ++b) {
+    text += fmt::format("{}\"bench_{}\": {{\"latency\": {{\"value\": {}, \"lower_value\": 1, \"upper_value\": 9}}, "
+                        "\"throughput\": {{\"value\": {}}}, \"file-size\": {{\"value\": {}}}}}",
+                        b == 0 ? "" : ",", b, 100 + b, 1000 - b, 4096 + b);
+  }
+  text += "}";
+  const auto benchmarks = read_ok(Harness::bmf, text);
+  REQUIRE(benchmarks.size() == 30);
+  std::size_t measures = 0;
+  for (const auto& b : benchmarks) {
+    measures += b.values.size();
+  }
+  CHECK(measures == 90);
+  CHECK(named(benchmarks, "bench_7").values.at("latency") == doctest::Approx(107e-9));
+  CHECK(named(benchmarks, "bench_7").values.at("throughput") == 993);
+  CHECK(suites::measure_info(Harness::bmf, "throughput").higher_is_better);
+  CHECK(suites::measure_info(Harness::bmf, "file-size").quantity == suites::Quantity::bytes);
+  CHECK(read_error(Harness::bmf, "{\n\"a\": {\"latency\": {\"value\": \"n/a\"}}}") ==
+        "its {output} file, line 2: `a.latency.value` is \"n/a\", not a number");
+}
+
+TEST_CASE("Sweeps, filters and defaults") {
+  auto level = suites::sweep_level("BM_vec/1024");
+  REQUIRE(level);
+  CHECK(level->prefix == "BM_vec");
+  CHECK(level->param == "arg");
+  CHECK(level->value == "1024");
+  level = suites::sweep_level("BenchmarkSort/size=8");
+  REQUIRE(level);
+  CHECK(level->param == "size");
+  CHECK(level->value == "8");
+  CHECK_FALSE(suites::sweep_level("BM_plain"));
+  CHECK(suites::filter_arguments(Harness::google_benchmark, "BM_b*").value() ==
+        std::vector<std::string>{"--benchmark_filter=^BM_b.*$"});
+  CHECK(suites::filter_arguments(Harness::go, "BenchmarkSort/size=8").value() ==
+        std::vector<std::string>{"-bench=^BenchmarkSort$"});
+  CHECK_FALSE(suites::filter_arguments(Harness::pytest_benchmark, "test_*"));
+  CHECK(suites::primary_measure(Harness::google_benchmark, "real_time"));
+  CHECK_FALSE(suites::primary_measure(Harness::google_benchmark, "cpu_time"));
+  CHECK(suites::measure_info(Harness::go, "allocs_per_op").counted);
+  CHECK(suites::measure_info(Harness::go, "MB/s").higher_is_better);
+  CHECK(suites::parse_harness("google-benchmark") == Harness::google_benchmark);
+  CHECK_FALSE(suites::parse_harness("gbench"));
+}
