@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <span>
+#include <tuple>
 
 namespace refbench::analysis {
 namespace {
@@ -214,6 +215,7 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
   r.unit_label = samples.unit_label;
   r.direction = samples.direction;
   r.control = cell.control;
+  r.floor_key = cell.floor_key;
   r.gated = samples.gated && !cell.control;
   r.paired = samples.paired;
   r.kind = samples.kind;
@@ -340,14 +342,15 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
   }
 
   // the A/A control's interval is the noise floor of its metric in its group
-  std::map<std::pair<std::size_t, std::string>, double> floors;
+  // (a suite's row only its own benchmark's: CellSamples::floor_key)
+  std::map<std::tuple<std::size_t, std::string, std::string>, double> floors;
   for (const auto& r : results) {
     if (auto floor = control_floor(r)) {
-      floors[{r.group, r.metric}] = *floor;
+      floors[{r.group, r.floor_key, r.metric}] = *floor;
     }
   }
   for (auto& r : results) {
-    if (auto it = floors.find({r.group, r.metric}); it != floors.end()) {
+    if (auto it = floors.find({r.group, r.floor_key, r.metric}); it != floors.end()) {
       r.noise_floor = it->second;
     }
     r.verdict = decide_result(r, settings);

@@ -1,4 +1,5 @@
 #include <refbench/analysis/from_record.hpp>
+#include <refbench/runner/suite_rows.hpp>
 #include <refbench/stats/bootstrap.hpp>
 #include <refbench/stats/signed_rank.hpp>
 
@@ -57,12 +58,39 @@ bool count_precise(const runner::PairedValues& values, const runner::CustomMetri
 
 } // namespace
 
+namespace {
+
+// A suite cell is precise when each of its rows is, on the measures it gates.
+bool suite_precise(const runner::RunRecord& record, std::size_t cell, double precision, const Settings& settings) {
+  runner::RunRecord one;
+  one.cells = {record.cells[cell]};
+  for (const auto& sample : record.samples) {
+    if (sample.cell == cell) {
+      one.samples.push_back(sample);
+      one.samples.back().cell = 0;
+    }
+  }
+  const auto rows = runner::suite_rows(one).record;
+  for (std::size_t r = 0; r < rows.cells.size(); ++r) {
+    if (!rows.cells[r].meta.candidate_only && !rows.cells[r].failure &&
+        !precise_enough(rows, r, {}, precision, settings)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, const std::vector<runner::Metric>& metrics,
                             const std::vector<runner::Metric>& gated, const std::map<std::string, double>& thresholds) {
   const auto& cell = record.cells[c];
   CellSamples samples{cell.name, cell.control, std::nullopt, {}};
   samples.candidate_only = cell.meta.candidate_only;
   samples.candidate = cell.meta.candidate;
+  if (!cell.meta.benchmark.empty()) { // a suite's row: the control's row of the same benchmark is its floor
+    samples.floor_key = runner::suite_of_row(cell) + "/" + cell.meta.benchmark;
+  }
   if (cell.failure) {
     samples.error = failure_text(cell, *cell.failure);
   }
@@ -99,7 +127,8 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
                                         : runner::complete_pairs(record, c, custom.name);
     MetricSamples m;
     m.metric = custom.name;
-    m.unit = Unit::plain;
+    m.unit = custom.base;
+    m.counted = custom.counted;
     m.unit_label = custom.unit;
     m.direction = custom.higher_is_better ? Direction::higher_is_better : Direction::lower_is_better;
     m.gated = listed(meta.gate, custom.name);
@@ -151,6 +180,9 @@ bool counted_metric(std::string_view name) {
 
 bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
                     double precision, const Settings& settings) {
+  if (record.cells[cell].meta.suite && record.cells[cell].meta.benchmark.empty()) {
+    return suite_precise(record, cell, precision, settings);
+  }
   std::vector<runner::PairedValues> metrics;
   for (runner::Metric metric : gated) {
     metrics.push_back(runner::complete_pairs(record, cell, metric));

@@ -3,6 +3,7 @@
 #include "table_reader.hpp"
 
 #include <refbench/runner/command_output.hpp>
+#include <refbench/suites/suite.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -323,6 +324,47 @@ std::vector<CellConfig> expand_params(TableReader& r, const CellConfig& cell, co
   return cells;
 }
 
+// suite = "google-benchmark" and its from (README: Suites) into `cell`;
+// what a suite cannot have besides.
+void read_suite(TableReader& r, CellConfig& cell, const std::vector<std::string>& words) {
+  const auto harness = r.string("suite");
+  const auto from = r.string("from");
+  if (!harness) {
+    if (from) {
+      r.fail(*r.get("from"), "cell.from says where a suite's harness writes its results; this cell has no suite "
+                             "(custom metrics take from in [[cell.metric]])");
+    }
+    return;
+  }
+  auto parsed = suites::parse_harness(*harness);
+  if (!parsed) {
+    r.fail(*r.get("suite"), fmt::format("cell.suite must be one of {}, got \"{}\"",
+                                        suites::k_harness_names.list(", ", " or "), *harness));
+  }
+  runner::SuiteSpec suite{*parsed, runner::ReportSource::stdout_line};
+  if (from) {
+    auto source = runner::parse_report_source(*from);
+    if (!source) {
+      r.fail(*r.get("from"), fmt::format("cell.from must be \"stdout\" or \"file\", got \"{}\"", *from));
+    }
+    suite.from = *source;
+  }
+  if (suite.from == runner::ReportSource::file &&
+      std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
+    r.fail(*r.get("from"), fmt::format("cell '{}' reads its {} results from {{output}} (from = \"file\"), but its "
+                                       "command never mentions {{output}}: pass it where the harness writes its "
+                                       "report, like --benchmark_out={{output}}",
+                                       cell.name, *harness));
+  }
+  for (const char* key : {"metric", "window", "require", "min_duration"}) {
+    if (const auto* node = r.get(key)) {
+      r.fail(*node, fmt::format("cell.{}: a suite's figures are its harness's measures; a suite cell takes no {}", key,
+                                std::string_view(key) == "metric" ? "[[cell.metric]]" : key));
+    }
+  }
+  cell.suite = suite;
+}
+
 } // namespace
 
 std::vector<CellConfig> read_cell(const toml::table& table, const std::string& source) {
@@ -343,8 +385,9 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
   cell.prepare = r.command("prepare");
   cell.cleanup = r.command("cleanup");
   cell.env = r.environment("env");
-  read_reported_keys(r, cell, source);
   const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;
+  read_suite(r, cell, words);
+  read_reported_keys(r, cell, source);
   if (!cell.custom.empty() && cell.custom.front().from == runner::ReportSource::file &&
       std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
     throw UsageError(fmt::format("{}: cell '{}' reads its metrics from {{output}} (from = \"file\"), but its command "
@@ -353,7 +396,7 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
                      "pass {output} to the command as the path to write its report to");
   }
   auto known = [&](const std::string& metric) {
-    return runner::parse_metric(metric) ||
+    return cell.suite || runner::parse_metric(metric) ||
            std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric; });
   };
   for (const char* key : {"metrics", "gate"}) {
@@ -367,7 +410,9 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
     }
     (std::string_view(key) == "metrics" ? cell.metrics : cell.gate) = names;
   }
-  if (cell.metrics.empty()) {
+  // a suite shows every measure unless its metrics says otherwise, and
+  // gates its harness's primary one unless its gate does
+  if (cell.metrics.empty() && !cell.suite) {
     for (const auto metric : runner::k_default_metrics) {
       cell.metrics.emplace_back(runner::metric_name(metric));
     }
@@ -375,13 +420,14 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
       cell.metrics.push_back(metric.name);
     }
   }
-  if (cell.gate.empty()) {
+  if (cell.gate.empty() && !cell.suite) {
     for (const auto metric : runner::k_default_gate) {
       cell.gate.emplace_back(runner::metric_name(metric));
     }
   }
   for (const auto& gated : cell.gate) {
-    if (std::find(cell.metrics.begin(), cell.metrics.end(), gated) == cell.metrics.end()) {
+    if (!(cell.suite && cell.metrics.empty()) &&
+        std::find(cell.metrics.begin(), cell.metrics.end(), gated) == cell.metrics.end()) {
       if (const auto* node = r.get("gate"); node != nullptr) {
         r.fail(*node, fmt::format("cell.gate: '{}' is not among the cell's metrics", gated));
       }
@@ -397,7 +443,9 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
     r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but the command never "
                                    "mentions {output}; pass {output} as the path to write to, or drop check_output");
   }
-  if (cell.check_output && !cell.custom.empty() && cell.custom.front().from == runner::ReportSource::file) {
+  const bool report_file = cell.suite ? cell.suite->from == runner::ReportSource::file
+                                      : !cell.custom.empty() && cell.custom.front().from == runner::ReportSource::file;
+  if (cell.check_output && report_file) {
     r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but this cell's {output} is "
                                    "its metric report; use from = \"stdout\" or drop check_output");
   }

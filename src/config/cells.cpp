@@ -1,5 +1,6 @@
 #include <refbench/config/cells.hpp>
 #include <refbench/process/environment.hpp>
+#include <refbench/suites/suite.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
@@ -220,6 +221,7 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
       spec.meta.min_duration_seconds = cell.min_duration_seconds;
       spec.meta.window_key = cell.window_key;
       spec.meta.require = cell.require;
+      spec.meta.suite = cell.suite;
       // one sweep per payload size: its levels differ in the parameters only
       spec.meta.sweep = cell.sweep.empty() || payload == nullptr
                             ? cell.sweep
@@ -231,13 +233,48 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
   return planned;
 }
 
+namespace {
+
+// A suite cell that --cells narrowed to one glob of benchmarks runs only
+// those, through its harness's own filter where it has one (appended to a
+// command that is not a shell script); the rows are picked afterwards either way.
+void filter_suite(runner::CellSpec& cell) {
+  if (cell.meta.rows.size() != 1 || cell.shell) {
+    return;
+  }
+  const auto arguments = suites::filter_arguments(cell.meta.suite->harness, cell.meta.rows.front());
+  if (!arguments) {
+    return;
+  }
+  for (auto* invocation : {&cell.baseline, &cell.candidate}) {
+    invocation->argv.insert(invocation->argv.end(), arguments->begin(), arguments->end());
+  }
+  if (cell.control_twin) {
+    cell.control_twin->argv.insert(cell.control_twin->argv.end(), arguments->begin(), arguments->end());
+  }
+}
+
+} // namespace
+
 std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, const std::vector<std::string>& globs,
                                            const std::string& flag) {
   if (globs.empty()) {
     return cells;
   }
-  auto matches = [](const std::string& glob, const runner::CellSpec& cell) {
+  auto whole = [](const std::string& glob, const runner::CellSpec& cell) {
     return ::fnmatch(glob.c_str(), cell.name.c_str(), 0) == 0;
+  };
+  // README: Suites: "micro/BM_b*" picks suite micro's benchmarks that match BM_b*
+  auto rows_of = [](const std::string& glob, const runner::CellSpec& cell) -> std::optional<std::string> {
+    const auto slash = glob.find('/');
+    if (!cell.meta.suite || slash == std::string::npos ||
+        ::fnmatch(glob.substr(0, slash).c_str(), cell.name.c_str(), 0) != 0) {
+      return std::nullopt;
+    }
+    return glob.substr(slash + 1);
+  };
+  auto matches = [&](const std::string& glob, const runner::CellSpec& cell) {
+    return whole(glob, cell) || rows_of(glob, cell);
   };
   for (const auto& glob : globs) {
     if (glob.empty() || std::none_of(cells.begin(), cells.end(), [&](const auto& c) { return matches(glob, c); })) {
@@ -252,6 +289,17 @@ std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, 
   std::erase_if(cells, [&](const runner::CellSpec& cell) {
     return std::none_of(globs.begin(), globs.end(), [&](const std::string& glob) { return matches(glob, cell); });
   });
+  for (auto& cell : cells) {
+    if (std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) { return whole(glob, cell); })) {
+      continue; // the whole suite
+    }
+    for (const auto& glob : globs) {
+      if (auto rows = rows_of(glob, cell)) {
+        cell.meta.rows.push_back(*rows);
+      }
+    }
+    filter_suite(cell);
+  }
   return cells;
 }
 

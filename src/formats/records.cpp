@@ -6,6 +6,7 @@
 #include <refbench/util/error.hpp>
 
 #include <refbench/util/json_fields.hpp>
+#include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <climits>
@@ -79,6 +80,19 @@ CellMeta meta_from(const Fields& cell) {
   f.string("sweep", "");
   f.boolean("new", false);
   f.string("candidate", "");
+  f.string("benchmark", "");
+  check_strings(f, "rows");
+  if (meta.contains("suite")) {
+    const auto part = f.part("suite", false, false);
+    const Fields suite = f.inner(part, f.name("suite"));
+    if (!suites::parse_harness(suite.string("harness"))) {
+      suite.fail(fmt::format("{}: unknown harness \"{}\" ({})", suite.name("harness"), suite.string("harness"),
+                             suites::k_harness_names.list()));
+    }
+    if (!parse_report_source(suite.string("from", "stdout"))) {
+      suite.fail(fmt::format("{} must be \"stdout\" or \"file\"", suite.name("from")));
+    }
+  }
   const auto params = f.part("params", true, false);
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (!params[i].is_array() || params[i].size() != 2 || !params[i][0].is_string() || !params[i][1].is_string()) {
@@ -98,6 +112,10 @@ CellMeta meta_from(const Fields& cell) {
       metric.fail(fmt::format("{}: unknown kind \"{}\" (ratio or count)", metric.name("kind"), kind));
     }
     metric.number("max_increase", 0.0, std::numeric_limits<double>::max(), 0.0);
+    if (const auto base = metric.string("base", "plain"); !k_unit_names.parse(base)) {
+      metric.fail(fmt::format("{}: unknown unit \"{}\" (seconds, bytes or plain)", metric.name("base"), base));
+    }
+    metric.boolean("counted", false);
     for (const char* key : {"censor_above", "censor_below"}) {
       metric.optional_number(key, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
     }
@@ -131,6 +149,16 @@ Sample sample_from(const Fields& f, std::size_t cell) {
   s.values = number_table(f, "values", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
   s.problem = f.string("problem", "");
   s.replica = static_cast<int>(f.integer("replica", 0, k_max_replicas, 0));
+  if (f.object().contains("benchmarks")) {
+    const auto benchmarks = f.part("benchmarks", true, false);
+    for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+      const Fields b = f.inner(benchmarks[i], fmt::format("{}[{}]", f.name("benchmarks"), i));
+      s.benchmarks.push_back(
+          {b.string("name"),
+           number_table(b, "values", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()),
+           b.string("error", "")});
+    }
+  }
   return s;
 }
 
@@ -176,6 +204,13 @@ nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cell
   }
   if (!sample.problem.empty()) {
     j["problem"] = sample.problem;
+  }
+  for (const auto& benchmark : sample.benchmarks) {
+    nlohmann::json entry{{"name", benchmark.name}, {"values", benchmark.values}};
+    if (!benchmark.error.empty()) {
+      entry["error"] = benchmark.error;
+    }
+    j["benchmarks"].push_back(std::move(entry));
   }
   if (!usable(sample)) {
     j["stderr_tail"] = o.stderr_tail;
@@ -241,6 +276,12 @@ nlohmann::json to_json(const CellMeta& meta) {
     if (metric.slo) {
       entry["slo"] = slo_text(*metric.slo);
     }
+    if (metric.base != Unit::plain) {
+      entry["base"] = unit_name(metric.base);
+    }
+    if (metric.counted) {
+      entry["counted"] = true;
+    }
     j["custom"].push_back(std::move(entry));
   }
   if (meta.min_duration_seconds > 0) {
@@ -257,6 +298,16 @@ nlohmann::json to_json(const CellMeta& meta) {
   }
   if (!meta.candidate.empty()) {
     j["candidate"] = meta.candidate;
+  }
+  if (meta.suite) {
+    j["suite"] = {{"harness", suites::harness_name(meta.suite->harness)},
+                  {"from", report_source_name(meta.suite->from)}};
+  }
+  if (!meta.benchmark.empty()) {
+    j["benchmark"] = meta.benchmark;
+  }
+  if (!meta.rows.empty()) {
+    j["rows"] = meta.rows;
   }
   if (!meta.sweep.empty()) {
     j["sweep"] = meta.sweep;
@@ -300,6 +351,8 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
     if (auto slo = parse_slo(metric.value("slo", std::string()))) {
       custom.slo = *slo;
     }
+    custom.base = k_unit_names.parse(metric.value("base", std::string("plain"))).value_or(Unit::plain);
+    custom.counted = metric.value("counted", false);
     meta.custom.push_back(std::move(custom));
   }
   meta.min_duration_seconds = j.value("min_duration", 0.0);
@@ -311,6 +364,12 @@ CellMeta cell_meta_from_json(const nlohmann::json& j) {
   }
   meta.candidate_only = j.value("new", false);
   meta.candidate = j.value("candidate", std::string());
+  if (const auto* suite = util::json_member(j, "suite")) {
+    meta.suite = SuiteSpec{suites::parse_harness(suite->value("harness", "")).value_or(suites::Harness::bmf),
+                           parse_report_source(suite->value("from", "stdout")).value_or(ReportSource::stdout_line)};
+  }
+  meta.benchmark = j.value("benchmark", std::string());
+  meta.rows = j.value("rows", std::vector<std::string>{});
   meta.sweep = j.value("sweep", std::string());
   for (const auto& pair : j.value("params", nlohmann::json::array())) {
     meta.params.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());

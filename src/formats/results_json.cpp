@@ -4,6 +4,7 @@
 #include <refbench/util/error.hpp>
 
 #include "document_limits.hpp"
+#include <refbench/runner/suite_rows.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -345,6 +346,7 @@ RunDocument document_from_journal(const formats::ReadJournal& journal, const std
   d.record = journal.record;
   d.record.seed = d.header.seed;
   d.record.rss = d.header.rss.value_or(process::RssProbe{});
+  runner::to_rows(d.record, d.header.removed_cells); // README: Suites: every benchmark a row
   d.partial = journal.partial;
   d.from_journal = true;
   return d;

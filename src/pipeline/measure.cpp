@@ -9,6 +9,7 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/preflight.hpp>
+#include <refbench/runner/suite_rows.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
@@ -182,6 +183,7 @@ int measure_and_report(const MeasurementPlan& plan, process::Executor& executor,
   auto planned = plan;
   planned.header.settings = recorded_settings(plan);
   auto record = measure(planned, executor, journal, sinks);
+  runner::to_rows(record, planned.header.removed_cells); // README: Suites: every benchmark a row
   auto results = analysis::analyze(analysis::cell_samples(record, plan.metrics, plan.gate), plan.settings.analysis());
   auto document = report::make_document(planned.header, std::move(record), std::move(results));
   document.config = plan.config;

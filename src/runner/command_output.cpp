@@ -153,18 +153,39 @@ std::optional<Condition> split_condition(std::string_view text) {
   return std::nullopt;
 }
 
+// A suite cell's benchmarks from its harness's output `text` into `sample`,
+// or its problem: a malformed output, or a stdout longer than refbench reads.
+void read_suite_report(const CellMeta& meta, Sample& sample, std::string_view text, bool cut) {
+  const auto harness = suites::harness_name(meta.suite->harness);
+  if (cut) {
+    sample.problem = fmt::format("printed more than the {} MiB that refbench reads of its stdout: let {} write its "
+                                 "report to {{output}} (from = \"file\")",
+                                 process::k_stdout_tail_bytes >> 20, harness);
+    return;
+  }
+  auto benchmarks = suites::read_suite(meta.suite->harness, text, report_source(meta));
+  if (!benchmarks) {
+    sample.problem = fmt::format("reported no {} results: {}", harness, benchmarks.error());
+    return;
+  }
+  sample.benchmarks = std::move(*benchmarks);
+}
+
 } // namespace
 
 bool reads_report(const CellMeta& meta) {
-  return !meta.custom.empty() || !meta.window_key.empty() || !meta.require.empty();
+  return !meta.custom.empty() || !meta.window_key.empty() || !meta.require.empty() || meta.suite;
 }
 
 bool reads_output_file(const CellMeta& meta) {
+  if (meta.suite) {
+    return meta.suite->from == ReportSource::file;
+  }
   return !meta.custom.empty() && meta.custom.front().from == ReportSource::file;
 }
 
 std::string report_source(const CellMeta& meta) {
-  return reads_output_file(meta) ? "its {output} file" : "the last line of its stdout";
+  return reads_output_file(meta) ? "its {output} file" : meta.suite ? "its stdout" : "the last line of its stdout";
 }
 
 std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, std::string_view text, bool cut) {
@@ -251,6 +272,10 @@ void read_sample_report(const CellMeta& meta, Sample& sample, const std::string&
     text = std::move(*content);
   }
   const bool cut = output.empty() && sample.outcome.stdout_bytes > sample.outcome.stdout_text.size();
+  if (meta.suite) {
+    read_suite_report(meta, sample, output.empty() ? sample.outcome.stdout_text : text, cut);
+    return;
+  }
   auto reported = read_reported(meta, output.empty() ? sample.outcome.stdout_text : text, cut);
   if (!reported) {
     sample.problem = reported.error();

@@ -184,6 +184,9 @@ Result read_criterion(std::string_view text, std::string_view source) {
     const auto figures = open == std::string_view::npos || close == std::string_view::npos || close < open
                              ? std::vector<std::string_view>{}
                              : words(line.substr(open + 1, close - open - 1));
+    if (!figures.empty() && figures.back().ends_with('%')) {
+      return; // the change against Criterion's own saved baseline, not a figure
+    }
     auto estimate = figures.size() == 6 ? number(figures[2]) : std::nullopt;
     if (last_name.empty() || !estimate) {
       problem = fmt::format("{}: `{}` is not Criterion's [LOW UNIT ESTIMATE UNIT HIGH UNIT]",

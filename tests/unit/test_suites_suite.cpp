@@ -147,20 +147,24 @@ TEST_CASE("hyperfine's export: each command's mean, median, user and system") {
   CHECK(benchmarks[1].values.at("user") == 0.0);
 }
 
-TEST_CASE("Criterion's report: the point estimate of time and throughput, long names on their own line") {
-  const std::string text = "Benchmarking parse\n"
-                           "parse                   time:   [26.029 us 26.251 us 26.505 us]\n"
-                           "                        change: [-1.1% +0.5% +2.3%] (p = 0.62 > 0.05)\n"
-                           "Found 11 outliers among 100 measurements (11.00%)\n"
-                           "a_benchmark_with_a_very_long_name/64\n"
-                           "                        time:   [1.5000 ms 1.5100 ms 1.5200 ms]\n"
-                           "                        thrpt:  [42.000 Kelem/s 42.384 Kelem/s 43.000 Kelem/s]\n";
-  const auto benchmarks = read_ok(Harness::criterion, text);
-  REQUIRE(benchmarks.size() == 2);
-  CHECK(benchmarks[0].values.at("time") == doctest::Approx(26.251e-6));
-  CHECK(benchmarks[1].name == "a_benchmark_with_a_very_long_name/64");
-  CHECK(benchmarks[1].values.at("time") == doctest::Approx(1.51e-3));
-  CHECK(benchmarks[1].values.at("elements_per_second") == doctest::Approx(42384));
+TEST_CASE("Criterion's report: the point estimate, long names on their own line, its own change lines skipped") {
+  auto benchmarks = read_ok(Harness::criterion, recorded("criterion.txt"));
+  REQUIRE(benchmarks.size() == 4);
+  CHECK(benchmarks[0].name == "parse");
+  CHECK(benchmarks[0].values.at("time") == doctest::Approx(32.647e-6));
+  CHECK(benchmarks[3].name == "sort/sort/512");
+  CHECK(benchmarks[3].values.at("time") == doctest::Approx(16.110e-6));
+  benchmarks = read_ok(Harness::criterion, recorded("criterion-long-name.txt"));
+  REQUIRE(benchmarks.size() == 3);
+  CHECK(benchmarks[1].name == "a_rather_long_benchmark_name_here");
+  CHECK(benchmarks[1].values.at("time") == doctest::Approx(7.4552e-6));
+  CHECK(benchmarks[2].name == "long_group_name/with_parameter/4096");
+  CHECK(benchmarks[2].values.at("time") == doctest::Approx(6.2481e-6));
+  benchmarks = read_ok(Harness::criterion, recorded("criterion-throughput-rerun.txt"));
+  const auto& elems = named(benchmarks, "thrpt/elems/64");
+  CHECK(elems.values.at("time") == doctest::Approx(1.8043e-6));
+  CHECK(elems.values.at("elements_per_second") == doctest::Approx(35.470e6));
+  CHECK(named(benchmarks, "thrpt/bytes").values.at("bytes_per_second") == doctest::Approx(641.27 * 1048576));
   CHECK(read_error(Harness::criterion, "parse   time:   [26.029 us 26.251 fortnights 26.505 us]\n") ==
         "its {output} file, line 1: `parse` has the time unit fortnights, not ps, ns, µs, ms or s");
 }

@@ -60,6 +60,10 @@ struct CellSamples {
   // a new cell: its metrics hold only candidate readings; verdict NEW (README: New and removed cells)
   bool candidate_only = false;
   std::string candidate; // which candidate, when the run has several (README: More candidates); "": one
+  // README: Suites: a suite's row and the A/A control's row of the same
+  // benchmark share it ("SUITE/BENCHMARK"), and only they share a floor;
+  // "": the control's floor of the metric in the group
+  std::string floor_key;
 };
 
 // The defaults of the verdict's threshold and false discovery rate, and
@@ -135,6 +139,7 @@ struct MetricResult {
   bool slo_broken = false;
   bool candidate_only = false; // a new cell: the candidate's median only, verdict NEW, never gated
   std::string candidate;       // as CellSamples::candidate
+  std::string floor_key;       // as CellSamples::floor_key
 };
 
 // Analyses every cell × metric of `cells`; results in input order.

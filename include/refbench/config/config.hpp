@@ -88,6 +88,10 @@ struct CellConfig {
   std::optional<Command> setup;
   std::optional<Command> prepare;
   std::optional<Command> cleanup;
+  // README: Suites: suite = "google-benchmark" and the like, and where its
+  // harness writes (from = "file": {output}); its metrics, gate and
+  // thresholds name the harness's measures
+  std::optional<runner::SuiteSpec> suite;
 };
 
 // [arms.baseline] / [arms.candidate] (README: Arm settings): what one arm adds to

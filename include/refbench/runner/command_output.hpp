@@ -51,7 +51,8 @@ std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, s
 // least `meta.min_duration_seconds`, and every requirement must hold.
 std::optional<std::string> window_problem(const CellMeta& meta, const ReportedValues& reported, double wall_seconds);
 
-// Fills `sample`'s custom metric values from what its command reported —
+// Fills `sample`'s custom metric values — a suite cell's benchmarks
+// (README: Suites) — from what its command reported —
 // its captured stdout, or the {output} file `output_file` when not empty —
 // or sets its problem when the report is unusable or its window or
 // requirements fail. A file is read only when it is a regular file in place

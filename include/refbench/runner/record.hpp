@@ -6,6 +6,7 @@
 #include <refbench/process/invocation.hpp>
 #include <refbench/process/rss_probe.hpp>
 #include <refbench/runner/metrics.hpp>
+#include <refbench/suites/suite.hpp>
 #include <refbench/util/enum_names.hpp>
 
 #include <cstdint>
@@ -66,6 +67,20 @@ struct CustomMetric {
   std::optional<double> censor_above; // readings at or above it are censored (a ceiling, e.g. a timeout)
   std::optional<double> censor_below; // readings at or below it are censored
   std::optional<Slo> slo;
+  // what its values are (README: Suites): seconds and bytes are shown as
+  // such; plain values with `unit`
+  Unit base = Unit::plain;
+  // a count that does not drift and may be 0 (a suite's allocs/op): zero
+  // compares as one, its default threshold is the count threshold
+  bool counted = false;
+};
+
+// README: Suites: a cell whose command runs a whole benchmark suite; what
+// its harness reports (stdout, or its {output} file) becomes a row per
+// benchmark (runner/suite_rows.hpp).
+struct SuiteSpec {
+  suites::Harness harness = suites::Harness::google_benchmark;
+  ReportSource from = ReportSource::stdout_line;
 };
 
 // A condition on a reported value that every invocation must meet, e.g.
@@ -99,6 +114,14 @@ struct CellMeta {
   // README: More candidates: which candidate the cell's candidate arm runs,
   // when a run has several; "" when it has one
   std::string candidate;
+  // README: Suites: the harness of a suite cell, and of each of its rows;
+  // a row also names its benchmark as the harness does ("" in the suite
+  // cell itself, which the rounds run)
+  std::optional<SuiteSpec> suite;
+  std::string benchmark;
+  // a suite cell's: the benchmarks --cells asked for (globs over the
+  // benchmark names); none: all of them
+  std::vector<std::string> rows;
 };
 
 // The commands around a cell's measurements, per arm (README: Hooks): `setup`
@@ -206,6 +229,7 @@ struct Sample {
   std::map<std::string, double> values; // the custom metrics it reported, by name
   std::string problem;                  // why what it reported disqualifies it (README: Custom metrics); "" if nothing
   int replica = 0;                      // which byte-identical copy of its arm ran (0-based)
+  suites::Benchmarks benchmarks;        // a suite cell's: what its harness reported
 };
 
 // True when `sample` ran to exit 0 and what it reported is fine: only such
