@@ -18,6 +18,7 @@ if [ "${1:-}" != "--build-only" ]; then
     util-linux procps openssl wrk
     chromium # the history's HTML page is looked at in a real browser
     valgrind # instruction counts (README: Instruction counts)
+    libbenchmark-dev golang-go python3-pytest-benchmark catch2 # the harnesses of examples/suites (README: Suites)
   )
   # Node.js and npm for Mermaid's parser (below); a Node.js from elsewhere is kept
   command -v node >/dev/null || packages+=(nodejs)

@@ -460,3 +460,37 @@ TEST_CASE("report::render_markdown says in one line where wall and instruction c
   // both moved the same way, or one could not tell: no line
   CHECK(count_lines_starting(text, "**Counts and wall disagree**") == 3);
 }
+
+TEST_CASE("report::render_markdown leads a suite of 500 benchmarks with what moved, within a comment") {
+  std::vector<MetricResult> results;
+  json cells = json::array();
+  for (const bool is_control : {false, true}) {
+    for (int b = 0; b < 500; ++b) {
+      const std::string name =
+          fmt::format("{}/BM_a_rather_long_benchmark_name_{}", is_control ? "micro-control" : "micro", b);
+      for (const char* metric : {"real_time", "cpu_time"}) {
+        const double ratio = is_control ? 1.0 : b == 321 ? 1.4 : b == 17 ? 0.6 : 1.0;
+        const Verdict verdict = ratio > 1 ? Verdict::regression : ratio < 1 ? Verdict::improved : Verdict::pass;
+        auto r = is_control ? control(name, metric, 2e-6, 0.98, 1.02)
+                            : result(name, metric, 2e-6, ratio, ratio * 0.98, ratio * 1.02, verdict);
+        r.gated = !is_control && std::string_view(metric) == "real_time";
+        results.push_back(r);
+      }
+      cells.push_back(cell(name, 20, "max-rounds", is_control));
+    }
+  }
+  const auto text = markdown(run_document(results, cells));
+  CHECK(text.size() <= report::k_markdown_limit);
+  CHECK(report::k_markdown_limit <= 65536); // GitHub's limit on a comment
+  CHECK(valid_utf8(text));
+  // regressions first, then improvements; the rest counted
+  const auto first = text.find("| micro/BM_a_rather_long_benchmark_name_321 | real_time |");
+  const auto second = text.find("| micro/BM_a_rather_long_benchmark_name_17 | real_time |");
+  REQUIRE(first != std::string::npos);
+  REQUIRE(second != std::string::npos);
+  CHECK(first < second);
+  CHECK(text.find("| micro/BM_a_rather_long_benchmark_name_0 |") > text.find("**996 more results**"));
+  CHECK(line_starting(text, "**996 more results**") ==
+        "**996 more results** pass, or are undecided on a metric that does not gate (and the A/A control's 1000): all "
+        "2000 are under *All 2000 results* below and in report.csv.");
+}
