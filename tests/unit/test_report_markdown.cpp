@@ -396,7 +396,9 @@ TEST_CASE("report::render_markdown (e) details beyond the limit are trimmed") {
   CHECK(valid_utf8(text));
   CHECK(text.find("_Left out to stay under 60000 bytes: ") != std::string::npos);
   CHECK(text.find("results.json has everything._") != std::string::npos);
-  CHECK(count_lines_starting(text, "| payload-family-") == 400); // the table is intact
+  // 400 results lead with the 40 ERROR rows; the whole table, intact, is collapsed under them
+  CHECK(count_lines_starting(text, "| payload-family-") == 440);
+  CHECK(text.find("<details><summary>All 400 results</summary>") != std::string::npos);
   CHECK(text.ends_with("</details>\n"));
   SUBCASE("smaller limits drop the details, the plot, then PASS rows; cuts keep UTF-8 whole") {
     for (std::size_t limit : {40000UL, 20000UL, 9000UL, 3001UL, 700UL, 301UL, 7UL}) {
@@ -404,12 +406,13 @@ TEST_CASE("report::render_markdown (e) details beyond the limit are trimmed") {
       CHECK(small.size() <= limit);
       CHECK(valid_utf8(small));
     }
-    const auto rows = markdown(document, 9000);
-    CHECK(count_lines_starting(rows, "| payload-family-") < 400);
-    CHECK(count_lines_starting(rows, "| payload-family-") >= 40);
-    CHECK(rows.find("| ERROR |") != std::string::npos); // the failures stay, PASS rows go first
-    CHECK(rows.find("table rows left out to stay under 9000 bytes (") != std::string::npos);
-    CHECK(rows.find("<details>") == std::string::npos);
+    const auto rows = markdown(document, 9000); // the collapsed whole table goes first, the leading rows stay
+    CHECK(count_lines_starting(rows, "| payload-family-") == 40);
+    CHECK(rows.find("| ERROR |") != std::string::npos);
+    CHECK(rows.find("All 400 results</summary>") == std::string::npos);
+    const auto tight = markdown(document, 3001); // then the leading table's own rows
+    CHECK(count_lines_starting(tight, "| payload-family-") < 40);
+    CHECK(tight.find("table rows left out to stay under 3001 bytes (") != std::string::npos);
   }
 }
 
