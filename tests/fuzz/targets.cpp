@@ -11,6 +11,8 @@
 #include <refbench/history/history.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/runner/command_output.hpp>
+#include <refbench/runner/suite_rows.hpp>
+#include <refbench/suites/suite.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
 
@@ -88,6 +90,28 @@ void read_reported(std::string_view input) {
   (void)runner::read_reported(meta, input);
 }
 
+// A suite's harness output as each harness's reader takes it, and the
+// rows made of it (README: Suites): garbage is the suite's ERROR, never an
+// exception out of refbench.
+void read_suite_outputs(std::string_view input) {
+  for (const auto& [harness, name] : suites::k_harness_names.entries()) {
+    runner::CellMeta meta;
+    meta.suite = runner::SuiteSpec{harness, runner::ReportSource::stdout_line};
+    runner::RunRecord record;
+    record.cells.push_back({"s", false, runner::StopReason::max_rounds, 1, std::nullopt, meta});
+    for (const auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
+      runner::Sample sample;
+      sample.arm = arm;
+      sample.round = 1;
+      sample.outcome.stdout_text = std::string(input);
+      runner::read_sample_report(meta, sample, "");
+      record.samples.push_back(std::move(sample));
+    }
+    auto rows = runner::suite_rows(record).record;
+    analyze(analysis::cell_samples(rows, {}, {}));
+  }
+}
+
 // Each line of a history.jsonl as read_history takes it: parsed with the
 // limits, then checked field by field; a bad line is skipped.
 void read_history_lines(std::string_view input) {
@@ -139,7 +163,7 @@ constexpr std::array k_targets{
     Target{"config", read_config},   Target{"csv", read_csv},           Target{"hyperfine", read_hyperfine},
     Target{"results", read_results}, Target{"journal", read_journal},   Target{"comment", read_comment},
     Target{"event", read_event},     Target{"reported", read_reported}, Target{"history", read_history_lines},
-    Target{"api", read_api},
+    Target{"api", read_api},         Target{"suite", read_suite_outputs},
 };
 
 } // namespace
