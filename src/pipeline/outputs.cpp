@@ -1,3 +1,4 @@
+#include <refbench/formats/exports.hpp>
 #include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/terminal.hpp>
@@ -73,6 +74,12 @@ void print_markdown(const report::RunDocument& document, const CommonOptions& co
 void print_document(const report::RunDocument& document, OutputFormat format, const CommonOptions& common) {
   if (format == OutputFormat::json) {
     std::cout << results_text(document);
+  } else if (format == OutputFormat::bmf) {
+    std::cout << formats::to_bmf(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else if (format == OutputFormat::github_action_benchmark) {
+    std::cout << formats::to_github_action_benchmark(document).dump(2, ' ', false,
+                                                                    nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else if (format == OutputFormat::csv) {
     std::cout << printable_csv(report::render_csv(document.results));
   } else {

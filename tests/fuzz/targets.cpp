@@ -160,10 +160,12 @@ void read_api(std::string_view input) {
 }
 
 constexpr std::array k_targets{
-    Target{"config", read_config},   Target{"csv", read_csv},           Target{"hyperfine", read_hyperfine},
-    Target{"results", read_results}, Target{"journal", read_journal},   Target{"comment", read_comment},
-    Target{"event", read_event},     Target{"reported", read_reported}, Target{"history", read_history_lines},
-    Target{"api", read_api},         Target{"suite", read_suite_outputs},
+    Target{"config", read_config},         Target{"csv", read_csv},
+    Target{"hyperfine", read_hyperfine},   Target{"results", read_results},
+    Target{"journal", read_journal},       Target{"comment", read_comment},
+    Target{"event", read_event},           Target{"reported", read_reported},
+    Target{"history", read_history_lines}, Target{"api", read_api},
+    Target{"suite", read_suite_outputs},
 };
 
 } // namespace

@@ -29,10 +29,15 @@ struct CommonOptions {
   ColorMode color = ColorMode::automatic;
 };
 
-// What `analyze` and `report` print: `--format markdown|json|csv`.
-enum class OutputFormat { markdown, json, csv };
-inline constexpr auto k_output_format_names = util::enum_names<OutputFormat>(
-    {{OutputFormat::markdown, "markdown"}, {OutputFormat::json, "json"}, {OutputFormat::csv, "csv"}});
+// What `analyze` and `report` print: `--format markdown|json|csv`, and the
+// dashboards' formats (README: Exports): `bmf`, `github-action-benchmark`.
+enum class OutputFormat { markdown, json, csv, bmf, github_action_benchmark };
+inline constexpr auto k_output_format_names =
+    util::enum_names<OutputFormat>({{OutputFormat::markdown, "markdown"},
+                                    {OutputFormat::json, "json"},
+                                    {OutputFormat::csv, "csv"},
+                                    {OutputFormat::bmf, "bmf"},
+                                    {OutputFormat::github_action_benchmark, "github-action-benchmark"}});
 
 // `refbench run` (README: the commands, refbench run): unset measurement
 // settings fall back to refbench.toml's [run], then to k_run_defaults.
