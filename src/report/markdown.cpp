@@ -388,74 +388,16 @@ std::string disagreement_text(const RunDocument& document) {
   return text;
 }
 
-// From how many results the table leads with what moved (README: Suites):
-// a suite of many benchmarks is hundreds of rows, most of them PASS.
-constexpr std::size_t k_lead_from_rows = 60;
-
-// The rank of a verdict in the leading table: regressions, improvements,
-// then what could not be decided, then NEW; PASS rows are counted, not listed.
-int lead_rank(const MetricResult& r) {
-  switch (r.verdict) {
-  case stats::Verdict::regression:
-    return r.gated ? 0 : 1;
-  case stats::Verdict::improved:
-    return r.gated ? 2 : 3;
-  case stats::Verdict::error:
-    return 4;
-  case stats::Verdict::censored:
-  case stats::Verdict::inconclusive:
-    return r.gated ? 5 : 7;
-  case stats::Verdict::new_cell:
-    return 6;
-  case stats::Verdict::pass:
-    return 8;
-  }
-  return 8;
-}
-
-// The verdict table of a run with many results: what moved first, then
-// what is undecided, ERROR and NEW; the PASS rows (and the A/A control's)
-// as a count under it. The whole table follows in a collapsed block.
-std::string lead_table(const std::vector<MetricResult>& results) {
-  std::vector<MetricResult> shown;
-  std::size_t passed = 0;
-  std::size_t control = 0;
-  for (const auto& r : results) {
-    if (r.control) {
-      ++control;
-    } else if (lead_rank(r) == 8 || (!r.gated && lead_rank(r) == 7)) {
-      ++passed;
-    } else {
-      shown.push_back(r);
-    }
-  }
-  std::stable_sort(shown.begin(), shown.end(),
-                   [](const MetricResult& a, const MetricResult& b) { return lead_rank(a) < lead_rank(b); });
-  std::string out = shown.empty() ? std::string("Nothing moved.\n") : render_verdict_table(shown);
-  out += fmt::format("\n**{} more {}** pass, or are undecided on a metric that does not gate{}: all {} are under "
-                     "*All {} results* below and in report.csv.\n",
-                     passed, passed == 1 ? "result" : "results",
-                     control == 0 ? "" : fmt::format(" (and the A/A control's {})", control), results.size(),
-                     results.size());
-  return out;
-}
-
-// The whole verdict table of a run with many results, collapsed.
-std::string all_results(const std::vector<MetricResult>& results) {
-  return fmt::format("\n<details><summary>All {} results</summary>\n\n{}\n</details>\n", results.size(),
-                     render_verdict_table(results));
-}
-
 } // namespace
 
 std::string render_markdown(const RunDocument& document, std::size_t limit) {
   const std::string top = "<!-- refbench -->\n" + render_headline(document) + "\n\n";
   const std::string summary =
       "\n" + render_run_summary(document) + "\n" + removed_text(document) + disagreement_text(document);
-  const bool lead = document.results.size() >= k_lead_from_rows;
+  const bool lead = document.results.size() >= k_lead_from_results;
   const std::string head =
-      top + (lead ? lead_table(document.results) : render_verdict_table(document.results)) + summary;
-  const std::string every = lead ? all_results(document.results) : "";
+      top + (lead ? render_lead_table(document.results) : render_verdict_table(document.results)) + summary;
+  const std::string every = lead ? render_all_results(document.results) : "";
   const std::string plot_text = render_forest_plot(document.results, document.header.settings.threshold, k_plot_width);
   const std::string sweeps = render_sweeps(document);
   // the pictures: the forest plot and the sweeps' tables and charts, trimmed together

@@ -18,6 +18,27 @@ bool intraword(std::string_view text, std::size_t at) {
   return at > 0 && at + 1 < text.size() && ascii_alnum(text[at - 1]) && ascii_alnum(text[at + 1]);
 }
 
+// The rank of a verdict in the leading table: regressions, improvements,
+// then what could not be decided, then NEW; PASS rows are counted, not listed.
+int lead_rank(const MetricResult& r) {
+  switch (r.verdict) {
+  case stats::Verdict::regression:
+    return r.gated ? 0 : 1;
+  case stats::Verdict::improved:
+    return r.gated ? 2 : 3;
+  case stats::Verdict::error:
+    return 4;
+  case stats::Verdict::censored:
+  case stats::Verdict::inconclusive:
+    return r.gated ? 5 : 7;
+  case stats::Verdict::new_cell:
+    return 6;
+  case stats::Verdict::pass:
+    return 8;
+  }
+  return 8;
+}
+
 } // namespace
 
 std::string escape_cell(std::string_view raw) {
@@ -185,6 +206,39 @@ std::string render_verdict_table(const std::vector<analysis::MetricResult>& resu
                        format_p(r), r.n, verdict);
   }
   return out;
+}
+
+// The verdict table of a run with many results: what moved first, then
+// what is undecided, ERROR and NEW; the PASS rows (and the A/A control's)
+// as a count under it. The whole table follows in a collapsed block.
+std::string render_lead_table(const std::vector<MetricResult>& results) {
+  std::vector<MetricResult> shown;
+  std::size_t passed = 0;
+  std::size_t control = 0;
+  for (const auto& r : results) {
+    if (r.control) {
+      ++control;
+    } else if (lead_rank(r) == 8 || (!r.gated && lead_rank(r) == 7)) {
+      ++passed;
+    } else {
+      shown.push_back(r);
+    }
+  }
+  std::stable_sort(shown.begin(), shown.end(),
+                   [](const MetricResult& a, const MetricResult& b) { return lead_rank(a) < lead_rank(b); });
+  std::string out = shown.empty() ? std::string("Nothing moved.\n") : render_verdict_table(shown);
+  out += fmt::format("\n**{} more {}** pass, or are undecided on a metric that does not gate{}: all {} are under "
+                     "*All {} results* below and in report.csv.\n",
+                     passed, passed == 1 ? "result" : "results",
+                     control == 0 ? "" : fmt::format(" (and the A/A control's {})", control), results.size(),
+                     results.size());
+  return out;
+}
+
+// The whole verdict table of a run with many results, collapsed.
+std::string render_all_results(const std::vector<MetricResult>& results) {
+  return fmt::format("\n<details><summary>All {} results</summary>\n\n{}\n</details>\n", results.size(),
+                     render_verdict_table(results));
 }
 
 } // namespace refbench::report

@@ -69,4 +69,17 @@ std::string render_verdict_table(const std::vector<analysis::MetricResult>& resu
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour,
                                  bool several);
 
+// From how many results report.md leads with what moved (README: Suites):
+// a suite of many benchmarks is hundreds of rows, most of them PASS.
+inline constexpr std::size_t k_lead_from_results = 60;
+
+// The verdict table of a run with many results: what moved first
+// (regressions, improvements), then ERROR, undecided and NEW; the PASS
+// rows and the A/A control's as a count under it.
+std::string render_lead_table(const std::vector<analysis::MetricResult>& results);
+
+// The whole verdict table of a run with many results, collapsed in a
+// <details> block.
+std::string render_all_results(const std::vector<analysis::MetricResult>& results);
+
 } // namespace refbench::report
