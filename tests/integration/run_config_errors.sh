@@ -21,6 +21,18 @@ expect_rc 2
 expect_in "$WORK/err" "$WORK/type.toml:9:14: run.min_rounds must be an integer"
 [ "$(git -C "$repo" worktree list | wc -l)" -eq 1 ] || fail "a worktree was added despite a config error"
 
+# README: Suites: an unknown harness, and from = "file" without {output}
+printf '%s\n' '' '[[cell]]' 'name = "micro"' 'suite = "gbench"' 'command = ["true"]' >"$WORK/suite.toml"
+cat "$WORK/good.toml" "$WORK/suite.toml" >"$WORK/harness.toml"
+run_refbench run --repo "$repo" --config "$WORK/harness.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
+expect_rc 2
+expect_in "$WORK/err" 'cell.suite must be one of google-benchmark, go, criterion, pytest-benchmark, catch2, bmf or hyperfine, got "gbench"'
+printf '%s\n' '' '[[cell]]' 'name = "micro"' 'suite = "go"' 'from = "file"' 'command = ["true"]' >"$WORK/suite.toml"
+cat "$WORK/good.toml" "$WORK/suite.toml" >"$WORK/from.toml"
+run_refbench run --repo "$repo" --config "$WORK/from.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
+expect_rc 2
+expect_in "$WORK/err" "cell 'micro' reads its go results from {output} (from = \"file\"), but its command never mentions {output}"
+
 # the disk preflight refuses a build that needs more than the filesystem has
 sed 's/^timeout = "5m"$/timeout = "5m"\ndisk = "1000TiB"/' "$WORK/good.toml" >"$WORK/disk.toml"
 run_refbench run --repo "$repo" --config "$WORK/disk.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
