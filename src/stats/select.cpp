@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 // Selection in an implicit sorted matrix (Monahan 1984, "Fast computation of
@@ -57,11 +58,21 @@ public:
 
   // The k-th smallest element (0-based; k below the element count).
   double kth(std::size_t k) {
+    bool interpolate = false; // the first cut samples: the whole matrix is far from even
     for (;;) {
       const auto [below, remaining] = candidates();
       if (remaining <= std::max(k_list_at_most, 2 * m_matrix.rows())) {
         return listed_kth(k - below);
       }
+      if (interpolate) {
+        if (auto found = interpolated_cut(k, below, remaining)) {
+          return *found;
+        }
+        // keep interpolating while it at least halves the candidates
+        interpolate = 2 * candidates().remaining <= remaining;
+        continue;
+      }
+      interpolate = true;
       auto sample = sample_candidates(remaining);
       // pivots about two standard deviations of the sample rank either side
       // of where the sought element should fall in the sample
@@ -81,6 +92,28 @@ public:
     }
   }
 
+  // The largest element below `value` (an element found by kth), and how
+  // many elements are below it: one walk of the rows at the bounds kth left.
+  std::pair<double, std::size_t> below_element(double value) {
+    m_bound.resize(m_matrix.rows());
+    const std::size_t count = staircase(value, true, m_bound);
+    double largest = -std::numeric_limits<double>::infinity();
+    for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
+      if (m_bound[row] > m_matrix.first(row)) {
+        largest = std::max(largest, m_matrix.at(row, m_bound[row] - 1));
+      }
+    }
+    return {largest, count};
+  }
+
+  // The (k−1)-th and k-th elements (0 < k below the element count).
+  std::pair<double, double> previous_and_kth(std::size_t k) {
+    const double kth_value = kth(k);
+    const auto [largest_below, count_below] = below_element(kth_value);
+    // a tie: the (k−1)-th is the same value when fewer than k elements are below it
+    return {count_below < k ? kth_value : largest_below, kth_value};
+  }
+
 private:
   struct Counts {
     std::size_t below;     // elements left of the candidates (all smaller than the sought one)
@@ -94,6 +127,33 @@ private:
       counts.remaining += m_hi[row] - m_lo[row];
     }
     return counts;
+  }
+
+  // Cuts at two pivots placed by value, as if the candidates were spread
+  // evenly between the smallest and the largest of them, either side of
+  // where the k-th should fall: on smooth data a few such cuts leave few
+  // candidates, at a walk of the rows each and no sample. Returns the k-th
+  // when a pivot is it, or when every candidate is equal.
+  std::optional<double> interpolated_cut(std::size_t k, std::size_t below, std::size_t remaining) {
+    double smallest = std::numeric_limits<double>::infinity();
+    double largest = -std::numeric_limits<double>::infinity();
+    for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
+      if (m_lo[row] < m_hi[row]) {
+        smallest = std::min(smallest, m_matrix.at(row, m_lo[row]));
+        largest = std::max(largest, m_matrix.at(row, m_hi[row] - 1));
+      }
+    }
+    if (smallest == largest) {
+      return smallest; // every candidate is the k-th
+    }
+    const double span = largest - smallest; // ∞ or NaN: the pivots are not cut at
+    const double remaining_count = static_cast<double>(remaining);
+    const double share = (static_cast<double>(k - below) + 0.5) / remaining_count;
+    const double margin = 2.0 / std::sqrt(remaining_count);
+    if (auto found = cut(smallest + std::max(share - margin, 0.0) * span, k)) {
+      return found;
+    }
+    return cut(smallest + std::min(share + margin, 1.0) * span, k);
   }
 
   // The values of candidates drawn uniformly with replacement: as many as
@@ -183,9 +243,9 @@ private:
   util::Rng m_rng{k_seed};
 };
 
-void require_sorted(std::span<const double> values, const char* what) {
+void require_sorted(std::span<const double> values, const std::string& what) {
   if (!std::is_sorted(values.begin(), values.end())) {
-    throw std::invalid_argument(std::string(what) + " must be sorted ascending");
+    throw std::invalid_argument(what + " must be sorted ascending");
   }
 }
 
@@ -193,42 +253,84 @@ bool has_nan(std::span<const double> values) {
   return std::any_of(values.begin(), values.end(), [](double v) { return std::isnan(v); });
 }
 
-} // namespace
-
-double kth_walsh_average(std::span<const double> sorted_values, std::size_t k) {
+// NaN when `sorted_values` holds a NaN or both infinities (−∞ and +∞
+// together make a NaN average); throws unless k < n(n+1)/2 and the values
+// are sorted.
+std::optional<double> walsh_undefined(std::span<const double> sorted_values, std::size_t k, const char* what) {
   const std::size_t n = sorted_values.size();
   if (k >= n * (n + 1) / 2) {
-    throw std::invalid_argument("kth_walsh_average: k is not below the number of Walsh averages");
+    throw std::invalid_argument(std::string(what) + ": k is not below the number of Walsh averages");
   }
   if (has_nan(sorted_values)) {
     return k_nan;
   }
-  require_sorted(sorted_values, "kth_walsh_average: values");
-  // −∞ and +∞ together make a NaN average
+  require_sorted(sorted_values, std::string(what) + ": values");
   if (std::isinf(sorted_values.front()) && std::isinf(sorted_values.back()) &&
       sorted_values.front() != sorted_values.back()) {
     return k_nan;
+  }
+  return std::nullopt;
+}
+
+// As walsh_undefined, for the differences x[i] − y[j] (∞ − ∞ is NaN).
+std::optional<double> differences_undefined(std::span<const double> sorted_x, std::span<const double> sorted_y,
+                                            std::size_t k, const char* what) {
+  if (k >= sorted_x.size() * sorted_y.size()) {
+    throw std::invalid_argument(std::string(what) + ": k is not below the number of differences");
+  }
+  if (has_nan(sorted_x) || has_nan(sorted_y)) {
+    return k_nan;
+  }
+  require_sorted(sorted_x, std::string(what) + ": x");
+  require_sorted(sorted_y, std::string(what) + ": y");
+  auto same_infinity = [](double a, double b) { return std::isinf(a) && a == b; };
+  if (same_infinity(sorted_x.front(), sorted_y.front()) || same_infinity(sorted_x.back(), sorted_y.back())) {
+    return k_nan;
+  }
+  return std::nullopt;
+}
+
+void require_positive(std::size_t k, const char* what) {
+  if (k == 0) {
+    throw std::invalid_argument(std::string(what) + ": k is 0, and there is no element before the first");
+  }
+}
+
+} // namespace
+
+double kth_walsh_average(std::span<const double> sorted_values, std::size_t k) {
+  if (auto undefined = walsh_undefined(sorted_values, k, "kth_walsh_average")) {
+    return *undefined;
   }
   const WalshMatrix matrix{sorted_values};
   return Selection<WalshMatrix>(matrix).kth(k);
 }
 
+std::pair<double, double> adjacent_walsh_averages(std::span<const double> sorted_values, std::size_t k) {
+  require_positive(k, "adjacent_walsh_averages");
+  if (auto undefined = walsh_undefined(sorted_values, k, "adjacent_walsh_averages")) {
+    return {*undefined, *undefined};
+  }
+  const WalshMatrix matrix{sorted_values};
+  return Selection<WalshMatrix>(matrix).previous_and_kth(k);
+}
+
 double kth_difference(std::span<const double> sorted_x, std::span<const double> sorted_y, std::size_t k) {
-  if (k >= sorted_x.size() * sorted_y.size()) {
-    throw std::invalid_argument("kth_difference: k is not below the number of differences");
-  }
-  if (has_nan(sorted_x) || has_nan(sorted_y)) {
-    return k_nan;
-  }
-  require_sorted(sorted_x, "kth_difference: x");
-  require_sorted(sorted_y, "kth_difference: y");
-  // ∞ − ∞ is NaN
-  auto same_infinity = [](double a, double b) { return std::isinf(a) && a == b; };
-  if (same_infinity(sorted_x.front(), sorted_y.front()) || same_infinity(sorted_x.back(), sorted_y.back())) {
-    return k_nan;
+  if (auto undefined = differences_undefined(sorted_x, sorted_y, k, "kth_difference")) {
+    return *undefined;
   }
   const DifferenceMatrix matrix{sorted_x, sorted_y};
   return Selection<DifferenceMatrix>(matrix).kth(k);
+}
+
+std::pair<double, double> adjacent_differences(std::span<const double> sorted_x, std::span<const double> sorted_y,
+                                               std::size_t k) {
+  require_positive(k, "adjacent_differences");
+  if (auto undefined = differences_undefined(sorted_x, sorted_y, k, "adjacent_differences")) {
+    return {*undefined, *undefined};
+  }
+  const DifferenceMatrix matrix{sorted_x, sorted_y};
+  return Selection<DifferenceMatrix>(matrix).previous_and_kth(k);
 }
 
 } // namespace refbench::stats

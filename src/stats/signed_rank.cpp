@@ -7,6 +7,8 @@
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace refbench::stats {
 namespace {
@@ -41,11 +43,11 @@ double hodges_lehmann_of_sorted(std::span<const double> sorted) {
     return k_nan;
   }
   const std::size_t count = sorted.size() * (sorted.size() + 1) / 2;
-  const double upper_middle = kth_walsh_average(sorted, count / 2);
   if (count % 2 == 1) {
-    return upper_middle;
+    return kth_walsh_average(sorted, count / 2);
   }
-  return (kth_walsh_average(sorted, count / 2 - 1) + upper_middle) / 2.0;
+  const auto [lower_middle, upper_middle] = adjacent_walsh_averages(sorted, count / 2);
+  return (lower_middle + upper_middle) / 2.0;
 }
 
 std::vector<double> signed_rank_pmf(int n) {
@@ -133,39 +135,47 @@ PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double co
 }
 
 double signed_rank_p_greater(std::span<const double> d, double shift) {
-  std::vector<double> shifted;
-  shifted.reserve(d.size());
+  // |d − shift| with its sign, zeros dropped, sorted by magnitude once: the
+  // ranks (tied magnitudes share their average rank), W+ and the tie
+  // groups all come from this one order
+  std::vector<std::pair<double, bool>> magnitudes;
+  magnitudes.reserve(d.size());
   for (double v : d) {
     if (v - shift != 0.0) {
-      shifted.push_back(v - shift);
+      magnitudes.emplace_back(std::fabs(v - shift), v - shift > 0);
     }
   }
-  if (shifted.empty()) {
+  if (magnitudes.empty()) {
     return 1.0;
   }
-  std::vector<double> magnitudes;
-  for (double v : shifted) {
-    magnitudes.push_back(std::fabs(v));
-  }
-  auto ranks = average_ranks(magnitudes);
+  std::sort(magnitudes.begin(), magnitudes.end());
   double w_plus = 0;
-  for (std::size_t i = 0; i < shifted.size(); ++i) {
-    if (shifted[i] > 0) {
-      w_plus += ranks[i];
+  std::vector<std::size_t> tie_sizes;
+  for (std::size_t i = 0; i < magnitudes.size();) {
+    std::size_t j = i;
+    std::size_t positive = 0;
+    for (; j < magnitudes.size() && magnitudes[j].first == magnitudes[i].first; ++j) {
+      positive += magnitudes[j].second ? 1 : 0;
     }
+    const double rank = (static_cast<double>(i) + static_cast<double>(j - 1)) / 2.0 + 1.0;
+    w_plus += rank * static_cast<double>(positive);
+    if (j - i > 1) {
+      tie_sizes.push_back(j - i);
+    }
+    i = j;
   }
-  const bool zeros_dropped = shifted.size() != d.size();
-  if (static_cast<int>(d.size()) <= k_exact_max_n && !zeros_dropped && !has_zeros_or_ties(shifted)) {
-    auto pmf = signed_rank_pmf(static_cast<int>(shifted.size()));
+  const bool zeros_dropped = magnitudes.size() != d.size();
+  if (static_cast<int>(d.size()) <= k_exact_max_n && !zeros_dropped && tie_sizes.empty()) {
+    auto pmf = signed_rank_pmf(static_cast<int>(magnitudes.size()));
     double p = 0;
     for (auto w = static_cast<std::size_t>(std::llround(w_plus)); w < pmf.size(); ++w) {
       p += pmf[w];
     }
     return std::clamp(p, 0.0, 1.0);
   }
-  const double n = static_cast<double>(shifted.size());
+  const double n = static_cast<double>(magnitudes.size());
   const double mean = n * (n + 1) / 4.0;
-  const double sigma = std::sqrt(signed_rank_variance(shifted.size(), tie_group_sizes(magnitudes)));
+  const double sigma = std::sqrt(signed_rank_variance(magnitudes.size(), tie_sizes));
   if (sigma == 0.0) {
     return w_plus > mean ? 0.0 : 1.0;
   }

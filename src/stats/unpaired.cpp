@@ -53,12 +53,12 @@ double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y
   const auto sorted_x = sorted_copy(x);
   const auto sorted_y = sorted_copy(y);
   const std::size_t total = x.size() * y.size();
-  const double upper_middle = kth_difference(sorted_y, sorted_x, total / 2);
   if (total % 2 == 1) {
-    return upper_middle;
+    return kth_difference(sorted_y, sorted_x, total / 2);
   }
+  const auto [lower_middle, upper_middle] = adjacent_differences(sorted_y, sorted_x, total / 2);
   // halves first, as stats::median: the sum of two values near the largest double overflows
-  return kth_difference(sorted_y, sorted_x, total / 2 - 1) / 2.0 + upper_middle / 2.0;
+  return lower_middle / 2.0 + upper_middle / 2.0;
 }
 
 std::vector<double> mann_whitney_pmf(int m, int n) {

@@ -227,3 +227,48 @@ TEST_CASE("stats::kth_walsh_average and kth_difference equal the listing at n = 
     }
   }
 }
+
+TEST_CASE("stats::adjacent_walsh_averages and adjacent_differences equal two neighbours of the listing") {
+  refbench::util::Rng rng(20261205);
+  // below and beyond the listing threshold, distinct and tied (ties make
+  // the (k−1)-th the k-th's equal), and adversarial shapes at n = 2000
+  for (std::size_t n : {2, 7, 40, 200, 301}) {
+    for (bool tied : {false, true}) {
+      CAPTURE(n);
+      CAPTURE(tied);
+      const auto values = sorted_sample(rng, n, tied);
+      const auto averages = all_walsh_averages(values);
+      const auto other = sorted_sample(rng, n + 3, tied);
+      const auto differences = all_differences(values, other);
+      for (int probe = 0; probe < 40; ++probe) {
+        const std::size_t k = 1 + rng.below(averages.size() - 1);
+        CAPTURE(k);
+        const auto [previous, kth] = adjacent_walsh_averages(values, k);
+        REQUIRE(previous == averages[k - 1]);
+        REQUIRE(kth == averages[k]);
+        const std::size_t d = 1 + rng.below(differences.size() - 1);
+        CAPTURE(d);
+        const auto [previous_difference, kth_difference_value] = adjacent_differences(values, other, d);
+        REQUIRE(previous_difference == differences[d - 1]);
+        REQUIRE(kth_difference_value == differences[d]);
+      }
+    }
+  }
+  const auto shapes = adversarial_samples(rng, 2000);
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    CAPTURE(s);
+    const auto averages = all_walsh_averages(shapes[s]);
+    for (std::size_t k : probe_ranks(rng, averages.size())) {
+      if (k > 0) {
+        CAPTURE(k);
+        const auto [previous, kth] = adjacent_walsh_averages(shapes[s], k);
+        REQUIRE(previous == averages[k - 1]);
+        REQUIRE(kth == averages[k]);
+      }
+    }
+  }
+  CHECK_THROWS_AS(adjacent_walsh_averages(std::vector<double>{1.0, 2.0}, 0), std::invalid_argument);
+  CHECK_THROWS_AS(adjacent_differences(std::vector<double>{1.0}, std::vector<double>{2.0, 3.0}, 2),
+                  std::invalid_argument);
+  CHECK(std::isnan(adjacent_walsh_averages(std::vector<double>{1.0, k_nan}, 1).first));
+}
