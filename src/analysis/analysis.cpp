@@ -291,6 +291,7 @@ stats::VerdictInput verdict_input(const MetricResult& r, const Settings& setting
   in.p_improved = r.p_improved_bh.value_or(r.p_improved.value_or(1.0));
   in.alpha = settings.alpha;
   in.noise_floor = r.noise_floor;
+  in.aa_control = r.control;
   return in;
 }
 } // namespace

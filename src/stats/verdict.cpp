@@ -28,7 +28,7 @@ Verdict decide(const VerdictInput& in) {
   auto below_threshold = [&](double x) { return difference ? x <= in.threshold : x < in.threshold; };
   const bool floor_ok = !in.noise_floor || below_threshold(*in.noise_floor);
   const bool enough = in.n >= in.min_rounds && in.interval_reaches_confidence;
-  if (enough && floor_ok && in.ci_high < (difference ? 0.0 : 1.0)) {
+  if (enough && floor_ok && !in.aa_control && in.ci_high < (difference ? 0.0 : 1.0)) {
     return Verdict::improved;
   }
   if (enough && floor_ok && below_threshold(in.ci_high)) {

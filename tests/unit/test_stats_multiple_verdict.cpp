@@ -48,6 +48,13 @@ TEST_CASE("stats::decide follows README: Statistics, verdicts in order") {
   CHECK(decide(with(1.10, 1.25, 0.001)) == Verdict::inconclusive); // straddles T
   CHECK(decide(with(0.80, 0.95, 1.0)) == Verdict::improved);
   CHECK(decide(with(0.95, 1.10, 1.0)) == Verdict::pass);
+  SUBCASE("the A/A control has no small IMPROVED: a move inside T is its noise, a PASS") {
+    auto in = with(0.971, 0.999, 1.0);
+    in.aa_control = true;
+    CHECK(decide(in) == Verdict::pass);
+    in.aa_control = false;
+    CHECK(decide(in) == Verdict::improved);
+  }
   SUBCASE("error and censored come first") {
     auto in = with(1.20, 1.25, 0.001);
     in.censored = true;

@@ -45,6 +45,9 @@ struct VerdictInput {
   double alpha = 0.05;
   double threshold = std::numeric_limits<double>::quiet_NaN(); // always given by the caller
   std::optional<double> noise_floor;                           // unknown without a control cell
+  // the A/A control itself: both arms are one build, so a move inside the
+  // threshold is the run's noise, a PASS, never a small IMPROVED
+  bool aa_control = false;
 };
 
 // Applies the rules in order: ERROR, REGRESSION for a broken SLO, CENSORED,
@@ -54,7 +57,8 @@ struct VerdictInput {
 // or −T for a difference) and p_improved < alpha — whatever the noise
 // floor, n or the interval's confidence; then, only with n ≥ min_rounds, an
 // interval that reaches its confidence and a known floor below T (a
-// difference: at or below): IMPROVED when below no change, PASS when below
+// difference: at or below): IMPROVED when below no change (not for the A/A
+// control), PASS when below
 // T (a difference: at or below, so a count that stays 0 passes a
 // max_increase of 0). Anything else, and a NaN interval, is INCONCLUSIVE.
 Verdict decide(const VerdictInput& input);
