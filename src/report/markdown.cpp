@@ -1,6 +1,7 @@
 #include <refbench/report/forest_plot.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/markdown_details.hpp>
+#include <refbench/report/overview.hpp>
 #include <refbench/report/sweep.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <iterator>
 #include <numeric>
 #include <optional>
 
@@ -388,6 +390,17 @@ std::string disagreement_text(const RunDocument& document) {
   return text;
 }
 
+// A long run's pictures (README: Suites, Many rows): the overview of every
+// gated row, then the forest plot of the gated rows that did not pass.
+std::string render_long_run_plots(const std::vector<MetricResult>& results, double threshold) {
+  const std::string overview = render_overview(results, threshold);
+  std::vector<MetricResult> moved;
+  std::copy_if(results.begin(), results.end(), std::back_inserter(moved),
+               [](const MetricResult& r) { return r.gated && r.verdict != stats::Verdict::pass; });
+  const std::string forest = render_forest_plot(moved, threshold, k_plot_width);
+  return overview + (overview.empty() || forest.empty() ? "" : "\n") + forest;
+}
+
 } // namespace
 
 std::string render_markdown(const RunDocument& document, std::size_t limit) {
@@ -398,7 +411,9 @@ std::string render_markdown(const RunDocument& document, std::size_t limit) {
   const std::string head =
       top + (lead ? render_lead_table(document.results) : render_verdict_table(document.results)) + summary;
   const std::string every = lead ? render_all_results(document.results) : "";
-  const std::string plot_text = render_forest_plot(document.results, document.header.settings.threshold, k_plot_width);
+  const std::string plot_text =
+      lead ? render_long_run_plots(document.results, document.header.settings.threshold)
+           : render_forest_plot(document.results, document.header.settings.threshold, k_plot_width);
   const std::string sweeps = render_sweeps(document);
   // the pictures: the forest plot and the sweeps' tables and charts, trimmed together
   const std::string plot = (plot_text.empty() ? "" : "\n" + fenced_block(plot_text, "text")) + sweeps;
@@ -426,7 +441,7 @@ std::string render_markdown(const RunDocument& document, std::size_t limit) {
   }
   std::vector<std::string> items{"the details"};
   if (!plot_text.empty()) {
-    items.insert(items.begin(), "the forest plot");
+    items.insert(items.begin(), lead ? "the overview chart and forest plot" : "the forest plot");
   }
   if (!sweeps.empty()) {
     items.insert(items.begin(), "the sweep tables");

@@ -496,4 +496,11 @@ TEST_CASE("report::render_markdown leads a suite of 500 benchmarks with what mov
   CHECK(line_starting(text, "**996 more results**") ==
         "**996 more results** pass, or are undecided on a metric that does not gate (and the A/A control's 1000): all "
         "2000 are under *All 2000 results* below and in report.csv.");
+  // the overview of all 500 gated rows beside the control's 500, the two that moved named
+  CHECK(line_starting(text, "0.980x – 1.020x") ==
+        "0.980x – 1.020x                  498    500  ██████████████████████████████");
+  CHECK(line_starting(text, "above 1.150x (T)") ==
+        "above 1.150x (T)                   1      0  █  micro/BM_a_rather_…name_321 real_time 1.400x");
+  CHECK(line_starting(text, "below 0.870x (1/T)") ==
+        "below 0.870x (1/T)                 1      0  █  micro/BM_a_rather_…name_17 real_time 0.600x");
 }
