@@ -119,11 +119,17 @@ std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_v
 }
 
 std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::string_view pattern) {
+  if (pattern.find('[') != std::string_view::npos) {
+    return std::nullopt; // a bracket class: the whole suite runs, and the rows are picked afterwards
+  }
   if (harness == Harness::google_benchmark) {
     return std::vector<std::string>{"--benchmark_filter=" + regex_of_glob(pattern)};
   }
   if (harness == Harness::go) { // -bench matches each '/' level apart: the top level is a superset
     return std::vector<std::string>{"-bench=" + regex_of_glob(pattern.substr(0, pattern.find('/')))};
+  }
+  if (harness == Harness::criterion) { // a bench executable's positional FILTER, a regex over the whole id
+    return std::vector<std::string>{regex_of_glob(pattern)};
   }
   return std::nullopt;
 }

@@ -207,7 +207,12 @@ TEST_CASE("Sweeps, filters and defaults") {
         std::vector<std::string>{"--benchmark_filter=^BM_b.*$"});
   CHECK(suites::filter_arguments(Harness::go, "BenchmarkSort/size=8").value() ==
         std::vector<std::string>{"-bench=^BenchmarkSort$"});
+  CHECK(suites::filter_arguments(Harness::criterion, "sort/sort/6?").value() ==
+        std::vector<std::string>{"^sort/sort/6.$"});
   CHECK_FALSE(suites::filter_arguments(Harness::pytest_benchmark, "test_*"));
+  CHECK_FALSE(suites::filter_arguments(Harness::catch2, "parse"));
+  // fnmatch's bracket class picks the rows; the harnesses are not given it
+  CHECK_FALSE(suites::filter_arguments(Harness::google_benchmark, "BM_[ab]*"));
   CHECK(suites::primary_measure(Harness::google_benchmark, "real_time"));
   CHECK_FALSE(suites::primary_measure(Harness::google_benchmark, "cpu_time"));
   CHECK(suites::measure_info(Harness::go, "allocs_per_op").counted);

@@ -74,9 +74,12 @@ std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_v
 // The arguments that ask `harness` to run only the benchmarks whose names
 // match `pattern` (a glob over benchmark names, * and ?), appended to its
 // command: Google Benchmark's --benchmark_filter, Go's -bench (the last of
-// its -bench flags wins), pytest's -k cannot take a glob and Catch2's
-// filter is its test names, so those and the rest take none (refbench
-// drops the rows afterwards). nullopt: the harness has no filter.
+// its -bench flags wins), Criterion's FILTER (a bench executable's last
+// positional argument; after `cargo bench ... --` too); pytest's -k cannot
+// take a glob and Catch2's filter is its test names, so those and the rest
+// take none (refbench drops the rows afterwards). nullopt: the harness has
+// no filter, or `pattern` has a bracket class ([ab]), which none of them
+// is given.
 std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::string_view pattern);
 
 // The benchmark name's last "/ARG" split off for sweeps: Google Benchmark's
