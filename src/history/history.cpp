@@ -140,6 +140,9 @@ std::vector<Record> records_of(const report::RunDocument& document, const std::s
     record.baseline_median = finite(r.baseline_median);
     record.candidate_median = finite(r.candidate_median);
     record.n = r.n;
+    if (std::isfinite(r.threshold) && r.threshold > 0 && r.threshold != h.settings.threshold) {
+      record.threshold = r.threshold;
+    }
     if (env) {
       record.cpu_model = env->cpu_model;
       record.cpus = env->cpus;
@@ -171,6 +174,7 @@ json to_json(const Record& r) {
               {"baseline_median", optional_number(r.baseline_median)},
               {"candidate_median", optional_number(r.candidate_median)},
               {"n", r.n},
+              {"threshold", optional_number(r.threshold)},
               {"machine", machine}};
 }
 
@@ -202,9 +206,9 @@ std::optional<Record> record_from_json(const json& line, std::string& problem) {
   r.gated = line.contains("gated") && line["gated"].is_boolean() && line["gated"].get<bool>();
   r.higher_is_better = line.contains("better") && line["better"] == "higher";
   r.unit = line.contains("unit") && line["unit"].is_string() ? line["unit"].get<std::string>() : "";
-  for (auto [key, out] :
-       {std::pair{"ratio", &r.ratio}, std::pair{"ci_low", &r.ci_low}, std::pair{"ci_high", &r.ci_high},
-        std::pair{"baseline_median", &r.baseline_median}, std::pair{"candidate_median", &r.candidate_median}}) {
+  for (auto [key, out] : {std::pair{"ratio", &r.ratio}, std::pair{"ci_low", &r.ci_low},
+                          std::pair{"ci_high", &r.ci_high}, std::pair{"baseline_median", &r.baseline_median},
+                          std::pair{"candidate_median", &r.candidate_median}, std::pair{"threshold", &r.threshold}}) {
     if (!number_member(line, key, *out, problem)) {
       return std::nullopt;
     }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <span>
@@ -74,10 +75,20 @@ std::string verdict_of(double ci_low, double ci_high, double threshold, bool hig
   return high < t ? "PASS" : "INCONCLUSIVE";
 }
 
+// The threshold the series' newest run judged its row at, when that was
+// the row's own (a counted metric, a suite's count, a cell's override).
+std::optional<double> own_threshold(const Series& s) {
+  if (s.points.empty() || !s.points.back().record->threshold || !(*s.points.back().record->threshold > 1)) {
+    return std::nullopt;
+  }
+  return s.points.back().record->threshold;
+}
+
 // The verdicts of `s`, the whole chain's and its window's, and for a creep
 // the three points that moved most in the bad direction.
 void decide(Series& s, std::span<const stats::Link> links, const SeriesSettings& settings, bool higher_is_better) {
-  s.threshold = analysis::counted_metric(s.metric) ? analysis::k_default_count_threshold : settings.threshold;
+  s.threshold = own_threshold(s).value_or(analysis::counted_metric(s.metric) ? analysis::k_default_count_threshold
+                                                                             : settings.threshold);
   s.verdict = verdict_of(s.ci_low, s.ci_high, s.threshold, higher_is_better, s.chained, s.points);
   s.window = {0, s.ratio, s.ci_low, s.ci_high, s.verdict};
   if (s.chained) {

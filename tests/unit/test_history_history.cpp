@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -171,4 +173,50 @@ TEST_CASE("history::build_series: a counted metric's series is judged at the cou
   std::ostringstream written;
   history::write_history_json(written, series, {});
   CHECK(nlohmann::json::parse(written.str())["series"][0]["threshold"].get<double>() > 1.0);
+}
+
+TEST_CASE("history::build_series: suite rows keep their names and the threshold their run judged them at") {
+  // two nights of a Google Benchmark and a go suite: rows named CELL/BENCHMARK,
+  // go's bytes_per_op a count (1.01 in its run), a real_time row with a cell's
+  // override of 1.03, a plain row at the run's threshold
+  auto row = [](const std::string& cell, const std::string& metric, double ratio, std::optional<double> threshold,
+                const std::string& to, const std::string& run) {
+    auto r = link(to == "n1" ? "n0" : "n1", to, ratio, run);
+    r.cell = cell;
+    r.metric = metric;
+    r.threshold = threshold;
+    return r;
+  };
+  const std::vector<history::Record> records{row("micro/BM_vec/1024", "real_time", 1.03, std::nullopt, "n1", "a"),
+                                             row("micro/BM_vec/1024", "real_time", 1.03, std::nullopt, "n2", "b"),
+                                             row("go/BenchmarkAlloc", "bytes_per_op", 1.03, 1.01, "n1", "a"),
+                                             row("go/BenchmarkAlloc", "bytes_per_op", 1.03, 1.01, "n2", "b"),
+                                             row("micro/BM_hash", "real_time", 1.03, 1.03, "n1", "a"),
+                                             row("micro/BM_hash", "real_time", 1.03, 1.03, "n2", "b")};
+  const auto series = history::build_series(records, {});
+  REQUIRE(series.size() == 3);
+  std::map<std::string, const history::Series*> by_name;
+  for (const auto& s : series) {
+    by_name[s.cell + " " + s.metric] = &s;
+  }
+  REQUIRE(by_name.contains("micro/BM_vec/1024 real_time"));
+  REQUIRE(by_name.contains("go/BenchmarkAlloc bytes_per_op"));
+  REQUIRE(by_name.contains("micro/BM_hash real_time"));
+  // two links of +3 % (±1 % each): 1.061x, inside 1.15, past 1.01 and 1.03
+  CHECK(by_name["micro/BM_vec/1024 real_time"]->threshold == 1.15);
+  CHECK(by_name["micro/BM_vec/1024 real_time"]->verdict == "PASS");
+  CHECK(by_name["go/BenchmarkAlloc bytes_per_op"]->threshold == 1.01);
+  CHECK(by_name["go/BenchmarkAlloc bytes_per_op"]->verdict == "REGRESSION (creep)");
+  CHECK(by_name["micro/BM_hash real_time"]->threshold == 1.03);
+  CHECK(by_name["micro/BM_hash real_time"]->verdict == "REGRESSION (creep)");
+  // --cells picks a suite's rows by glob, '/' and all
+  history::SeriesSettings only;
+  only.cells = {"micro/BM_vec*"};
+  CHECK(history::build_series(records, only).size() == 1);
+  // the threshold goes through a history line and back
+  std::string problem;
+  const auto back = history::record_from_json(history::to_json(records[2]), problem);
+  REQUIRE(back);
+  CHECK(back->threshold == 1.01);
+  CHECK_FALSE(history::record_from_json(history::to_json(records[0]), problem)->threshold);
 }

@@ -43,6 +43,11 @@ struct Record {
   std::optional<double> baseline_median;
   std::optional<double> candidate_median;
   std::size_t n = 0;
+  // the row's own threshold in its run, when it is not the run's (a counted
+  // metric's 1.01 — instructions, a suite's counts such as go's
+  // bytes_per_op — or a cell's `threshold` override); history judges the
+  // series at it
+  std::optional<double> threshold;
   std::string cpu_model;
   std::optional<int> cpus;
   std::string kernel;
