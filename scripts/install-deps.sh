@@ -19,6 +19,7 @@ if [ "${1:-}" != "--build-only" ]; then
     chromium # the history's HTML page is looked at in a real browser
     valgrind # instruction counts (README: Instruction counts)
     libbenchmark-dev golang-go python3-pytest-benchmark catch2 # the harnesses of examples/suites (README: Suites)
+    cargo librust-criterion-dev # Criterion 0.3, built offline from Debian's crates (examples/suites/criterion)
   )
   # Node.js and npm for Mermaid's parser (below); a Node.js from elsewhere is kept
   command -v node >/dev/null || packages+=(nodejs)

@@ -279,3 +279,11 @@ expect_fake() {
 fake_log_mark() {
   echo $(($(wc -l <"$FAKE_LOG") + 1))
 }
+
+# The TOML words that start a benchmarked command at SCHED_FIFO priority 1
+# through chrt, so that no ordinary process — a CPU hog on every CPU, another
+# test — takes the CPU from it while it runs; nothing where the scheduler
+# refuses (not root). For the harnesses that time with the wall clock only
+# (Catch2 v2, pytest-benchmark, Criterion): beside a hog their figures
+# stretch by 2-4x at random, and refbench rightly reads INCONCLUSIVE.
+realtime_words() { chrt -f 1 true 2>/dev/null && printf '"chrt", "-f", "1", '; }

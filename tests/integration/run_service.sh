@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 command -v wrk >/dev/null || skip "wrk is not installed (scripts/install-deps.sh)"
 command -v taskset >/dev/null || skip "taskset is not installed"
 
-# service.toml with 1 s load phases, for the cases that need no precision
+# service.toml with 1 s load phases (as shipped: 2 s)
 config_of() { # repo → a shortened copy of its service.toml
   sed -e 's/"{arm}", "2s"/"{arm}", "1s"/' -e 's/^min_duration = "1.5s"$/min_duration = "0.8s"/' \
     "$1/service.toml" >"$WORK/service-$(basename "$1").toml"
@@ -19,7 +19,7 @@ config_of() { # repo → a shortened copy of its service.toml
 }
 row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric'] == '$2')"; }
 
-# the example as shipped: 2 s load phases, 16-24 rounds. p99 is a tail: on a
+# the example with 1 s load phases (as shipped: 2 s), 16-24 rounds. p99 is a tail: on a
 # shared VM a load phase may meet a stretch of host noise that lifts that
 # arm's p99 by 30-200 %, and when several land on the baseline the interval
 # reaches below the gate. refbench then says INCONCLUSIVE — never PASS — and
@@ -28,16 +28,17 @@ row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric']
 # still the honest answer: then p99 must be INCONCLUSIVE, above 1.05 and
 # never PASS, and only the throughput's REGRESSION is required.
 repo=$(make_sample slower-service)
+service=$(config_of "$repo")
 # A load phase that meets a host stall past wrk's 1 s timeout counts an error, and
 # the example's `require = ["errors == 0"]` makes that run an ERROR (exit 4), as it
 # should; seen once in CI. That run is measured again too, with another seed.
 slower() { # seed → $WORK/slower-SEED/
-  run_refbench run -q --repo "$repo" -c "$repo/service.toml" --baseline v1.0.0 --candidate main --seed "$1" \
+  run_refbench run -q --repo "$repo" -c "$service" --baseline v1.0.0 --candidate main --seed "$1" \
     --out "$WORK/slower-$1"
   if [ "$RC" = 4 ] && grep -q 'failed the requirement `errors == 0`' "$WORK/err"; then
     echo "a load phase served an error with seed $1, measuring again: $(cat "$WORK/err")"
     rm -rf "$WORK/slower-$1"
-    run_refbench run -q --repo "$repo" -c "$repo/service.toml" --baseline v1.0.0 --candidate main \
+    run_refbench run -q --repo "$repo" -c "$service" --baseline v1.0.0 --candidate main \
       --seed "$(($1 + 100))" --out "$WORK/slower-$1"
   fi
   expect_rc 1

@@ -4,6 +4,8 @@
 # 1.4x slower. Exactly that row is a REGRESSION on ns_per_op; B/op and
 # allocs/op are rows' metrics too (counts, 512 and 1 for BenchmarkAlloc);
 # Go's sub-benchmarks form a sweep.
+# PARALLEL (tests/integration/CMakeLists.txt): it passed beside `yes` on each
+# CPU (63 s)
 source "$(dirname "$0")/lib.sh"
 command -v go >/dev/null || skip "golang-go is not installed (scripts/install-deps.sh)"
 EXAMPLES="$(cd "$(dirname "$0")/../../examples/suites" && pwd)"

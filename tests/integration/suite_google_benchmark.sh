@@ -5,6 +5,8 @@
 # Exactly BM_hash is a REGRESSION, BM_new is NEW, BM_old is listed as
 # removed, the sweep has its table and chart; an A/A run of the same suite
 # has no REGRESSION; --cells narrows the suite through its harness's filter.
+# PARALLEL (tests/integration/CMakeLists.txt): gated on cpu_time, it passed beside
+# `yes` on each CPU (78 s)
 source "$(dirname "$0")/lib.sh"
 [ -f /usr/include/benchmark/benchmark.h ] || skip "libbenchmark-dev is not installed (scripts/install-deps.sh)"
 EXAMPLES="$(cd "$(dirname "$0")/../../examples/suites" && pwd)"

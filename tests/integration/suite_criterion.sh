@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Suites (README: Suites) with the real Criterion 0.3 (cargo with Debian's
+# librust-criterion-dev as an offline directory source): the example
+# between two refs where the candidate makes "parse" 1.4x slower. Exactly
+# that row is a REGRESSION on Criterion's point estimate. --cells 'rust/*e'
+# picks parse and encode, and Criterion's own FILTER runs only those: each
+# benchmark takes whole seconds (Criterion 0.3 measures for at least 1 s
+# after at least 1 s of warm-up), so the scenario runs two of four, without
+# an A/A control (the Google Benchmark scenario covers a suite's control).
+source "$(dirname "$0")/lib.sh"
+[ -x /usr/bin/cargo ] && compgen -G '/usr/share/cargo/registry/criterion-0.3*' >/dev/null ||
+  skip "cargo and librust-criterion-dev are not installed (scripts/install-deps.sh)"
+EXAMPLES="$(cd "$(dirname "$0")/../../examples/suites" && pwd)"
+repo="$WORK/repo"
+"$EXAMPLES/two-refs.sh" criterion "$repo" >/dev/null
+# both arms built at once, each compiling Criterion's 59 crates into its
+# own target/ (one shared target directory would not do: cargo hashes a
+# path package by its path within the workspace, so the second arm's crate
+# would look fresh and keep the first arm's executable), at opt-level 0:
+# a third of the build time, and the benchmarks' ratio does not depend on it
+export CARGO_PROFILE_BENCH_OPT_LEVEL=0 TMPDIR="$WORK"
+# the benchmark executable at SCHED_FIFO priority where it may (realtime_words, lib.sh)
+sed -e 's/^\[run\]$/[run]\ncontrol = false/' -e 's/^\[build\]$/[build]\nparallel = true/' \
+  -e "s|^command = \\[\"{arm}/suite-bench\"|command = [$(realtime_words)\"{arm}/suite-bench\"|" \
+  "$repo/refbench.toml" >"$WORK/refbench.toml"
+grep -q '^control = false' "$WORK/refbench.toml" && grep -q '^parallel = true' "$WORK/refbench.toml" ||
+  fail "the example's config has no [run] or [build] table: $(cat "$WORK/refbench.toml")"
+
+[ -z "$(realtime_words)" ] || grep -q '^command = \["chrt", "-f", "1", ' "$WORK/refbench.toml" ||
+  fail "the command is not run through chrt: $(cat "$WORK/refbench.toml")"
+run_refbench run -q --repo "$repo" --config "$WORK/refbench.toml" --baseline baseline --candidate candidate --seed 13 \
+  --cells 'rust/*e' --warmup 0 --min-rounds 8 --max-rounds 8 --out "$WORK/o"
+expect_rc 1
+R="$WORK/o/results.json"
+expect_json "$R" "sorted({a['cell'] for a in r['analysis']}) == ['rust/encode', 'rust/parse']"
+expect_json "$R" "sorted({a['cell'] for a in r['analysis'] if a['verdict'] == 'REGRESSION' and a['gated']}) == ['rust/parse']"
+expect_json "$R" "1.25 <= next(a['ratio'] for a in r['analysis'] if a['cell'] == 'rust/parse' and a['metric'] == 'time') <= 1.7"
+expect_json "$R" "{a['metric'] for a in r['analysis'] if a['gated']} == {'time'}"
+# Criterion's FILTER reached the bench executable: the sort benchmarks never ran
+grep -q 'sort/' "$WORK/o/journal.jsonl" && fail "--cells 'rust/*e' ran the sort benchmarks: Criterion's filter was not passed"
+python3 -c "
+import json; r = json.load(open('$R'))
+for a in r['analysis']:
+    print(a['cell'], a['metric'], a['verdict'], round(a['ratio'], 3), [round(a['ci_low'], 3), round(a['ci_high'], 3)], a['n'])"
