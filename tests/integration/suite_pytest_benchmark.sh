@@ -11,9 +11,9 @@ repo="$WORK/repo"
 "$EXAMPLES/two-refs.sh" pytest-benchmark "$repo" >/dev/null
 
 # without an A/A control (the Google Benchmark scenario covers a suite's
-# control): each pytest invocation takes about 1.4 s, a second of it
-# pytest-benchmark measuring its timer's precision (the example's
-# conftest.py already skips its CPU probe, another second)
+# control): each pytest invocation takes about 0.7 s (the example's
+# conftest.py skips pytest-benchmark's CPU probe and shortens its timer
+# calibration, which would add two seconds)
 sed -e 's/^\[run\]$/[run]\ncontrol = false/' "$repo/refbench.toml" >"$WORK/refbench.toml"
 grep -q '^control = false' "$WORK/refbench.toml" || fail "the example's config has no [run] table: $(cat "$WORK/refbench.toml")"
 
