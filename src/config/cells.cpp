@@ -1,5 +1,6 @@
 #include <refbench/config/cells.hpp>
 #include <refbench/process/environment.hpp>
+#include <refbench/runner/shard.hpp>
 #include <refbench/suites/suite.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/shell_words.hpp>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fnmatch.h>
+#include <set>
 
 namespace refbench::config {
 namespace {
@@ -235,6 +237,28 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
 
 namespace {
 
+// `name` as an fnmatch pattern that matches it alone.
+std::string glob_literal(const std::string& name) {
+  std::string glob;
+  for (char c : name) {
+    if (c == '\\' || c == '*' || c == '?' || c == '[') {
+      glob += '\\';
+    }
+    glob += c;
+  }
+  return glob;
+}
+
+// Appends `arguments` to every arm's invocation of `cell`.
+void append_arguments(runner::CellSpec& cell, const std::vector<std::string>& arguments) {
+  for (auto* invocation : {&cell.baseline, &cell.candidate}) {
+    invocation->argv.insert(invocation->argv.end(), arguments.begin(), arguments.end());
+  }
+  if (cell.control_twin) {
+    cell.control_twin->argv.insert(cell.control_twin->argv.end(), arguments.begin(), arguments.end());
+  }
+}
+
 // A suite cell that --cells narrowed to one glob of benchmarks runs only
 // those, through its harness's own filter where it has one (appended to a
 // command that is not a shell script); the rows are picked afterwards either way.
@@ -242,19 +266,24 @@ void filter_suite(runner::CellSpec& cell) {
   if (cell.meta.rows.size() != 1 || cell.shell) {
     return;
   }
-  const auto arguments = suites::filter_arguments(cell.meta.suite->harness, cell.meta.rows.front());
-  if (!arguments) {
-    return;
-  }
-  for (auto* invocation : {&cell.baseline, &cell.candidate}) {
-    invocation->argv.insert(invocation->argv.end(), arguments->begin(), arguments->end());
-  }
-  if (cell.control_twin) {
-    cell.control_twin->argv.insert(cell.control_twin->argv.end(), arguments->begin(), arguments->end());
+  if (const auto arguments = suites::filter_arguments(cell.meta.suite->harness, cell.meta.rows.front())) {
+    append_arguments(cell, *arguments);
   }
 }
 
 } // namespace
+
+void narrow_suite(runner::CellSpec& cell, const std::vector<std::string>& benchmarks) {
+  std::set<std::string> families;
+  for (const auto& name : benchmarks) {
+    cell.meta.rows.push_back(glob_literal(name));
+    families.insert(runner::benchmark_family(name));
+  }
+  const auto arguments = suites::family_filter_arguments(cell.meta.suite->harness, {families.begin(), families.end()});
+  if (arguments && !cell.shell) {
+    append_arguments(cell, *arguments);
+  }
+}
 
 std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, const std::vector<std::string>& globs,
                                            const std::string& flag) {

@@ -101,6 +101,11 @@ report::RunDocument analysed_document(const std::vector<report::RunDocument>& ru
                        "merge only shards of one run");
     }
     append_run(merged, run.record, files[group]);
+    for (const auto& removed : run.header.removed_cells) { // a suite's removed benchmarks: on one shard each
+      if (std::find(header.removed_cells.begin(), header.removed_cells.end(), removed) == header.removed_cells.end()) {
+        header.removed_cells.push_back(removed);
+      }
+    }
     for (auto& cell : analysis::cell_samples(run.record, header.settings.metrics, header.settings.gate)) {
       cell.group = group;
       cells.push_back(std::move(cell));

@@ -310,6 +310,13 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   Sinks sinks = sinks_of(bench, common);
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
   watch_trees(sinks, arms, replicas, out / "payloads", in.config.run.writable, common.quiet);
+  if (in.shard) { // README: Suites: a suite's benchmarks split over the shards, once the suite has listed them
+    for (const auto& line : split_suites(plan, *in.shard, bench.executor, sinks.place)) {
+      if (!common.quiet) {
+        std::cerr << util::printable(line) << "\n";
+      }
+    }
+  }
   if (event) {
     sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
   }

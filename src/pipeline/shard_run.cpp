@@ -1,4 +1,5 @@
 #include <refbench/config/cells.hpp>
+#include <refbench/formats/records.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/pipeline/shard_run.hpp>
 #include <refbench/util/error.hpp>
@@ -6,6 +7,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 
 #include <algorithm>
@@ -23,7 +25,100 @@ std::vector<runner::CellSpec> cells_of_config(const config::Config& config) {
   return config::plan_cells(config.cells, payloads, {"{arm}", "{arm}"}, {}, std::chrono::nanoseconds(0));
 }
 
+// The suite cell a cell of the plan runs: itself, or the one its A/A control replicates.
+std::string suite_of(const runner::CellSpec& cell) {
+  const std::string_view suffix = runner::k_control_suffix;
+  return cell.control && cell.name.ends_with(suffix) ? cell.name.substr(0, cell.name.size() - suffix.size())
+                                                     : cell.name;
+}
+
+// The benchmarks each suite of `plan` reported in one untimed invocation
+// per arm, by cell name; none for a suite that reported nothing.
+std::map<std::string, std::set<std::string>> list_suites(const MeasurementPlan& plan, process::Executor& executor,
+                                                         const runner::PlacementHook& place) {
+  std::vector<runner::CellSpec> suites;
+  for (const auto& cell : plan.cells) {
+    if (cell.meta.suite && !cell.control) {
+      suites.push_back(cell);
+      suites.back().counted.clear();
+    }
+  }
+  auto settings = plan.rounds();
+  settings.warmup = 1;
+  settings.warm_up_only = true;
+  settings.auto_control = false;
+  settings.counter.reset();
+  settings.counts_dir.clear();
+  formats::JournalWriter nowhere;
+  runner::RoundHooks hooks;
+  hooks.place = place;
+  const auto listing = runner::run_rounds(suites, settings, executor, nowhere, hooks);
+  if (listing.interrupted_by != 0) {
+    throw InterruptedError(listing.interrupted_by);
+  }
+  std::map<std::string, std::set<std::string>> names;
+  for (std::size_t cell = 0; cell < suites.size(); ++cell) {
+    auto& reported = names[suites[cell].name];
+    for (const auto& sample : listing.samples) {
+      if (sample.cell == cell && runner::usable(sample) && !listing.cells[cell].failure) {
+        for (const auto& benchmark : sample.benchmarks) {
+          reported.insert(benchmark.name);
+        }
+      }
+    }
+  }
+  return names;
+}
+
 } // namespace
+
+std::vector<std::string> split_suites(MeasurementPlan& plan, runner::Shard shard, process::Executor& executor,
+                                      const runner::PlacementHook& place) {
+  if (shard.count == 1 || std::none_of(plan.cells.begin(), plan.cells.end(),
+                                       [](const runner::CellSpec& cell) { return cell.meta.suite.has_value(); })) {
+    return {};
+  }
+  const auto listed = list_suites(plan, executor, place);
+  std::vector<std::string> lines;
+  std::map<std::string, std::vector<std::string>> rows; // the shard's benchmarks of each suite it keeps
+  for (const auto& [suite, names] : listed) {
+    if (names.empty()) {
+      lines.push_back(fmt::format("refbench: shard {}/{}: suite {} listed no benchmark (it failed): {}", shard.index,
+                                  shard.count, suite,
+                                  shard.index == 1 ? "it runs whole here, on shard 1" : "it runs whole on shard 1"));
+      if (shard.index == 1) {
+        rows[suite];
+      }
+      continue;
+    }
+    const auto families = runner::families_of_shard({names.begin(), names.end()}, shard);
+    std::vector<std::string> mine;
+    for (const auto& name : names) {
+      if (std::find(families.begin(), families.end(), runner::benchmark_family(name)) != families.end()) {
+        mine.push_back(name);
+      }
+    }
+    lines.push_back(fmt::format("refbench: shard {}/{}: suite {}: {} of its {} benchmarks{}", shard.index, shard.count,
+                                suite, mine.size(), names.size(), mine.empty() ? " (fewer families than shards)" : ""));
+    if (!mine.empty()) {
+      rows[suite] = mine;
+    }
+  }
+  std::erase_if(plan.cells,
+                [&](const runner::CellSpec& cell) { return cell.meta.suite && !rows.contains(suite_of(cell)); });
+  for (auto& cell : plan.cells) {
+    const auto found = cell.meta.suite ? rows.find(suite_of(cell)) : rows.end();
+    if (found != rows.end() && !found->second.empty()) { // else not a suite, or one that runs whole
+      config::narrow_suite(cell, found->second);
+    }
+  }
+  if (plan.cells.empty()) {
+    throw UsageError(fmt::format("--shard {}/{}: this shard gets no cell and none of the suites' benchmarks",
+                                 shard.index, shard.count),
+                     "use fewer shards: a suite splits by benchmark family (the name up to its first '/')");
+  }
+  return lines;
+}
 
 runner::Shard checked_shard(const std::string& flag, const config::Config& config) {
   const auto shard = runner::parse_shard(flag);

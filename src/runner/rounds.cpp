@@ -53,7 +53,7 @@ public:
         add_control_of_cheapest();
       }
 
-      for (int round = 1; round <= m_settings.max_rounds; ++round) {
+      for (int round = 1; round <= (m_settings.warm_up_only ? 0 : m_settings.max_rounds); ++round) {
         auto active = active_cells();
         drop_over_budget(active, m_settings.budget_seconds - (m_clock() - start));
         if (active.empty()) {

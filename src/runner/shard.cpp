@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
+#include <map>
 #include <numeric>
 
 namespace refbench::runner {
@@ -64,20 +65,49 @@ std::vector<std::size_t> assign_shards(const std::vector<std::uint64_t>& costs, 
 }
 
 std::vector<CellSpec> cells_of_shard(const std::vector<CellSpec>& cells, Shard shard) {
-  if (shard.count > cells.size()) {
+  const auto suites = static_cast<std::size_t>(
+      std::count_if(cells.begin(), cells.end(), [](const CellSpec& cell) { return cell.meta.suite.has_value(); }));
+  if (suites == 0 && shard.count > cells.size()) {
     throw UsageError(fmt::format("--shard {}/{}: the config plans only {} cell{}, so some shard would get none",
                                  shard.index, shard.count, cells.size(), cells.size() == 1 ? "" : "s"),
                      fmt::format("use at most {} shards", cells.size()));
   }
   std::vector<std::uint64_t> costs;
   for (const auto& cell : cells) {
-    costs.push_back(estimated_cost(cell));
+    if (!cell.meta.suite) {
+      costs.push_back(estimated_cost(cell));
+    }
   }
   const auto shard_of = assign_shards(costs, shard.count);
   std::vector<CellSpec> mine;
-  for (std::size_t cell = 0; cell < cells.size(); ++cell) {
-    if (shard_of[cell] == shard.index - 1) {
-      mine.push_back(cells[cell]);
+  std::size_t plain = 0;
+  for (const auto& cell : cells) {
+    if (cell.meta.suite || shard_of[plain++] == shard.index - 1) {
+      mine.push_back(cell);
+    }
+  }
+  return mine;
+}
+
+std::string benchmark_family(std::string_view benchmark) {
+  return std::string(benchmark.substr(0, benchmark.find('/')));
+}
+
+std::vector<std::string> families_of_shard(const std::vector<std::string>& benchmarks, Shard shard) {
+  std::map<std::string, std::uint64_t> sizes; // by family, in name order
+  for (const auto& name : benchmarks) {
+    ++sizes[benchmark_family(name)];
+  }
+  std::vector<std::uint64_t> costs;
+  for (const auto& [family, size] : sizes) {
+    costs.push_back(size);
+  }
+  const auto shard_of = assign_shards(costs, shard.count);
+  std::vector<std::string> mine;
+  std::size_t i = 0;
+  for (const auto& [family, size] : sizes) {
+    if (shard_of[i++] == shard.index - 1) {
+      mine.push_back(family);
     }
   }
   return mine;

@@ -17,20 +17,24 @@ MeasureInfo plain_measure(std::string_view measure, std::string label = "") {
   return {Quantity::plain, is_rate(measure), label.empty() ? std::string(measure) : std::move(label), false};
 }
 
-// The characters a glob passes to a regular expression as themselves.
+// `text` as a regular expression that matches it alone (ERE, ECMAScript
+// and Rust's regex alike): every special character escaped.
+std::string regex_literal(std::string_view text) {
+  std::string regex;
+  for (char c : text) {
+    if (std::string_view("\\^$.|+()[]{}*?").find(c) != std::string_view::npos) {
+      regex += '\\';
+    }
+    regex += c;
+  }
+  return regex;
+}
+
+// A glob (* and ?) as an anchored regular expression.
 std::string regex_of_glob(std::string_view glob) {
   std::string regex = "^";
   for (char c : glob) {
-    if (c == '*') {
-      regex += ".*";
-    } else if (c == '?') {
-      regex += '.';
-    } else if (std::string_view("\\^$.|+()[]{}").find(c) != std::string_view::npos) {
-      regex += '\\';
-      regex += c;
-    } else {
-      regex += c;
-    }
+    regex += c == '*' ? std::string(".*") : c == '?' ? std::string(".") : regex_literal(std::string_view(&c, 1));
   }
   return regex + "$";
 }
@@ -130,6 +134,27 @@ std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::s
   }
   if (harness == Harness::criterion) { // a bench executable's positional FILTER, a regex over the whole id
     return std::vector<std::string>{regex_of_glob(pattern)};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> family_filter_arguments(Harness harness,
+                                                                const std::vector<std::string>& families) {
+  if (families.empty()) {
+    return std::nullopt;
+  }
+  std::string alternatives;
+  for (const auto& family : families) {
+    alternatives += (alternatives.empty() ? "" : "|") + regex_literal(family);
+  }
+  if (harness == Harness::google_benchmark) {
+    return std::vector<std::string>{"--benchmark_filter=^(" + alternatives + ")(/.*)?$"};
+  }
+  if (harness == Harness::go) {
+    return std::vector<std::string>{"-bench=^(" + alternatives + ")$"};
+  }
+  if (harness == Harness::criterion) {
+    return std::vector<std::string>{"^(" + alternatives + ")(/.*)?$"};
   }
   return std::nullopt;
 }

@@ -4,7 +4,9 @@
 # the candidate makes BM_hash 1.4x slower, adds BM_new and removes BM_old.
 # Exactly BM_hash is a REGRESSION, BM_new is NEW, BM_old is listed as
 # removed, the sweep has its table and chart; an A/A run of the same suite
-# has no REGRESSION; --cells narrows the suite through its harness's filter.
+# has no REGRESSION; --cells narrows the suite through its harness's filter;
+# --shard K/2 splits its benchmarks by family, and the merged shards hold
+# every row once.
 # PARALLEL (tests/integration/CMakeLists.txt): gated on cpu_time, it passed beside
 # `yes` on each CPU (78 s)
 source "$(dirname "$0")/lib.sh"
@@ -56,4 +58,41 @@ expect_rc 0
 expect_json "$WORK/c/results.json" "sorted({a['cell'] for a in r['analysis'] if not a['control']}) == ['micro/BM_vec/1024', 'micro/BM_vec/256', 'micro/BM_vec/4096']"
 expect_json "$WORK/c/results.json" "r.get('removed_cells', []) == []"
 grep -q '"name":"BM_hash"' "$WORK/c/journal.jsonl" && fail "--cells 'micro/BM_vec*' ran BM_hash: the harness's filter was not passed"
-true
+
+# --shard K/2: the suite's 9 benchmarks (both arms') in 7 families, the
+# heaviest first to the lighter shard: BM_vec's three levels, BM_new and
+# BM_sum on shard 1; BM_fill, BM_hash, BM_mix and the removed BM_old on 2.
+# Each shard lists the suite once per arm, then runs its share through
+# --benchmark_filter.
+for k in 1 2; do
+  run_refbench run --repo "$repo" --config "$WORK/refbench.toml" --baseline baseline --candidate candidate \
+    --seed 10 --min-rounds 4 --max-rounds 4 --shard "$k/2" --out "$WORK/shard-$k"
+  [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ] || fail "shard $k/2: exit $RC: $(cat "$WORK/err")"
+  cp "$WORK/err" "$WORK/shard-$k.err"
+done
+expect_in "$WORK/shard-1.err" "refbench: shard 1/2: suite micro: 5 of its 9 benchmarks"
+expect_in "$WORK/shard-2.err" "refbench: shard 2/2: suite micro: 4 of its 9 benchmarks"
+rows="sorted({a['cell'] for a in r['analysis'] if not a['control']})"
+expect_json "$WORK/shard-1/results.json" "$rows == ['micro/BM_new', 'micro/BM_sum', 'micro/BM_vec/1024', 'micro/BM_vec/256', 'micro/BM_vec/4096']"
+expect_json "$WORK/shard-1/results.json" "r.get('removed_cells', []) == []"
+expect_json "$WORK/shard-2/results.json" "$rows == ['micro/BM_fill', 'micro/BM_hash', 'micro/BM_mix']"
+expect_json "$WORK/shard-2/results.json" "r['removed_cells'] == ['micro/BM_old']"
+# the harness ran only the shard's families after the listing (round 0)
+measured="sorted({b['name'] for l in open(sys.argv[1]) for s in [json.loads(l)] if s.get('round', 0) > 0 for b in s.get('benchmarks', [])})"
+[ "$(python3 -c "import json, sys; print($measured)" "$WORK/shard-1/journal.jsonl")" = \
+  "['BM_new', 'BM_sum', 'BM_vec/1024', 'BM_vec/256', 'BM_vec/4096']" ] ||
+  fail "shard 1 ran other benchmarks: $(python3 -c "import json, sys; print($measured)" "$WORK/shard-1/journal.jsonl")"
+[ "$(python3 -c "import json, sys; print($measured)" "$WORK/shard-2/journal.jsonl")" = \
+  "['BM_fill', 'BM_hash', 'BM_mix', 'BM_old']" ] ||
+  fail "shard 2 ran other benchmarks: $(python3 -c "import json, sys; print($measured)" "$WORK/shard-2/journal.jsonl")"
+# merged, the shards are the whole suite: every row once, BM_old removed
+run_refbench report --format json --fail-on never "$WORK/shard-1/results.json" "$WORK/shard-2/results.json"
+expect_rc 0
+cp "$WORK/out" "$WORK/merged.json"
+expect_json "$WORK/merged.json" "$rows == sorted(['micro/BM_hash', 'micro/BM_mix', 'micro/BM_fill', 'micro/BM_sum', 'micro/BM_new', 'micro/BM_vec/256', 'micro/BM_vec/1024', 'micro/BM_vec/4096'])"
+expect_json "$WORK/merged.json" "r['removed_cells'] == ['micro/BM_old']"
+# more shards than families: the eighth of 8 gets none, and says so
+run_refbench run -q --repo "$repo" --config "$WORK/refbench.toml" --baseline baseline --candidate candidate \
+  --seed 10 --min-rounds 4 --max-rounds 4 --shard 8/8 --out "$WORK/shard-8"
+expect_rc 2
+expect_in "$WORK/err" "--shard 8/8: this shard gets no cell and none of the suites' benchmarks"

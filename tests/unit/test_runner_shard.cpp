@@ -4,6 +4,7 @@
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/report.hpp>
+#include <refbench/pipeline/shard_run.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/runner/shard.hpp>
@@ -124,6 +125,154 @@ TEST_CASE("runner::assign_shards shard partition") {
       CHECK(error.hint() == "use at most 2 shards");
     }
   }
+}
+
+TEST_CASE("runner::shard a suite's benchmarks over the shards") {
+  CHECK(benchmark_family("BM_vec/1024") == "BM_vec");
+  CHECK(benchmark_family("BenchmarkSort/size=8/x") == "BenchmarkSort");
+  CHECK(benchmark_family("test_sort[100]") == "test_sort[100]");
+  // families in name order, each weighing its benchmarks, the heaviest first
+  // to the least-loaded shard: BM_vec (3) to shard 1, then BM_a, BM_b and
+  // BM_c to shard 2 (loads 1, 2, 3: never above shard 1's 3)
+  const std::vector<std::string> names{"BM_c", "BM_vec/8", "BM_a", "BM_vec/64", "BM_b", "BM_vec/512"};
+  CHECK(families_of_shard(names, {1, 2}) == std::vector<std::string>{"BM_vec"});
+  CHECK(families_of_shard(names, {2, 2}) == std::vector<std::string>{"BM_a", "BM_b", "BM_c"});
+  CHECK(families_of_shard(names, {1, 1}) == std::vector<std::string>{"BM_a", "BM_b", "BM_c", "BM_vec"});
+  // the order the names come in does not matter: every shard of a matrix agrees
+  auto shuffled = names;
+  std::reverse(shuffled.begin(), shuffled.end());
+  for (std::size_t k = 1; k <= 3; ++k) {
+    CHECK(families_of_shard(shuffled, {k, 3}) == families_of_shard(names, {k, 3}));
+  }
+  // disjoint and complete over 1..N, for any N; a shard past the families gets none
+  for (std::size_t count = 1; count <= 6; ++count) {
+    std::multiset<std::string> all;
+    for (std::size_t k = 1; k <= count; ++k) {
+      for (const auto& family : families_of_shard(names, {k, count})) {
+        all.insert(family);
+      }
+    }
+    CHECK(all == std::multiset<std::string>{"BM_a", "BM_b", "BM_c", "BM_vec"});
+  }
+  CHECK(families_of_shard(names, {5, 5}).empty());
+
+  // a suite cell is in every shard; the other cells are split as before,
+  // and with a suite there may be more shards than cells
+  auto suite = sized_cell("micro", 0);
+  suite.meta.suite = SuiteSpec{suites::Harness::google_benchmark};
+  const std::vector<CellSpec> cells{sized_cell("a", 0), suite, sized_cell("b", 0)};
+  for (std::size_t k = 1; k <= 3; ++k) {
+    const auto mine = cells_of_shard(cells, {k, 3});
+    CHECK(std::count_if(mine.begin(), mine.end(), [](const CellSpec& c) { return c.name == "micro"; }) == 1);
+    CHECK(mine.size() == (k == 3 ? 1U : 2U));
+  }
+  CHECK_THROWS_AS(cells_of_shard({sized_cell("a", 0), sized_cell("b", 0)}, {1, 3}), UsageError);
+}
+
+namespace {
+
+// Google Benchmark's JSON with one run of each of `names`.
+std::string google_benchmark_json(const std::vector<std::string>& names) {
+  std::string rows;
+  for (const auto& name : names) {
+    rows += fmt::format(R"({}{{"name": "{}", "run_type": "iteration", "iterations": 10, "real_time": 5.0, )"
+                        R"("cpu_time": 5.0, "time_unit": "us"}})",
+                        rows.empty() ? "" : ", ", name);
+  }
+  return R"({"context": {}, "benchmarks": [)" + rows + "]}";
+}
+
+// A plan of suite cell "micro" (and its A/A control) and plain cell "plain"
+// whose suite reports `baseline` on the baseline arm and `candidate` on the
+// candidate's: the whole list when listed, the filtered ones after.
+pipeline::MeasurementPlan suite_plan() {
+  pipeline::MeasurementPlan plan;
+  plan.settings.budget_seconds.value = 60;
+  CellSpec micro;
+  micro.name = "micro";
+  micro.meta.suite = SuiteSpec{suites::Harness::google_benchmark};
+  micro.baseline.argv = {"base/bench", "--benchmark_format=json"};
+  micro.candidate.argv = {"cand/bench", "--benchmark_format=json"};
+  CellSpec plain;
+  plain.name = "plain";
+  plain.baseline.argv = {"base/plain"};
+  plain.candidate.argv = {"cand/plain"};
+  plan.cells = {micro, plain, control_of(micro)};
+  return plan;
+}
+
+FakeExecutor::Script listing_suite(const std::vector<std::string>& baseline,
+                                   const std::vector<std::string>& candidate) {
+  return [=](const Invocation& invocation, std::size_t) {
+    Outcome outcome;
+    outcome.readings[process::Reading::wall] = 0.01;
+    if (invocation.argv.front().ends_with("bench")) {
+      outcome.stdout_text = google_benchmark_json(invocation.argv.front().starts_with("base") ? baseline : candidate);
+    }
+    return outcome;
+  };
+}
+
+} // namespace
+
+TEST_CASE("pipeline::split_suites lists a suite once per arm and keeps the shard's families") {
+  const std::vector<std::string> baseline{"BM_a", "BM_old", "BM_vec/8", "BM_vec/64"};
+  const std::vector<std::string> candidate{"BM_a", "BM_new", "BM_vec/8", "BM_vec/64"};
+  // families BM_a (1), BM_new (1), BM_old (1), BM_vec (2): BM_vec to shard 1,
+  // BM_a and BM_new to shard 2, BM_old back to shard 1 (2 vs 2: the lower)
+  auto plan = suite_plan();
+  FakeExecutor executor(listing_suite(baseline, candidate));
+  const auto lines = pipeline::split_suites(plan, {1, 2}, executor, {});
+  REQUIRE(executor.calls().size() == 2); // the listing: one whole invocation per arm, the plain cell not run
+  CHECK(executor.calls()[0].argv.back() == "--benchmark_format=json");
+  CHECK(lines == std::vector<std::string>{"refbench: shard 1/2: suite micro: 3 of its 5 benchmarks"});
+  REQUIRE(plan.cells.size() == 3); // micro, plain (not split here) and the control
+  for (const CellSpec& cell : {plan.cells[0], plan.cells[2]}) {
+    CHECK(cell.meta.rows == std::vector<std::string>{"BM_old", "BM_vec/64", "BM_vec/8"});
+    CHECK(cell.baseline.argv.back() == "--benchmark_filter=^(BM_old|BM_vec)(/.*)?$");
+    CHECK(cell.candidate.argv.back() == "--benchmark_filter=^(BM_old|BM_vec)(/.*)?$");
+  }
+  CHECK(plan.cells[1].baseline.argv == std::vector<std::string>{"base/plain"});
+
+  auto second = suite_plan();
+  FakeExecutor again(listing_suite(baseline, candidate));
+  CHECK(pipeline::split_suites(second, {2, 2}, again, {}) ==
+        std::vector<std::string>{"refbench: shard 2/2: suite micro: 2 of its 5 benchmarks"});
+  CHECK(second.cells.at(0).meta.rows == std::vector<std::string>{"BM_a", "BM_new"});
+
+  // names fnmatch would read as patterns are escaped: each row matches itself alone
+  auto odd = suite_plan();
+  FakeExecutor brackets(listing_suite({"BM_x[1]", "BM_y*"}, {"BM_x[1]", "BM_y*"}));
+  pipeline::split_suites(odd, {1, 1}, brackets, {}); // one shard: nothing to split, nothing listed
+  CHECK(brackets.calls().empty());
+  pipeline::split_suites(odd, {1, 2}, brackets, {});
+  CHECK(odd.cells.at(0).meta.rows == std::vector<std::string>{"BM_x\\[1]"});
+
+  // a shard past the families gets none of the suite; with no other cell it is refused
+  auto lonely = suite_plan();
+  lonely.cells = {lonely.cells[0]};
+  FakeExecutor few(listing_suite(baseline, candidate));
+  CHECK_THROWS_WITH_AS(pipeline::split_suites(lonely, {5, 5}, few, {}),
+                       "--shard 5/5: this shard gets no cell and none of the suites' benchmarks", UsageError);
+
+  // a suite that fails its listing runs whole on shard 1 alone
+  auto failing = suite_plan();
+  FakeExecutor broken([](const Invocation& invocation, std::size_t) {
+    Outcome outcome;
+    outcome.readings[process::Reading::wall] = 0.01;
+    outcome.exit_code = invocation.argv.front().ends_with("bench") ? 1 : 0;
+    return outcome;
+  });
+  CHECK(pipeline::split_suites(failing, {2, 2}, broken, {}) ==
+        std::vector<std::string>{"refbench: shard 2/2: suite micro listed no benchmark (it failed): it runs whole on "
+                                 "shard 1"});
+  REQUIRE(failing.cells.size() == 1);
+  CHECK(failing.cells[0].name == "plain");
+  auto first = suite_plan();
+  pipeline::split_suites(first, {1, 2}, broken, {});
+  REQUIRE(first.cells.size() == 3);
+  CHECK(first.cells[0].meta.rows.empty());
+  CHECK(first.cells[0].baseline.argv.back() == "--benchmark_format=json");
 }
 
 TEST_CASE("runner::derived_seed and shard_mismatch") {

@@ -213,6 +213,17 @@ TEST_CASE("Sweeps, filters and defaults") {
   CHECK_FALSE(suites::filter_arguments(Harness::catch2, "parse"));
   // fnmatch's bracket class picks the rows; the harnesses are not given it
   CHECK_FALSE(suites::filter_arguments(Harness::google_benchmark, "BM_[ab]*"));
+  // a shard's families (README: Suites): each literally, a family's levels after its '/'
+  CHECK(suites::family_filter_arguments(Harness::google_benchmark, {"BM_a", "BM_vec"}).value() ==
+        std::vector<std::string>{"--benchmark_filter=^(BM_a|BM_vec)(/.*)?$"});
+  CHECK(suites::family_filter_arguments(Harness::go, {"BenchmarkSort"}).value() ==
+        std::vector<std::string>{"-bench=^(BenchmarkSort)$"});
+  CHECK(suites::family_filter_arguments(Harness::criterion, {"a.b", "x*y?", "(z)"}).value() ==
+        std::vector<std::string>{"^(a\\.b|x\\*y\\?|\\(z\\))(/.*)?$"});
+  CHECK_FALSE(suites::family_filter_arguments(Harness::pytest_benchmark, {"test_parse"}));
+  CHECK_FALSE(suites::family_filter_arguments(Harness::catch2, {"parse"}));
+  CHECK_FALSE(suites::family_filter_arguments(Harness::bmf, {"parse"}));
+  CHECK_FALSE(suites::family_filter_arguments(Harness::google_benchmark, {}));
   CHECK(suites::primary_measure(Harness::google_benchmark, "real_time"));
   CHECK_FALSE(suites::primary_measure(Harness::google_benchmark, "cpu_time"));
   CHECK(suites::measure_info(Harness::go, "allocs_per_op").counted);

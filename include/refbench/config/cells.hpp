@@ -68,4 +68,11 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
 std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, const std::vector<std::string>& globs,
                                            const std::string& flag);
 
+// README: run --shard: suite cell `cell` narrowed to `benchmarks` (exact
+// names): they are its rows (meta.rows, as fnmatch patterns that match
+// each name alone), and its harness's own filter, where it has one, runs
+// only their families (suites::family_filter_arguments, appended to a
+// command that is not a shell script, in every arm's invocation).
+void narrow_suite(runner::CellSpec& cell, const std::vector<std::string>& benchmarks);
+
 } // namespace refbench::config

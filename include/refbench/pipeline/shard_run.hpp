@@ -6,6 +6,9 @@
 // `refbench report` can merge them.
 
 #include <refbench/config/config.hpp>
+#include <refbench/pipeline/measure.hpp>
+#include <refbench/process/executor.hpp>
+#include <refbench/runner/rounds.hpp>
 #include <refbench/runner/shard.hpp>
 
 #include <cstdint>
@@ -44,6 +47,19 @@ std::vector<std::string> mark_new_cells(std::vector<runner::CellSpec>& cells, co
 // not generated).
 bool run_uses_payload(const config::Config& config, std::optional<runner::Shard> shard,
                       const std::vector<std::string>& globs, std::uint64_t bytes);
+
+// README: Suites, run --shard: the suite cells of `plan` split over the
+// shards. Each suite runs whole once per arm, untimed (a warm-up round
+// through `executor`, `place` moving the replicas' links), to list its
+// benchmarks; the shard keeps the families runner::families_of_shard gives
+// it: those benchmarks are the cell's rows (meta.rows) and the harness's
+// own filter runs only them (suites::family_filter_arguments), in the cell
+// and in its A/A control. A suite that gets no family leaves the shard;
+// one that listed nothing (it failed) runs whole on shard 1 alone, where
+// its ERROR is reported once. Returns a line for stderr per suite. Throws
+// InterruptedError on a signal, UsageError when the shard has no cell left.
+std::vector<std::string> split_suites(MeasurementPlan& plan, runner::Shard shard, process::Executor& executor,
+                                      const runner::PlacementHook& place);
 
 // What identifies the run `shard` belongs to: both commits, `seed`, and the
 // SHA-256 of the config file's bytes (`config_text`) and `settings` (the

@@ -205,6 +205,7 @@ struct RoundSettings {
   std::string output_dir;    // where {output} files live (placeholders only)
   bool auto_control = false; // after warm-up, add an A/A control of the cheapest cell
   int replicas = 1;          // byte-identical copies per arm; > 1: RoundHooks::place moves the links
+  bool warm_up_only = false; // the warm-up and no round: what a suite reports before a shard splits it
   // The counter of the cells that are counted (CellSpec::counted), and the
   // directory its counted invocations write their counts in; none: no cell is.
   std::optional<process::CounterTool> counter;

@@ -36,9 +36,26 @@ std::uint64_t estimated_cost(const CellSpec& cell);
 // shard). Pure and exact (integer costs), so the same everywhere.
 std::vector<std::size_t> assign_shards(const std::vector<std::uint64_t>& costs, std::size_t count);
 
-// The cells of `shard`, in their planned order; throws UsageError when
-// `shard.count` exceeds the number of cells (some shard would get none).
+// The cells of `shard`, in their planned order: the cells that are not
+// suites balanced over the shards (assign_shards of estimated_cost), and
+// every suite cell in every shard, whose benchmarks families_of_shard
+// splits once they are known (README: Suites). Throws UsageError when
+// there is no suite and `shard.count` exceeds the number of cells (some
+// shard would get none).
 std::vector<CellSpec> cells_of_shard(const std::vector<CellSpec>& cells, Shard shard);
+
+// The family of a suite's benchmark: its name up to the first '/'
+// ("BM_vec/1024" → "BM_vec", Go's "BenchmarkSort/size=8" →
+// "BenchmarkSort"), so that a sweep's levels and Go's sub-benchmarks stay
+// on one shard and a harness's filter can name them.
+std::string benchmark_family(std::string_view benchmark);
+
+// The families of `benchmarks` (a suite's names, as both arms reported
+// them) that `shard` gets: the families in name order, each weighing its
+// number of benchmarks, balanced by assign_shards. Depends only on the
+// names, so every shard of a matrix computes the same split; empty when
+// there are fewer families than shards and this one gets none.
+std::vector<std::string> families_of_shard(const std::vector<std::string>& benchmarks, Shard shard);
 
 // The seed of a sharded run given no seed: derived from both commits and the
 // config file's bytes, so matrix jobs agree without coordination.

@@ -82,6 +82,15 @@ std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_v
 // is given.
 std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::string_view pattern);
 
+// The arguments that ask `harness` to run only the benchmarks of
+// `families` (names up to their first '/', README: run --shard), appended
+// to its command: Google Benchmark's --benchmark_filter and Criterion's
+// FILTER match a family and whatever follows its '/', Go's -bench its top
+// level; nullopt for the harnesses with no filter (all run whole, and the
+// rows are picked afterwards) and for no family.
+std::optional<std::vector<std::string>> family_filter_arguments(Harness harness,
+                                                                const std::vector<std::string>& families);
+
 // The benchmark name's last "/ARG" split off for sweeps: Google Benchmark's
 // "BM_vec/1024" → {"BM_vec", "arg", "1024"}, named args "BM_vec/n:8" and
 // Go's "BenchmarkSort/size=8" → {prefix, "n"/"size", "8"}; nullopt when
