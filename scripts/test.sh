@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds refbench (warnings are errors) and runs
 # every test through CTest: unit tests, calibration suite, integration
-# scenarios. Two at a time by default (REFBENCH_TEST_JOBS=N runs N): the
+# scenarios, and the unit tests again under ASan + UBSan (the test
+# `sanitizers`, built in $BUILD_DIR-asan; -DREFBENCH_TEST_SANITIZERS=OFF
+# leaves it out). Two at a time by default (REFBENCH_TEST_JOBS=N runs N): the
 # unit and calibration tests and the scenarios that time things run alone
 # (RUN_SERIAL, tests/integration/CMakeLists.txt), so a scenario that only
 # checks messages never takes CPU time from one that times things; the
@@ -10,6 +12,6 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" -DREFBENCH_WERROR=ON "$@"
+"$root/scripts/build.sh" -DREFBENCH_WERROR=ON -DREFBENCH_TEST_SANITIZERS=ON "$@"
 cd "$build"
 ctest --output-on-failure -j"${REFBENCH_TEST_JOBS:-2}"

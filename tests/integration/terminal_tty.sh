@@ -47,7 +47,10 @@ expect_bytes "$T" "$CLEAR + b\"refbench: compare (\" in t" "no live progress lin
 expect_bytes "$T" "re.search(rb\"\r\x1b\[2Krefbench: [a-z-]+ \((baseline|candidate)\) \xc2\xb7 round 3/6 \xc2\xb7 0:\d\d of 0:30\", t)" \
   "no 'round 3/6' progress line redrawn in place"
 expect_bytes "$T" "b\"warm-up\" in t and b\"ends in ~\" in t" "no warm-up or estimated end on the progress line"
-expect_bytes "$T" "b\"\nrefbench: round \" not in t and b\"\r\nrefbench: \" not in t" "progress went line by line on a terminal"
+# (a line of its own after the rounds, such as the warning that max_rounds
+# stopped an INCONCLUSIVE cell on a noisy machine, is not progress)
+expect_bytes "$T" "b\"\nrefbench: round \" not in t and not re.search(rb\"\nrefbench: [a-z-]+ \((baseline|candidate)\)\", t)" \
+  "progress went line by line on a terminal"
 expect_bytes "$T" "$CLEARED_BEFORE_TABLE" "the progress line was not cleared before the table"
 expect_bytes "$T" "$COLOURED_WALL" "the verdict is not coloured on a terminal"
 
@@ -91,7 +94,10 @@ expect_bytes "$WORK/out" "b\"\x1b\" not in t" "an escape byte on stdout without 
 expect_bytes "$WORK/err" "b\"\x1b\" not in t and b\"\r\" not in t" "an escape byte on stderr without a terminal"
 [ "$(grep -c '^refbench: round [1-6]/6: [0-9] cell(s) active, 0:[0-9][0-9] of 0:30 budget, ends ' "$WORK/err")" -eq 6 ] \
   || fail "expected 6 progress lines: $(cat "$WORK/err")"
-[ "$(wc -l <"$WORK/err")" -eq 6 ] || fail "expected nothing but the 6 progress lines on stderr: $(cat "$WORK/err")"
+# (on a loaded machine the A/A's floor can leave the cell INCONCLUSIVE at
+# max_rounds, and a warning says so: the one other line allowed)
+[ -z "$(grep -v -e '^refbench: round [1-6]/6: ' -e '^refbench: warning: max_rounds = 6 stopped compare ' "$WORK/err")" ] ||
+  fail "expected nothing but the 6 progress lines on stderr: $(cat "$WORK/err")"
 for round in 1 2 3 4 5 6; do
   [ "$(sed -n "${round}p" "$WORK/err" | cut -d: -f2)" = " round $round/6" ] || fail "round $round out of order: $(cat "$WORK/err")"
 done
