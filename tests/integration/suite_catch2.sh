@@ -26,7 +26,7 @@ grep -q '"--benchmark-samples", "100"' "$WORK/refbench.toml" || fail "the exampl
 
 [ -z "$(realtime_words)" ] || grep -q '^command = \["chrt", "-f", "1", ' "$WORK/refbench.toml" ||
   fail "the command is not run through chrt: $(cat "$WORK/refbench.toml")"
-run_refbench run -q --repo "$repo" --config "$WORK/refbench.toml" --baseline baseline --candidate candidate --seed 11 --min-rounds 8 --max-rounds 14 --precision 0.05 --out "$WORK/o"
+run_refbench run -q --repo "$repo" --config "$WORK/refbench.toml" --baseline baseline --candidate candidate --seed 11 --min-rounds 8 --max-rounds 14 --out "$WORK/o"
 expect_rc 1
 R="$WORK/o/results.json"
 expect_json "$R" "sorted({a['cell'] for a in r['analysis'] if not a['control']}) == ['catch2/checksum', 'catch2/encode', 'catch2/parse']"
