@@ -1,9 +1,10 @@
 #pragma once
 // A fresh directory under the system temp dir for one test, removed with
-// its contents at the end of the scope.
+// its contents at the end of the scope; write_file puts a file in it.
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -33,5 +34,12 @@ public:
 private:
   std::filesystem::path m_path;
 };
+
+// Writes `text` to `path` (bytes as they are, replacing what was there),
+// creating its parent directories.
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
 
 } // namespace refbench::test

@@ -17,11 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
 // Sets `path`'s modification time back to what `info` recorded.
 void restore_mtime(const fs::path& path, const struct stat& info) {
   const timespec times[2] = {info.st_atim, info.st_mtim};
@@ -32,8 +27,8 @@ void restore_mtime(const fs::path& path, const struct stat& info) {
 
 TEST_CASE("build::TreeManifest: an untouched tree has no changes, quick or rehashed") {
   test::ScratchDir dir;
-  write(dir.path() / "bin/work", "#!/bin/sh\nsleep 0.1\n");
-  write(dir.path() / "lib/data.txt", "abc");
+  test::write_file(dir.path() / "bin/work", "#!/bin/sh\nsleep 0.1\n");
+  test::write_file(dir.path() / "lib/data.txt", "abc");
   fs::create_symlink("data.txt", dir.path() / "lib/link");
   const auto manifest = TreeManifest::take(dir.path(), "the baseline's tree", {});
   CHECK(manifest.files() == 2);
@@ -45,29 +40,29 @@ TEST_CASE("build::TreeManifest: an untouched tree has no changes, quick or rehas
 TEST_CASE("build::TreeManifest: every kind of change is named") {
   test::ScratchDir dir;
   const auto root = dir.path();
-  write(root / "bin/work", "#!/bin/sh\nsleep 0.1\n");
-  write(root / "keep", "k");
-  write(root / "gone", "g");
-  write(root / "run.sh", "true");
+  test::write_file(root / "bin/work", "#!/bin/sh\nsleep 0.1\n");
+  test::write_file(root / "keep", "k");
+  test::write_file(root / "gone", "g");
+  test::write_file(root / "run.sh", "true");
   fs::create_symlink("keep", root / "link");
   const auto manifest = TreeManifest::take(root, "t", {});
 
   SUBCASE("same size, mtime set back: the change time still shows it; rehashing names the content") {
     struct stat before {};
     REQUIRE(::lstat((root / "bin/work").c_str(), &before) == 0);
-    write(root / "bin/work", "#!/bin/sh\nsleep 0.5\n"); // same length
+    test::write_file(root / "bin/work", "#!/bin/sh\nsleep 0.5\n"); // same length
     restore_mtime(root / "bin/work", before);
     CHECK(manifest.changes(false) == std::vector<std::string>{"bin/work (modified)"});
     CHECK(manifest.changes(true) == std::vector<std::string>{"bin/work (content)"});
   }
   SUBCASE("a change undone between two checks still shows (the change time moved)") {
-    write(root / "keep", "x");
-    write(root / "keep", "k");
+    test::write_file(root / "keep", "x");
+    test::write_file(root / "keep", "k");
     CHECK(manifest.changes(false) == std::vector<std::string>{"keep (modified)"});
   }
   SUBCASE("size, added, removed, mode, link target, replaced") {
-    write(root / "bin/work", "#!/bin/sh\nsleep 10\n");
-    write(root / "bin/libshadow.so", "x");
+    test::write_file(root / "bin/work", "#!/bin/sh\nsleep 10\n");
+    test::write_file(root / "bin/libshadow.so", "x");
     fs::remove(root / "gone");
     fs::permissions(root / "run.sh", fs::perms::all);
     fs::remove(root / "link");
@@ -86,16 +81,16 @@ TEST_CASE("build::TreeManifest: every kind of change is named") {
 TEST_CASE("build::TreeManifest: the root's .git and the writable globs are left out") {
   test::ScratchDir dir;
   const auto root = dir.path();
-  write(root / ".git", "gitdir: /elsewhere\n");
-  write(root / "src/.git", "nested: checked\n");
-  write(root / "pkg/__pycache__/m.pyc", "1");
+  test::write_file(root / ".git", "gitdir: /elsewhere\n");
+  test::write_file(root / "src/.git", "nested: checked\n");
+  test::write_file(root / "pkg/__pycache__/m.pyc", "1");
   const auto manifest = TreeManifest::take(root, "t", {"*/__pycache__", "*.log"});
-  write(root / ".git", "gitdir: /moved\n");
-  write(root / "pkg/__pycache__/m.pyc", "22");
-  write(root / "pkg/__pycache__/n.pyc", "3");
-  write(root / "deep/run.log", "log");
+  test::write_file(root / ".git", "gitdir: /moved\n");
+  test::write_file(root / "pkg/__pycache__/m.pyc", "22");
+  test::write_file(root / "pkg/__pycache__/n.pyc", "3");
+  test::write_file(root / "deep/run.log", "log");
   CHECK(manifest.changes(true) == std::vector<std::string>{"deep (added)"});
-  write(root / "src/.git", "nested: changed\n");
+  test::write_file(root / "src/.git", "nested: changed\n");
   CHECK(manifest.changes(true).size() == 2);
   CHECK(build::matches_writable("a/b/__pycache__", {"*/__pycache__"}));
   CHECK_FALSE(build::matches_writable("bin/work", {"*/__pycache__"}));
@@ -103,7 +98,7 @@ TEST_CASE("build::TreeManifest: the root's .git and the writable globs are left 
 
 TEST_CASE("build::TreeManifest: a root that is not a directory is refused") {
   test::ScratchDir dir;
-  write(dir.path() / "file", "x");
+  test::write_file(dir.path() / "file", "x");
   fs::create_symlink(dir.path(), dir.path() / "link");
   CHECK_THROWS_AS(TreeManifest::take(dir.path() / "file", "t", {}), RefusedError);
   CHECK_THROWS_AS(TreeManifest::take(dir.path() / "link", "t", {}), RefusedError);

@@ -137,12 +137,12 @@ TEST_CASE("history::build_series: chains by commits, creep, a fixed baseline") {
   CHECK_THROWS_AS(history::build_series(records, only), UsageError);
   std::ostringstream written;
   history::write_history_json(written, series, {"x.jsonl:3: skipped"});
-  const auto json = nlohmann::json::parse(written.str());
-  CHECK(json["series"][0]["links"] == 6);
-  CHECK(json["series"][0]["verdict"] == "REGRESSION (creep)");
-  CHECK(json["series"][0]["window"]["links"] == 6);
-  CHECK(json["warnings"] == nlohmann::json::array({"x.jsonl:3: skipped"}));
-  CHECK(written.str() == json.dump(2) + "\n"); // a series at a time, indented as one document
+  const auto document = nlohmann::json::parse(written.str());
+  CHECK(document["series"][0]["links"] == 6);
+  CHECK(document["series"][0]["verdict"] == "REGRESSION (creep)");
+  CHECK(document["series"][0]["window"]["links"] == 6);
+  CHECK(document["warnings"] == nlohmann::json::array({"x.jsonl:3: skipped"}));
+  CHECK(written.str() == document.dump(2) + "\n"); // a series at a time, indented as one document
   std::ostringstream empty;
   history::write_history_json(empty, {}, {});
   CHECK(nlohmann::json::parse(empty.str()) ==

@@ -18,12 +18,10 @@ namespace {
 
 const process::PerfProbe k_no_pmu{false, "perf_event_open: No such file or directory (no PMU)"};
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 // A directory holding an executable `valgrind` script that prints `version`.
 void plant_valgrind(const test::ScratchDir& dir, const std::string& version) {
   const auto path = dir / "valgrind";
-  write(path, "#!/bin/sh\necho " + version + "\n");
+  test::write_file(path, "#!/bin/sh\necho " + version + "\n");
   ::chmod(path.c_str(), 0755);
 }
 
@@ -94,22 +92,22 @@ TEST_CASE("process::read_instruction_count: sums the tree's files; a missing, pa
   REQUIRE_FALSE(read.has_value());
   CHECK(read.error() == "valgrind wrote no count: the program did not run under valgrind");
 
-  write((counts / "cachegrind.100").string(),
-        "desc: --cache-sim=no\ncmd: sh\nevents: Ir\nfl=x\n1 5\nsummary: 233764\n");
-  write((counts / "cachegrind.101").string(), "events: Ir\nsummary: 309103\n");
-  write((counts / "other.txt").string(), "summary: 5\n"); // not valgrind's
+  test::write_file((counts / "cachegrind.100").string(),
+                   "desc: --cache-sim=no\ncmd: sh\nevents: Ir\nfl=x\n1 5\nsummary: 233764\n");
+  test::write_file((counts / "cachegrind.101").string(), "events: Ir\nsummary: 309103\n");
+  test::write_file((counts / "other.txt").string(), "summary: 5\n"); // not valgrind's
   read = process::read_instruction_count(counts);
   REQUIRE(read.has_value());
   CHECK(*read == 233764.0 + 309103.0);
 
-  write((counts / "cachegrind.102").string(), "events: Ir\nfl=x\n1 5\n"); // cut short: the process died
+  test::write_file((counts / "cachegrind.102").string(), "events: Ir\nfl=x\n1 5\n"); // cut short: the process died
   read = process::read_instruction_count(counts);
   REQUIRE_FALSE(read.has_value());
   CHECK(read.error().find("cachegrind.102 has no summary line") != std::string::npos);
 
   REQUIRE(process::clear_counts(counts)); // empties what the last invocation left
   CHECK(std::filesystem::is_empty(counts));
-  write((dir.path() / "elsewhere").string(), "summary: 1000000000\n");
+  test::write_file((dir.path() / "elsewhere").string(), "summary: 1000000000\n");
   std::filesystem::create_symlink(dir.path() / "elsewhere", counts / "cachegrind.7");
   read = process::read_instruction_count(counts); // a link the command planted is never followed
   REQUIRE_FALSE(read.has_value());
@@ -189,11 +187,11 @@ TEST_CASE("process::read_allocation_count: a static link is named; a planted or 
                                     "(LD_PRELOAD) cannot enter it",
                                     fixture));
   // a script that runs no dynamically linked process: no count, and no static link to name
-  write(dir / "script", "#!/bin/sh\nexit 0\n");
+  test::write_file(dir / "script", "#!/bin/sh\nexit 0\n");
   CHECK_FALSE(process::statically_linked(dir / "script"));
 
-  write((counts / "alloc.1.0").string(), std::string(16, '\0'));
-  write((counts / "alloc.2.0").string(), std::string(9, '\0'));
+  test::write_file((counts / "alloc.1.0").string(), std::string(16, '\0'));
+  test::write_file((counts / "alloc.2.0").string(), std::string(9, '\0'));
   read = process::read_allocation_count(counts, invocation);
   REQUIRE_FALSE(read.has_value());
   CHECK(read.error().find("alloc.2.0 that is not the counter's (9 bytes)") != std::string::npos);

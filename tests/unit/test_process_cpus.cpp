@@ -63,11 +63,6 @@ std::string usage_error_of(const std::function<void()>& action) {
   return "<no error>";
 }
 
-void write(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 } // namespace
 
 TEST_CASE("process::cpus lists") {
@@ -262,7 +257,8 @@ TEST_CASE("process::unpin: a plan the kernel refused to pin") {
 TEST_CASE("process::cpus read_topology from a sysfs tree") {
   test::ScratchDir sys;
   for (unsigned cpu = 0; cpu < 4; ++cpu) {
-    write(sys.path() / ("cpu" + std::to_string(cpu)) / "topology/thread_siblings_list", cpu < 2 ? "0-1\n" : "2-3\n");
+    test::write_file(sys.path() / ("cpu" + std::to_string(cpu)) / "topology/thread_siblings_list",
+                     cpu < 2 ? "0-1\n" : "2-3\n");
   }
   SUBCASE("siblings per CPU") {
     auto topology = read_topology(cpus("0-3"), sys.str());
@@ -279,7 +275,7 @@ TEST_CASE("process::cpus read_topology from a sysfs tree") {
     CHECK(topology.error() == "cannot read " + sys.str() + "/cpu4/topology/thread_siblings_list");
   }
   SUBCASE("a malformed file: a warning and an unpinned run") {
-    write(sys.path() / "cpu2/topology/thread_siblings_list", "two,three\n");
+    test::write_file(sys.path() / "cpu2/topology/thread_siblings_list", "two,three\n");
     auto topology = read_topology(cpus("0-3"), sys.str());
     REQUIRE_FALSE(topology.has_value());
     CHECK(topology.error() == sys.str() + "/cpu2/topology/thread_siblings_list is malformed ('two,three')");
@@ -288,7 +284,7 @@ TEST_CASE("process::cpus read_topology from a sysfs tree") {
     CHECK(plan.warning.starts_with("CPU isolation: the SMT topology is unreadable (" + sys.str()));
   }
   SUBCASE("a CPU missing from its own sibling list is malformed") {
-    write(sys.path() / "cpu1/topology/thread_siblings_list", "0\n");
+    test::write_file(sys.path() / "cpu1/topology/thread_siblings_list", "0\n");
     CHECK_FALSE(read_topology(cpus("0-3"), sys.str()).has_value());
   }
 }
