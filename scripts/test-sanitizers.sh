@@ -3,9 +3,15 @@
 # refbench_unit_tests (Debug, warnings are errors) into BUILD_DIR (the
 # first argument) and runs them there. CTest runs this as the test
 # `sanitizers` when scripts/test.sh configures the build (README: Tests).
+# One test case is left to the plain unit run: the oracle of "… equal the
+# listing at n = 2000 …" sorts six million numbers per input shape: a
+# quarter of this run's time at -O0 under ASan (26 of 109 s). The same
+# functions run here against smaller listings, beyond the listing
+# threshold included.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:?usage: test-sanitizers.sh BUILD_DIR}"
 BUILD_DIR="$build" BUILD_TYPE=Debug BUILD_TARGET=refbench_unit_tests \
   "$root/scripts/build.sh" -DREFBENCH_WERROR=ON -DREFBENCH_SANITIZE=ON -DREFBENCH_TEST_SANITIZERS=OFF
-ctest --test-dir "$build" --output-on-failure -R '^unit$'
+cd "$build/tests/unit"
+./refbench_unit_tests --test-case-exclude='*equal the listing at n = 2000*'
