@@ -12,18 +12,28 @@ source "$(dirname "$0")/lib.sh"
 EXAMPLES="$(cd "$(dirname "$0")/../../examples/suites" && pwd)"
 repo="$WORK/repo"
 "$EXAMPLES/two-refs.sh" criterion "$repo" >/dev/null
-# both arms built at once, each compiling Criterion's 59 crates into its
-# own target/ (one shared target directory would not do: cargo hashes a
-# path package by its path within the workspace, so the second arm's crate
-# would look fresh and keep the first arm's executable), at opt-level 0:
-# a third of the build time, and the benchmarks' ratio does not depend on it
+# both arms built at once, each into its own target/ (one shared target
+# directory would not do: cargo hashes a path package by its path within
+# the workspace, so the second arm's crate would look fresh and keep the
+# first arm's executable), at opt-level 0: a third of the build time, and
+# the benchmarks' ratio does not depend on it. Where the CTest fixture
+# setup_criterion_deps.bash left Criterion's 59 crates built
+# ($CRITERION_DEPS/target), each arm starts from a copy of them, as from a
+# CI cache of target/, and compiles only the example's crate.
 export CARGO_PROFILE_BENCH_OPT_LEVEL=0 TMPDIR="$WORK"
+build='./build.sh'
+if [ -d "${CRITERION_DEPS:-}/target" ]; then
+  build="cp -a '$CRITERION_DEPS/target' . \&\& ./build.sh"
+fi
 # the benchmark executable at SCHED_FIFO priority where it may (realtime_words, lib.sh)
 sed -e 's/^\[run\]$/[run]\ncontrol = false/' -e 's/^\[build\]$/[build]\nparallel = true/' \
+  -e "s|^command = \"./build.sh\"$|command = \"$build\"|" \
   -e "s|^command = \\[\"{arm}/suite-bench\"|command = [$(realtime_words)\"{arm}/suite-bench\"|" \
   "$repo/refbench.toml" >"$WORK/refbench.toml"
 grep -q '^control = false' "$WORK/refbench.toml" && grep -q '^parallel = true' "$WORK/refbench.toml" ||
   fail "the example's config has no [run] or [build] table: $(cat "$WORK/refbench.toml")"
+grep -qF "command = \"${build//\\/}\"" "$WORK/refbench.toml" ||
+  fail "the example's build command changed: $(cat "$WORK/refbench.toml")"
 
 [ -z "$(realtime_words)" ] || grep -q '^command = \["chrt", "-f", "1", ' "$WORK/refbench.toml" ||
   fail "the command is not run through chrt: $(cat "$WORK/refbench.toml")"
