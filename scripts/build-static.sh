@@ -5,6 +5,10 @@
 # GSSAPI, LDAP, … archives that Debian does not ship). The Dockerfile and
 # the release workflow call this script; it is the one recipe.
 #   scripts/build-static.sh [CMAKE_ARGS...]
+#   scripts/build-static.sh --prepare   only what needs apt (below)
+#   scripts/build-static.sh --libcurl   only the libcurl, into its cache
+# --libcurl takes none of apt's locks once --prepare has run, so it can
+# build while apt installs other packages (.ci/run does).
 # Environment: BUILD_DIR (default build-static/), DIST (default dist/),
 # REFBENCH_CACHE (default /var/cache/refbench).
 # Prints the binary's path, size and `file` line; the stripped binary is
@@ -48,6 +52,8 @@ if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sou
   fi
   $sudo apt-get update -qq
 fi
+[ "${1:-}" != --prepare ] || exit 0
+
 # the .dsc that `apt-get source` would fetch, e.g. curl_7.88.1-10+deb12u12.dsc
 # (its second field; the first is the URL-encoded URI)
 dsc_name="$(apt-get source --print-uris -qq curl 2>/dev/null | awk '$2 ~ /^curl_.*\.dsc$/ { print $2; exit }')"
@@ -105,6 +111,8 @@ else
   rm -rf "$work"
   trap - EXIT
 fi
+
+[ "${1:-}" != --libcurl ] || exit 0
 
 # --- refbench itself (-O2: GCC 12 at -O3 warns falsely in libstdc++'s string code).
 # Only the static binary's target: in a development build directory (same
