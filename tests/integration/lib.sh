@@ -305,3 +305,35 @@ expect_slower_row() {
     echo "$row INCONCLUSIVE (a machine whose speed drifts): $(grep "^| $row | $metric" "$out/report.md")"
   fi
 }
+
+# --- refbench run --github (run_github.sh, run_github_events.sh) -----------
+# The sample project's slower variant with a PR from main (the slower
+# commit) into `release`, which moved on since they forked at v1.1.0-rc1;
+# sets $repo, $base_sha (release), $head_sha (main), $fork_sha (the fork).
+github_sample() {
+  repo=$(make_sample slower)
+  git -C "$repo" -c user.name=t -c user.email=t@t branch release v1.1.0-rc1
+  git -C "$repo" -c user.name=t -c user.email=t@t worktree add -q "$WORK/rel" release
+  echo "release notes" >>"$WORK/rel/README.md"
+  git -C "$WORK/rel" -c user.name=t -c user.email=t@t commit -q -am "docs on release"
+  git -C "$repo" worktree remove "$WORK/rel"
+  base_sha=$(git -C "$repo" rev-parse release)
+  head_sha=$(git -C "$repo" rev-parse main)
+  fork_sha=$(git -C "$repo" rev-parse 'v1.1.0-rc1^{commit}')
+}
+
+# Runs `refbench run --github` for event $1 with payload file $2 into $WORK/$3.
+github_run() { # event payload name [flags]
+  local out="$WORK/$3"
+  mkdir -p "$out.gh"
+  : >"$out.gh/summary"
+  : >"$out.gh/output"
+  set +e
+  GITHUB_EVENT_NAME="$1" GITHUB_EVENT_PATH="$2" GITHUB_SHA="$head_sha" \
+    GITHUB_STEP_SUMMARY="$out.gh/summary" GITHUB_OUTPUT="$out.gh/output" \
+    "$REFBENCH" run -q --github --repo "$repo" --out "$out" --seed 5 "${@:4}" >"$WORK/out" 2>"$WORK/err"
+  RC=$?
+  set -e
+}
+# The value of key $2 in the GITHUB_OUTPUT file $1.
+output_of() { sed -n "s/^$2=//p" "$1"; }
