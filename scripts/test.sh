@@ -4,11 +4,11 @@
 # scenarios, and the unit tests again under ASan + UBSan (the test
 # `sanitizers`, built in $BUILD_DIR-asan; -DREFBENCH_TEST_SANITIZERS=OFF
 # leaves it out). Two at a time by default (REFBENCH_TEST_JOBS=N runs N): the
-# unit tests and the scenarios that time things run alone (RUN_SERIAL,
+# scenarios that time things run alone (RUN_SERIAL,
 # tests/integration/CMakeLists.txt), so a test that only checks messages or
-# computes (the calibration suite, the sanitizer build) never takes CPU time
-# from one that times things; those whose assertions hold on a loaded
-# machine run beside each other.
+# computes (the unit tests, the calibration suite, the sanitizer build)
+# never takes CPU time from one that times things; those whose assertions
+# hold on a loaded machine run beside each other.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
