@@ -11,14 +11,11 @@ command -v wrk >/dev/null || skip "wrk is not installed (scripts/install-deps.sh
 command -v taskset >/dev/null || skip "taskset is not installed"
 
 # service.toml with 1 s load phases (as shipped: 2 s)
-config_of() { # repo [no-control] → a shortened copy of its service.toml
-  local copy="$WORK/service-$(basename "$1")${2:+-$2}.toml"
+config_of() { # repo → a shortened copy of its service.toml
   sed -e 's/"{arm}", "2s"/"{arm}", "1s"/' -e 's/^min_duration = "1.5s"$/min_duration = "0.8s"/' \
-    "$1/service.toml" >"$copy"
-  [ "${2:-}" != no-control ] || sed -i 's/^\[run\]$/[run]\ncontrol = false/' "$copy"
-  grep -q '"1s"' "$copy" || fail "service.toml changed: adapt this test"
-  [ "${2:-}" != no-control ] || grep -q '^control = false$' "$copy" || fail "service.toml has no [run] table"
-  echo "$copy"
+    "$1/service.toml" >"$WORK/service-$(basename "$1").toml"
+  grep -q '"1s"' "$WORK/service-$(basename "$1").toml" || fail "service.toml changed: adapt this test"
+  echo "$WORK/service-$(basename "$1").toml"
 }
 row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric'] == '$2')"; }
 
@@ -30,10 +27,8 @@ row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric']
 # (seen on a loaded 2-CPU machine: 1.156x [0.907, 1.373] at 24 rounds) is
 # still the honest answer: then p99 must be INCONCLUSIVE, above 1.05 and
 # never PASS, and only the throughput's REGRESSION is required.
-# Without the A/A control, which would double the load phases: the
-# identical service's run below has one, and its floor.
 repo=$(make_sample slower-service)
-service=$(config_of "$repo" no-control)
+service=$(config_of "$repo")
 # A load phase that meets a host stall past wrk's 1 s timeout counts an error, and
 # the example's `require = ["errors == 0"]` makes that run an ERROR (exit 4), as it
 # should; seen once in CI. That run is measured again too, with another seed.
@@ -68,6 +63,7 @@ else
   echo "p99 INCONCLUSIVE again with seed 9 (a noisy machine): $(grep '^| http | p99' "$WORK/slower-9/report.md")"
 fi
 expect_json "$R" "$(row http throughput)['n'] >= 16"
+expect_json "$R" "0.9 < $(row http-control throughput)['ratio'] < 1.1 and $(row http-control throughput)['verdict'] != 'REGRESSION'"
 expect_json "$R" "all(len(s['values']) == 2 for c in r['cells'] for s in c['samples'])"
 expect_json "$R" "r['cells'][0]['meta']['require'] == ['errors == 0', 'requests >= 100']"
 expect_in "$(dirname "$R")/report.md" "| http | throughput | "
@@ -75,6 +71,8 @@ grep -E '^\| http \| throughput \| [0-9.]+ req/s \| [0-9.]+ req/s \| .* \| REGRE
   >/dev/null || fail "no throughput REGRESSION row: $(grep '| http |' "$(dirname "$R")/report.md")"
 grep -E '^\| http \| p99 \| [0-9.]+ ms \| [0-9.]+ ms \| .* \| REGRESSION \|$' "$(dirname "$R")/report.md" \
   >/dev/null || fail "no p99 REGRESSION row in ms: $(grep '| http |' "$(dirname "$R")/report.md")"
+# the noise floor comes from the control's own metric when it has no wall
+grep -qE 'noise floor ±[0-9.]+ % \(throughput\)' "$(dirname "$R")/report.md" || fail "no floor in the summary"
 
 repo=$(make_sample docs)
 run_refbench run -q --repo "$repo" -c "$(config_of "$repo")" --baseline v1.0.0 --candidate main --seed 8 \
@@ -82,9 +80,6 @@ run_refbench run -q --repo "$repo" -c "$(config_of "$repo")" --baseline v1.0.0 -
 expect_rc 0
 expect_json "$WORK/same/results.json" "all(a['verdict'] != 'REGRESSION' for a in r['analysis'])"
 expect_json "$WORK/same/results.json" "0.87 < $(row http throughput)['ratio'] < 1.15"
-expect_json "$WORK/same/results.json" "0.9 < $(row http-control throughput)['ratio'] < 1.1 and $(row http-control throughput)['verdict'] != 'REGRESSION'"
-# the noise floor comes from the control's own metric when it has no wall
-grep -qE 'noise floor ±[0-9.]+ % \(throughput\)' "$WORK/same/report.md" || fail "no floor in the summary"
 
 # Clients whose report must not become a figure. $1: what the command
 # prints; the rest: extra cell keys.
