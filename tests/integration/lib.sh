@@ -322,6 +322,17 @@ github_sample() {
   fork_sha=$(git -C "$repo" rev-parse 'v1.1.0-rc1^{commit}')
 }
 
+# A pull_request event payload of PR 7 from feat/slower at commit $1 into
+# release ($base_sha), on stdout.
+pull_request_event() {
+  cat <<JSON
+{"action": "synchronize", "number": 7,
+ "pull_request": {"number": 7,
+   "base": {"ref": "release", "sha": "$base_sha"},
+   "head": {"ref": "feat/slower", "sha": "$1"}}}
+JSON
+}
+
 # Runs `refbench run --github` for event $1 with payload file $2 into $WORK/$3.
 github_run() { # event payload name [flags]
   local out="$WORK/$3"

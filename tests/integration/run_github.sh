@@ -8,12 +8,7 @@ source "$(dirname "$0")/lib.sh"
 github_sample
 
 # pull_request: baseline = merge base of base and head, candidate = head
-cat >"$WORK/pr.json" <<JSON
-{"action": "synchronize", "number": 7,
- "pull_request": {"number": 7,
-   "base": {"ref": "release", "sha": "$base_sha"},
-   "head": {"ref": "feat/slower", "sha": "$head_sha"}}}
-JSON
+pull_request_event "$head_sha" >"$WORK/pr.json"
 github_run pull_request "$WORK/pr.json" pr --max-rounds 20
 expect_rc 1
 r="$WORK/pr/results.json"

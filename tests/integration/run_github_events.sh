@@ -103,12 +103,7 @@ expect_in "$WORK/err" "fetch-depth: 0"
 echo '{"pull_request": {"number": 7, "base": {"sha": "'"$base_sha"'"}}}' >"$WORK/headless.json"
 refused 2 "no head.sha in the pull request" pull_request "$WORK/headless.json"
 # a pull request whose head commit the checkout lacks
-cat >"$WORK/unfetched.json" <<JSON
-{"action": "synchronize", "number": 7,
- "pull_request": {"number": 7,
-   "base": {"ref": "release", "sha": "$base_sha"},
-   "head": {"ref": "feat/slower", "sha": "$(printf 'f%.0s' {1..40})"}}}
-JSON
+pull_request_event "$(printf 'f%.0s' {1..40})" >"$WORK/unfetched.json"
 refused 3 "fetch-depth: 0" pull_request "$WORK/unfetched.json"
 set +e
 env -u GITHUB_EVENT_NAME "$REFBENCH" run --github --repo "$repo" --out "$WORK/noevent" >"$WORK/out" 2>"$WORK/err"
