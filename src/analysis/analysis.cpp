@@ -64,13 +64,18 @@ LogEstimate estimate_paired(const std::vector<double>& d, double log_threshold, 
   if (d.empty()) {
     return e;
   }
-  auto pseudo_median = stats::estimate_pseudo_median(d, settings.confidence);
+  // one sort serves the estimate, the interval and both tests; −d sorted is d's order reversed
+  std::vector<double> sorted = d;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> negated_sorted = negated(sorted);
+  std::reverse(negated_sorted.begin(), negated_sorted.end());
+  auto pseudo_median = stats::estimate_pseudo_median_of_sorted(sorted, settings.confidence);
   e.estimate = pseudo_median.estimate;
   e.interval = settings.interval == IntervalMethod::bootstrap
                    ? stats::bca_bootstrap_interval(d, settings.confidence, seed)
                    : pseudo_median.interval;
-  e.p = stats::signed_rank_p_greater(d, log_threshold);
-  e.p_improved = stats::signed_rank_p_greater(negated(d), log_threshold);
+  e.p = stats::signed_rank_p_greater_of_sorted(sorted, log_threshold);
+  e.p_improved = stats::signed_rank_p_greater_of_sorted(negated_sorted, log_threshold);
   return e;
 }
 

@@ -16,9 +16,9 @@
 // row ascends left to right and every column ascends top to bottom, so the
 // elements ≤ a pivot form a staircase whose size a two-pointer walk counts in
 // O(rows + columns). Each row keeps the columns [lo, hi) still in play; two
-// pivots drawn from a random sample of those candidates, around the rank
-// sought, cut the candidates down by a large factor per round, and the last
-// O(rows) candidates are listed and finished with nth_element.
+// pivots drawn from a stratified random sample of those candidates, around
+// the rank sought, cut the candidates down by a large factor per round, and
+// the last O(rows) candidates are listed and finished with nth_element.
 
 namespace refbench::stats {
 namespace {
@@ -62,7 +62,7 @@ public:
     for (;;) {
       const auto [below, remaining] = candidates();
       if (remaining <= std::max(k_list_at_most, 2 * m_matrix.rows())) {
-        return listed_kth(k - below);
+        return listed_kth(k - below, remaining);
       }
       if (interpolate) {
         if (auto found = interpolated_cut(k, below, remaining)) {
@@ -79,13 +79,16 @@ public:
       const auto size = static_cast<double>(sample.size());
       const double expected = (static_cast<double>(k - below) + 0.5) / static_cast<double>(remaining) * size;
       const double spread = std::sqrt(size);
+      std::size_t sorted_below = 0; // sample[i] for i < sorted_below are no greater than the rest
       if (expected - spread >= 0) {
-        if (auto found = cut(nth_of(sample, static_cast<std::size_t>(expected - spread)), k)) {
+        const auto index = static_cast<std::size_t>(expected - spread);
+        sorted_below = index + 1;
+        if (auto found = cut(nth_of(sample, 0, index), k)) {
           return *found;
         }
       }
       if (expected + spread < size) {
-        if (auto found = cut(nth_of(sample, static_cast<std::size_t>(expected + spread)), k)) {
+        if (auto found = cut(nth_of(sample, sorted_below, static_cast<std::size_t>(expected + spread)), k)) {
           return *found;
         }
       }
@@ -96,11 +99,12 @@ public:
   // many elements are below it: one walk of the rows at the bounds kth left.
   std::pair<double, std::size_t> below_element(double value) {
     m_bound.resize(m_matrix.rows());
-    const std::size_t count = staircase(value, true, m_bound);
+    m_strict_bound.resize(m_matrix.rows());
+    const std::size_t count = staircases(value, m_bound, m_strict_bound).second;
     double largest = -std::numeric_limits<double>::infinity();
     for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
-      if (m_bound[row] > m_matrix.first(row)) {
-        largest = std::max(largest, m_matrix.at(row, m_bound[row] - 1));
+      if (m_strict_bound[row] > m_matrix.first(row)) {
+        largest = std::max(largest, m_matrix.at(row, m_strict_bound[row] - 1));
       }
     }
     return {largest, count};
@@ -156,49 +160,66 @@ private:
     return cut(smallest + std::min(share + margin, 1.0) * span, k);
   }
 
-  // The values of candidates drawn uniformly with replacement: as many as
-  // there are rows, from k_sample_min to k_sample_max.
+  // The values of a stratified sample of the candidates, in row order: as
+  // many as there are rows, from k_sample_min to k_sample_max, one drawn
+  // uniformly from each of that many equal runs of the candidates (fewer
+  // candidates than strata never reach here). Its quantiles vary no more
+  // than a simple random sample's, and one walk of the rows finds them.
   std::vector<double> sample_candidates(std::size_t remaining) {
-    m_offsets.resize(m_matrix.rows());
-    std::size_t offset = 0;
-    for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
-      offset += m_hi[row] - m_lo[row];
-      m_offsets[row] = offset; // candidates up to the end of this row
-    }
     std::vector<double> values(std::clamp(m_matrix.rows(), k_sample_min, k_sample_max));
-    for (double& value : values) {
-      const std::size_t pick = m_rng.below(remaining);
-      const auto row =
-          static_cast<std::size_t>(std::upper_bound(m_offsets.begin(), m_offsets.end(), pick) - m_offsets.begin());
-      const std::size_t row_start = m_offsets[row] - (m_hi[row] - m_lo[row]);
-      value = m_matrix.at(row, m_lo[row] + (pick - row_start));
+    const std::size_t strata = values.size();
+    // stratum t starts at ⌊t · remaining / strata⌋, computed without overflow
+    auto stratum_start = [&](std::size_t t) { return t * (remaining / strata) + t * (remaining % strata) / strata; };
+    std::size_t row = 0;
+    std::size_t row_start = 0; // candidates in the rows before `row`
+    for (std::size_t stratum = 0; stratum < strata; ++stratum) {
+      const std::size_t from = stratum_start(stratum);
+      const std::size_t pick = from + m_rng.below(stratum_start(stratum + 1) - from);
+      while (pick >= row_start + (m_hi[row] - m_lo[row])) {
+        row_start += m_hi[row] - m_lo[row];
+        ++row;
+      }
+      values[stratum] = m_matrix.at(row, m_lo[row] + (pick - row_start));
     }
     return values;
   }
 
-  static double nth_of(std::vector<double>& values, std::size_t index) {
+  // The `index`-th smallest of `values`, all of whose first `from` are
+  // already no greater than the rest (from ≤ index).
+  static double nth_of(std::vector<double>& values, std::size_t from, std::size_t index) {
     auto nth = values.begin() + static_cast<std::ptrdiff_t>(index);
-    std::nth_element(values.begin(), nth, values.end());
+    std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(from), nth, values.end());
     return *nth;
   }
 
-  // For each row, the first column whose element is above the pivot
-  // (`strict`: ≥ it; else > it), into `bound`; returns how many elements are
-  // not above it. The pivot must lie strictly between the values already
-  // cut off on either side, so each bound lies within [lo, hi].
-  std::size_t staircase(double pivot, bool strict, std::vector<std::size_t>& bound) const {
-    auto above = [&](double v) { return strict ? v >= pivot : v > pivot; };
-    std::size_t count = 0;
+  // Both staircases of `pivot` in one walk of the rows: per row, the first
+  // column above it into `above` and the first not below it into
+  // `not_below` (the two differ only where elements equal the pivot).
+  // Returns how many elements are not above it and how many are below it.
+  // The pivot must lie strictly between the values already cut off on
+  // either side, so each bound lies within [lo, hi].
+  std::pair<std::size_t, std::size_t> staircases(double pivot, std::vector<std::size_t>& above,
+                                                 std::vector<std::size_t>& not_below) const {
+    std::size_t not_above_count = 0;
+    std::size_t below_count = 0;
     std::size_t column = m_matrix.width();
+    std::size_t strict_column = m_matrix.width();
     for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
       column = std::clamp(column, m_lo[row], m_hi[row]);
-      while (column > m_lo[row] && above(m_matrix.at(row, column - 1))) {
+      while (column > m_lo[row] && m_matrix.at(row, column - 1) > pivot) {
         --column;
       }
-      bound[row] = column;
-      count += column - m_matrix.first(row);
+      // each bound moves left only, row after row: two walks of O(rows + columns)
+      strict_column = std::clamp(std::min(strict_column, column), m_lo[row], m_hi[row]);
+      while (strict_column > m_lo[row] && m_matrix.at(row, strict_column - 1) >= pivot) {
+        --strict_column;
+      }
+      above[row] = column;
+      not_below[row] = strict_column;
+      not_above_count += column - m_matrix.first(row);
+      below_count += strict_column - m_matrix.first(row);
     }
-    return count;
+    return {not_above_count, below_count};
   }
 
   // Cuts the candidates at `pivot`: keeps those on the side of the k-th
@@ -208,21 +229,25 @@ private:
       return std::nullopt; // already cut off by the other pivot
     }
     m_bound.resize(m_matrix.rows());
-    if (k >= staircase(pivot, false, m_bound)) {
+    m_strict_bound.resize(m_matrix.rows());
+    const auto [not_above, below] = staircases(pivot, m_bound, m_strict_bound);
+    if (k >= not_above) {
       m_lo.swap(m_bound);
       m_floor = pivot;
       return std::nullopt;
     }
-    if (k < staircase(pivot, true, m_bound)) {
-      m_hi.swap(m_bound);
+    if (k < below) {
+      m_hi.swap(m_strict_bound);
       m_ceiling = pivot;
       return std::nullopt;
     }
     return pivot;
   }
 
-  double listed_kth(std::size_t k) const {
+  // The k-th smallest of the `remaining` candidates, listed.
+  double listed_kth(std::size_t k, std::size_t remaining) const {
     std::vector<double> values;
+    values.reserve(remaining);
     for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
       for (std::size_t column = m_lo[row]; column < m_hi[row]; ++column) {
         values.push_back(m_matrix.at(row, column));
@@ -237,7 +262,7 @@ private:
   std::vector<std::size_t> m_lo; // per row, the first candidate column
   std::vector<std::size_t> m_hi; // per row, one past the last candidate column
   std::vector<std::size_t> m_bound;
-  std::vector<std::size_t> m_offsets;
+  std::vector<std::size_t> m_strict_bound;
   double m_floor = -std::numeric_limits<double>::infinity();  // every candidate is above it
   double m_ceiling = std::numeric_limits<double>::infinity(); // every candidate is below it
   util::Rng m_rng{k_seed};

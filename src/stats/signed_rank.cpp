@@ -1,4 +1,3 @@
-#include <refbench/stats/ranks.hpp>
 #include <refbench/stats/select.hpp>
 #include <refbench/stats/signed_rank.hpp>
 #include <refbench/stats/summary.hpp>
@@ -28,6 +27,55 @@ double signed_rank_variance(std::size_t n, const std::vector<std::size_t>& tie_s
     variance -= (tt * tt * tt - tt) / 48.0;
   }
   return variance;
+}
+
+// |v − shift| of `sorted` (ascending) with whether v − shift > 0, in
+// ascending magnitude, values equal to the shift left out: the values
+// below the shift from the nearest down, merged with those above it from
+// the nearest up (each side is already in order), in O(n).
+std::vector<std::pair<double, bool>> signed_magnitudes(std::span<const double> sorted, double shift) {
+  const auto first_above = static_cast<std::size_t>(
+      std::upper_bound(sorted.begin(), sorted.end(), shift, [](double s, double v) { return v - s > 0; }) -
+      sorted.begin());
+  std::size_t below = first_above; // sorted[below − 1] is the next one below the shift
+  while (below > 0 && sorted[below - 1] - shift == 0.0) {
+    --below;
+  }
+  std::size_t above = first_above; // sorted[above] is the next one above it
+  std::vector<std::pair<double, bool>> magnitudes;
+  magnitudes.reserve(sorted.size());
+  while (below > 0 || above < sorted.size()) {
+    // shift − v is exactly |v − shift| below the shift (rounding is symmetric)
+    if (below == 0 || (above < sorted.size() && sorted[above] - shift <= shift - sorted[below - 1])) {
+      magnitudes.emplace_back(sorted[above] - shift, true);
+      ++above;
+    } else {
+      magnitudes.emplace_back(shift - sorted[below - 1], false);
+      --below;
+    }
+  }
+  return magnitudes;
+}
+
+// The sizes of the groups of equal |v| (zeros included) of `sorted`
+// (ascending) that have more than one member.
+std::vector<std::size_t> magnitude_tie_sizes_of_sorted(std::span<const double> sorted) {
+  const auto magnitudes = signed_magnitudes(sorted, 0.0);
+  std::vector<std::size_t> sizes;
+  if (const std::size_t zeros = sorted.size() - magnitudes.size(); zeros > 1) {
+    sizes.push_back(zeros);
+  }
+  for (std::size_t i = 0; i < magnitudes.size();) {
+    std::size_t j = i;
+    while (j < magnitudes.size() && magnitudes[j].first == magnitudes[i].first) {
+      ++j;
+    }
+    if (j - i > 1) {
+      sizes.push_back(j - i);
+    }
+    i = j;
+  }
+  return sizes;
 }
 
 } // namespace
@@ -103,24 +151,24 @@ Interval signed_rank_interval(std::span<const double> d, double confidence) {
 }
 
 PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double confidence) {
-  if (d.empty()) {
-    return {k_nan, {k_nan, k_nan, false}};
-  }
   std::vector<double> sorted(d.begin(), d.end());
   std::sort(sorted.begin(), sorted.end());
+  return estimate_pseudo_median_of_sorted(sorted, confidence);
+}
+
+PseudoMedianEstimate estimate_pseudo_median_of_sorted(std::span<const double> sorted, double confidence) {
+  if (sorted.empty()) {
+    return {k_nan, {k_nan, k_nan, false}};
+  }
   const std::size_t m = sorted.size() * (sorted.size() + 1) / 2;
   const double tail = (1.0 - confidence) / 2.0;
   // lo = the (c+1)-th smallest Walsh average, hi = the (c+1)-th largest,
   // with c the lower critical value of W+
   long long critical = 0;
-  if (static_cast<int>(d.size()) <= k_exact_max_n && !has_zeros_or_ties(d)) {
-    critical = signed_rank_critical_value(static_cast<int>(d.size()), tail);
+  if (static_cast<int>(sorted.size()) <= k_exact_max_n && !has_zeros_or_ties(sorted)) {
+    critical = signed_rank_critical_value(static_cast<int>(sorted.size()), tail);
   } else {
-    std::vector<double> magnitudes;
-    for (double v : d) {
-      magnitudes.push_back(std::fabs(v));
-    }
-    double sigma = std::sqrt(signed_rank_variance(d.size(), tie_group_sizes(magnitudes)));
+    double sigma = std::sqrt(signed_rank_variance(sorted.size(), magnitude_tie_sizes_of_sorted(sorted)));
     critical = std::llround(static_cast<double>(m) / 2.0 - normal_quantile(1.0 - tail) * sigma) - 1;
   }
   // critical < 0: too few values for `confidence`; the widest interval
@@ -135,20 +183,19 @@ PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double co
 }
 
 double signed_rank_p_greater(std::span<const double> d, double shift) {
-  // |d − shift| with its sign, zeros dropped, sorted by magnitude once: the
-  // ranks (tied magnitudes share their average rank), W+ and the tie
-  // groups all come from this one order
-  std::vector<std::pair<double, bool>> magnitudes;
-  magnitudes.reserve(d.size());
-  for (double v : d) {
-    if (v - shift != 0.0) {
-      magnitudes.emplace_back(std::fabs(v - shift), v - shift > 0);
-    }
-  }
+  std::vector<double> sorted(d.begin(), d.end());
+  std::sort(sorted.begin(), sorted.end());
+  return signed_rank_p_greater_of_sorted(sorted, shift);
+}
+
+double signed_rank_p_greater_of_sorted(std::span<const double> sorted, double shift) {
+  // |v − shift| with its sign, zeros dropped, in ascending magnitude: the
+  // ranks (tied magnitudes share their average rank), W+ and the tie groups
+  // all come from this one order
+  const auto magnitudes = signed_magnitudes(sorted, shift);
   if (magnitudes.empty()) {
     return 1.0;
   }
-  std::sort(magnitudes.begin(), magnitudes.end());
   double w_plus = 0;
   std::vector<std::size_t> tie_sizes;
   for (std::size_t i = 0; i < magnitudes.size();) {
@@ -164,8 +211,8 @@ double signed_rank_p_greater(std::span<const double> d, double shift) {
     }
     i = j;
   }
-  const bool zeros_dropped = magnitudes.size() != d.size();
-  if (static_cast<int>(d.size()) <= k_exact_max_n && !zeros_dropped && tie_sizes.empty()) {
+  const bool zeros_dropped = magnitudes.size() != sorted.size();
+  if (static_cast<int>(sorted.size()) <= k_exact_max_n && !zeros_dropped && tie_sizes.empty()) {
     auto pmf = signed_rank_pmf(static_cast<int>(magnitudes.size()));
     double p = 0;
     for (auto w = static_cast<std::size_t>(std::llround(w_plus)); w < pmf.size(); ++w) {

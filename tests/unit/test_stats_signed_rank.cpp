@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <numeric>
 #include <vector>
 
@@ -206,6 +207,33 @@ TEST_CASE("stats::signed_rank_p_greater agrees with scipy at large n") {
     CAPTURE(c.shift);
     const auto d = hashed_ratios(c.n, c.tied);
     CHECK(signed_rank_p_greater(d, c.shift) == doctest::Approx(c.p).epsilon(1e-9).scale(0));
+  }
+}
+
+TEST_CASE("stats::signed_rank_p_greater_of_sorted: −d sorted by reversing d's order, as the analysis does") {
+  // References: scipy 1.10.1, scipy.stats.wilcoxon(-d - shift, alternative="greater",
+  // method="approx").pvalue with d as in the case above; method="exact" for n = 40,
+  // whose 40 thousandths happen to be untied and non-zero.
+  struct Case {
+    std::size_t n;
+    bool tied;
+    double shift;
+    double p;
+  };
+  const std::vector<Case> cases{
+      {10'000, true, -0.001, 0.041967117622888885}, // ties and zeros on both sides of the shift
+      {10'000, false, 0.0005, 0.7996212505550917},
+      {40, true, 0.0, 0.8814748446811791}, // the exact distribution
+      {200, false, -0.01, 0.014839682704047959},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.n);
+    CAPTURE(c.tied);
+    auto sorted = hashed_ratios(c.n, c.tied);
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<double> negated_sorted;
+    std::transform(sorted.rbegin(), sorted.rend(), std::back_inserter(negated_sorted), [](double v) { return -v; });
+    CHECK(signed_rank_p_greater_of_sorted(negated_sorted, c.shift) == doctest::Approx(c.p).epsilon(1e-9).scale(0));
   }
 }
 

@@ -56,6 +56,10 @@ struct PseudoMedianEstimate {
 };
 PseudoMedianEstimate estimate_pseudo_median(std::span<const double> d, double confidence);
 
+// estimate_pseudo_median of values already sorted ascending, without the
+// copy and the sort.
+PseudoMedianEstimate estimate_pseudo_median_of_sorted(std::span<const double> sorted, double confidence);
+
 // The signed-rank interval by inverting the test itself: [lo, hi] holds
 // every shift δ that the one-sided signed_rank_p_greater tests (of d − δ,
 // zeros dropped, tie-corrected) do not reject at (1 − confidence) / 2 on
@@ -72,5 +76,11 @@ Interval signed_rank_interval_inverted(std::span<const double> d, double confide
 // approximation without continuity correction (as scipy.stats.wilcoxon).
 // 1 when no non-zero difference is left.
 double signed_rank_p_greater(std::span<const double> d, double shift);
+
+// signed_rank_p_greater of values already sorted ascending: the order of
+// |v − shift| is merged from the two sides of `shift` in O(n) instead of
+// sorted, so one sort of d serves the estimate, the interval and both
+// one-sided tests (README: Statistics, speed).
+double signed_rank_p_greater_of_sorted(std::span<const double> sorted, double shift);
 
 } // namespace refbench::stats
