@@ -174,6 +174,14 @@ std::vector<double> hashed_ratios(std::size_t n, bool tied) {
   }
   return d;
 }
+
+// A p-value scipy gives for hashed_ratios(n, tied) at `shift`.
+struct HashedCase {
+  std::size_t n;
+  bool tied;
+  double shift;
+  double p;
+};
 } // namespace
 
 TEST_CASE("stats::signed_rank_p_greater agrees with scipy at large n") {
@@ -185,13 +193,7 @@ TEST_CASE("stats::signed_rank_p_greater agrees with scipy at large n") {
   // correction; W+ and its variance are exact in doubles at these n, so the
   // only difference is the normal tail (boost vs scipy's ndtr). They agree
   // to a relative 1e-12 even at p ~ 1e-20; the check allows 1e-9.
-  struct Case {
-    std::size_t n;
-    bool tied;
-    double shift;
-    double p;
-  };
-  const std::vector<Case> cases{
+  const std::vector<HashedCase> cases{
       {10'000, false, 0.0, 0.5048364368772367},
       {10'000, false, -0.001, 0.04418450044512275},
       {10'000, true, 0.0, 0.46897527932303457}, // zeros dropped
@@ -214,13 +216,7 @@ TEST_CASE("stats::signed_rank_p_greater_of_sorted: −d sorted by reversing d's 
   // References: scipy 1.10.1, scipy.stats.wilcoxon(-d - shift, alternative="greater",
   // method="approx").pvalue with d as in the case above; method="exact" for n = 40,
   // whose 40 thousandths happen to be untied and non-zero.
-  struct Case {
-    std::size_t n;
-    bool tied;
-    double shift;
-    double p;
-  };
-  const std::vector<Case> cases{
+  const std::vector<HashedCase> cases{
       {10'000, true, -0.001, 0.041967117622888885}, // ties and zeros on both sides of the shift
       {10'000, false, 0.0005, 0.7996212505550917},
       {40, true, 0.0, 0.8814748446811791}, // the exact distribution
