@@ -52,7 +52,9 @@ R="$WORK/o/results.json"
 expect_json "$R" "[a['ref'] for a in r['arms']['candidates']] == ['docs', 'slower'] and r['arms']['candidate']['ref'] == 'docs'"
 expect_json "$R" "[(c['name'], c['meta'].get('candidate')) for c in r['cells']] == [('argv', 'docs'), ('argv', 'slower'), ('argv-control', None)]"
 expect_json "$R" "next(a for a in r['analysis'] if a.get('candidate') == 'slower' and a['metric'] == 'wall')['verdict'] == 'REGRESSION'"
-expect_json "$R" "next(a for a in r['analysis'] if a.get('candidate') == 'docs' and a['metric'] == 'wall')['verdict'] in ('PASS', 'IMPROVED')"
+# the docs-only candidate never reads REGRESSION; INCONCLUSIVE only when the run itself says it could not
+# tell (its interval or the A/A floor reaches the threshold: a busy host stalled a few of its 16 rounds)
+expect_json "$R" "(lambda a: a['verdict'] in ('PASS', 'IMPROVED') or (a['verdict'] == 'INCONCLUSIVE' and max(a['ci_high'], a['noise_floor'] or 0) >= a['threshold']))(next(a for a in r['analysis'] if a.get('candidate') == 'docs' and a['metric'] == 'wall'))"
 # one BH family over both candidates' gated rows: with m = 2, the larger p stays and the smaller one doubles (capped by it)
 expect_json "$R" "(lambda g, ps: len(g) == 2 and all(abs(a['p_bh'] - (max(ps) if a['p'] == max(ps) else min(2 * a['p'], max(ps)))) < 1e-12 for a in g))(*(lambda g: (g, [a['p'] for a in g]))([a for a in r['analysis'] if a['gated']]))"
 # every pair was measured in the same rounds: each candidate's cell ran all 16 rounds, each round holding both
@@ -83,8 +85,8 @@ cat >"$WORK/ab.toml" <<EOF
 command = "true"
 
 [run]
-min_rounds = 8
-max_rounds = 8
+min_rounds = 16 # with 8, one stalled pair of the 1.6x cell can lift its p past 0.05
+max_rounds = 16
 control_cell = "argv"
 
 [arms.baseline]
@@ -128,7 +130,8 @@ run_refbench compare -q --out "$WORK/c" --seed 3 --min-rounds 16 --max-rounds 16
   'sleep 0.02' 'sleep 0.02' 'sleep 0.032'
 expect_rc 1
 expect_json "$WORK/c/results.json" "r['arms']['baseline']['name'] == 'base' and [a['name'] for a in r['arms']['candidates']] == ['same', 'slow']"
-expect_json "$WORK/c/results.json" "[(a.get('candidate'), a['verdict'] if a['verdict'] != 'IMPROVED' else 'PASS') for a in r['analysis'] if a['metric'] == 'wall'][:2] == [('same', 'PASS'), ('slow', 'REGRESSION')]"
+# `same` as the docs-only candidate above: PASS (or IMPROVED), or INCONCLUSIVE when the run could not tell
+expect_json "$WORK/c/results.json" "[(a.get('candidate'), 'PASS' if a['verdict'] == 'IMPROVED' or (a['verdict'] == 'INCONCLUSIVE' and max(a['ci_high'], a['noise_floor'] or 0) >= a['threshold']) else a['verdict']) for a in r['analysis'] if a['metric'] == 'wall'][:2] == [('same', 'PASS'), ('slow', 'REGRESSION')]"
 expect_in "$WORK/c/report.md" "baseline \`base\` vs candidates \`same\`, \`slow\`"
 expect_in "$WORK/c/results.json" '"reproduce"'
 expect_json "$WORK/c/results.json" "r['reproduce'].endswith(\"-n base -n same -n slow 'sleep 0.02' 'sleep 0.02' 'sleep 0.032'\")"
