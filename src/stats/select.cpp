@@ -50,7 +50,8 @@ struct DifferenceMatrix {
 template <typename Matrix> class Selection {
 public:
   explicit Selection(const Matrix& matrix)
-      : m_matrix(matrix), m_lo(matrix.rows()), m_hi(matrix.rows(), matrix.width()) {
+      : m_matrix(matrix), m_lo(matrix.rows()), m_hi(matrix.rows(), matrix.width()), m_bound(matrix.rows()),
+        m_strict_bound(matrix.rows()) {
     for (std::size_t row = 0; row < matrix.rows(); ++row) {
       m_lo[row] = matrix.first(row);
     }
@@ -98,8 +99,6 @@ public:
   // The largest element below `value` (an element found by kth), and how
   // many elements are below it: one walk of the rows at the bounds kth left.
   std::pair<double, std::size_t> below_element(double value) {
-    m_bound.resize(m_matrix.rows());
-    m_strict_bound.resize(m_matrix.rows());
     const std::size_t count = staircases(value, m_bound, m_strict_bound).second;
     double largest = -std::numeric_limits<double>::infinity();
     for (std::size_t row = 0; row < m_matrix.rows(); ++row) {
@@ -228,8 +227,6 @@ private:
     if (!(pivot > m_floor && pivot < m_ceiling)) {
       return std::nullopt; // already cut off by the other pivot
     }
-    m_bound.resize(m_matrix.rows());
-    m_strict_bound.resize(m_matrix.rows());
     const auto [not_above, below] = staircases(pivot, m_bound, m_strict_bound);
     if (k >= not_above) {
       m_lo.swap(m_bound);
@@ -259,10 +256,10 @@ private:
   }
 
   const Matrix& m_matrix;
-  std::vector<std::size_t> m_lo; // per row, the first candidate column
-  std::vector<std::size_t> m_hi; // per row, one past the last candidate column
-  std::vector<std::size_t> m_bound;
-  std::vector<std::size_t> m_strict_bound;
+  std::vector<std::size_t> m_lo;           // per row, the first candidate column
+  std::vector<std::size_t> m_hi;           // per row, one past the last candidate column
+  std::vector<std::size_t> m_bound;        // scratch for a cut's staircases (swapped with m_lo or m_hi)
+  std::vector<std::size_t> m_strict_bound; // as m_bound, for the elements below the pivot
   double m_floor = -std::numeric_limits<double>::infinity();  // every candidate is above it
   double m_ceiling = std::numeric_limits<double>::infinity(); // every candidate is below it
   util::Rng m_rng{k_seed};

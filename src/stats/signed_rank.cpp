@@ -57,23 +57,38 @@ std::vector<std::pair<double, bool>> signed_magnitudes(std::span<const double> s
   return magnitudes;
 }
 
+// W+ of signed magnitudes in ascending order (the ranks of the positive
+// ones, tied magnitudes sharing their average rank), and the sizes of the
+// groups of equal magnitude that have more than one member.
+struct RankedSigns {
+  double w_plus = 0;
+  std::vector<std::size_t> tie_sizes;
+};
+RankedSigns rank_signs(const std::vector<std::pair<double, bool>>& magnitudes) {
+  RankedSigns ranked;
+  for (std::size_t i = 0; i < magnitudes.size();) {
+    std::size_t j = i;
+    std::size_t positive = 0;
+    for (; j < magnitudes.size() && magnitudes[j].first == magnitudes[i].first; ++j) {
+      positive += magnitudes[j].second ? 1 : 0;
+    }
+    const double rank = (static_cast<double>(i) + static_cast<double>(j - 1)) / 2.0 + 1.0;
+    ranked.w_plus += rank * static_cast<double>(positive);
+    if (j - i > 1) {
+      ranked.tie_sizes.push_back(j - i);
+    }
+    i = j;
+  }
+  return ranked;
+}
+
 // The sizes of the groups of equal |v| (zeros included) of `sorted`
 // (ascending) that have more than one member.
 std::vector<std::size_t> magnitude_tie_sizes_of_sorted(std::span<const double> sorted) {
   const auto magnitudes = signed_magnitudes(sorted, 0.0);
-  std::vector<std::size_t> sizes;
+  auto sizes = rank_signs(magnitudes).tie_sizes;
   if (const std::size_t zeros = sorted.size() - magnitudes.size(); zeros > 1) {
     sizes.push_back(zeros);
-  }
-  for (std::size_t i = 0; i < magnitudes.size();) {
-    std::size_t j = i;
-    while (j < magnitudes.size() && magnitudes[j].first == magnitudes[i].first) {
-      ++j;
-    }
-    if (j - i > 1) {
-      sizes.push_back(j - i);
-    }
-    i = j;
   }
   return sizes;
 }
@@ -196,21 +211,7 @@ double signed_rank_p_greater_of_sorted(std::span<const double> sorted, double sh
   if (magnitudes.empty()) {
     return 1.0;
   }
-  double w_plus = 0;
-  std::vector<std::size_t> tie_sizes;
-  for (std::size_t i = 0; i < magnitudes.size();) {
-    std::size_t j = i;
-    std::size_t positive = 0;
-    for (; j < magnitudes.size() && magnitudes[j].first == magnitudes[i].first; ++j) {
-      positive += magnitudes[j].second ? 1 : 0;
-    }
-    const double rank = (static_cast<double>(i) + static_cast<double>(j - 1)) / 2.0 + 1.0;
-    w_plus += rank * static_cast<double>(positive);
-    if (j - i > 1) {
-      tie_sizes.push_back(j - i);
-    }
-    i = j;
-  }
+  const auto [w_plus, tie_sizes] = rank_signs(magnitudes);
   const bool zeros_dropped = magnitudes.size() != sorted.size();
   if (static_cast<int>(sorted.size()) <= k_exact_max_n && !zeros_dropped && tie_sizes.empty()) {
     auto pmf = signed_rank_pmf(static_cast<int>(magnitudes.size()));
@@ -248,7 +249,7 @@ Interval signed_rank_interval_inverted(std::span<const double> d, double confide
   // atom of its differences, and so one of them, where the test drops the
   // pairs that equal it as zeros
   auto kept = [&](const std::vector<double>& values, std::size_t k) {
-    return signed_rank_p_greater(values, kth_walsh_average(values, k)) >= tail;
+    return signed_rank_p_greater_of_sorted(values, kth_walsh_average(values, k)) >= tail;
   };
   // the smallest rank k whose average is kept: the lower end of d, and of −d the upper end
   auto first_kept = [&](const std::vector<double>& values) {
@@ -275,8 +276,8 @@ Interval signed_rank_interval_inverted(std::span<const double> d, double confide
   // even a shift below every value is kept: too few values for `confidence`
   const double below = sorted.front() - std::max(1.0, std::fabs(sorted.front()));
   interval.reaches_confidence =
-      signed_rank_p_greater(sorted, below) < tail &&
-      signed_rank_p_greater(negated, -(sorted.back() + std::max(1.0, std::fabs(sorted.back())))) < tail;
+      signed_rank_p_greater_of_sorted(sorted, below) < tail &&
+      signed_rank_p_greater_of_sorted(negated, -(sorted.back() + std::max(1.0, std::fabs(sorted.back())))) < tail;
   return interval;
 }
 
