@@ -2,8 +2,12 @@
 #include <refbench/util/error.hpp>
 #include <refbench/util/sha256.hpp>
 
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <fnmatch.h>
+#include <fstream>
+#include <string_view>
 #include <sys/stat.h>
 #include <system_error>
 
@@ -48,26 +52,44 @@ std::optional<EntryFacts> facts_of(const fs::path& path, bool hash) {
   return facts;
 }
 
-// Every entry under `root` but its `.git` and the `writable` paths, by
-// relative path; hashed when `hash`.
-std::map<std::string, EntryFacts> walk(const fs::path& root, const std::vector<std::string>& writable, bool hash) {
+struct Walk {
   std::map<std::string, EntryFacts> entries;
+  std::size_t exempt = 0; // entries a writable glob left out
+};
+
+// Every entry under `root` but its `.git` and the `writable` paths that are
+// not programs, by relative path; hashed when `hash`.
+Walk walk(const fs::path& root, const std::vector<std::string>& writable, bool hash) {
+  Walk found;
   std::error_code ec;
+  int exempt_below = -1; // the depth of the writable directory being walked; -1: none
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const auto relative = it->path().lexically_relative(root).generic_string();
-    const bool is_dir = it->is_directory(ec) && !it->is_symlink(ec);
-    if ((it.depth() == 0 && relative == ".git") || matches_writable(relative, writable)) {
-      if (is_dir) {
-        it.disable_recursion_pending();
-      }
+    if (it.depth() == 0 && relative == ".git") {
+      it.disable_recursion_pending();
       continue;
     }
+    if (exempt_below >= 0 && it.depth() <= exempt_below) {
+      exempt_below = -1; // out of it
+    }
+    // a writable directory is left out with what it holds, but for the
+    // programs in it: it is walked on for them
+    if (exempt_below >= 0 || matches_writable(relative, writable)) {
+      if (!is_program(it->path())) {
+        std::error_code kind;
+        if (exempt_below < 0 && it->is_directory(kind) && !it->is_symlink(kind)) {
+          exempt_below = it.depth();
+        }
+        ++found.exempt;
+        continue;
+      }
+    }
     if (auto facts = facts_of(it->path(), hash)) {
-      entries.emplace(relative, std::move(*facts));
+      found.entries.emplace(relative, std::move(*facts));
     }
   }
-  return entries;
+  return found;
 }
 
 std::string mode_text(std::uint32_t mode) { return fmt::format("{:o}", mode); }
@@ -104,6 +126,23 @@ std::string difference(const EntryFacts& then, const EntryFacts& now) {
 
 } // namespace
 
+bool is_program(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return false;
+  }
+  if ((info.st_mode & 0111) != 0) {
+    return true;
+  }
+  std::array<char, 4> head{};
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), head.size());
+  const std::string_view start(head.data(), static_cast<std::size_t>(in.gcount()));
+  return start.starts_with("#!") || start == std::string_view("\x7f"
+                                                              "ELF",
+                                                              4);
+}
+
 bool matches_writable(const std::string& path, const std::vector<std::string>& globs) {
   for (const auto& glob : globs) {
     if (::fnmatch(glob.c_str(), path.c_str(), 0) == 0) {
@@ -123,12 +162,14 @@ TreeManifest TreeManifest::take(const fs::path& root, std::string label, const s
   manifest.m_root = root;
   manifest.m_label = std::move(label);
   manifest.m_writable = writable;
-  manifest.m_entries = walk(root, writable, true);
+  auto taken = walk(root, writable, true);
+  manifest.m_entries = std::move(taken.entries);
+  manifest.m_exempt = taken.exempt;
   return manifest;
 }
 
 std::vector<std::string> TreeManifest::changes(bool rehash) const {
-  const auto now = walk(m_root, m_writable, rehash);
+  const auto now = walk(m_root, m_writable, rehash).entries;
   std::vector<std::string> found;
   auto then_it = m_entries.begin();
   auto now_it = now.begin();

@@ -96,6 +96,13 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.replicas = checked("replicas", as_int(r.integer("replicas", INT32_MIN, INT32_MAX)));
   run.replicate = r.strings("replicate");
   run.writable = r.strings("writable");
+  if (auto sandbox = r.string("sandbox")) {
+    run.sandbox = process::k_sandbox_mode_names.parse(*sandbox);
+    if (!run.sandbox) {
+      r.fail(*r.table().get("sandbox"),
+             fmt::format("run.sandbox must be {}, got \"{}\"", process::k_sandbox_mode_names.list(), *sandbox));
+    }
+  }
   run.candidates = r.strings("candidates");
   for (const auto& ref : run.candidates) {
     if (ref.empty()) {

@@ -217,6 +217,12 @@ json to_json(const EnvironmentInfo& env) {
       j["counters"]["allocations"] = env.counters->allocations;
     }
   }
+  if (env.sandbox) {
+    j["sandbox"] = json::object({{"mode", env.sandbox->mode}});
+    if (!env.sandbox->reason.empty()) {
+      j["sandbox"]["reason"] = env.sandbox->reason;
+    }
+  }
   return j;
 }
 
@@ -235,9 +241,15 @@ std::optional<EnvironmentInfo> environment_from(const Fields& document) {
     env.isolation = isolation_from(f.inner(f.part("isolation", false, true), f.name("isolation")));
   }
   if (f.has("counters")) {
-    const Fields c = f.inner(f.part("counters", false, true), f.name("counters"));
+    const auto counters = f.part("counters", false, true); // Fields refer to it
+    const Fields c = f.inner(counters, f.name("counters"));
     env.counters =
         CounterInfo{c.string("source"), c.string("probe", ""), c.string("version", ""), c.string("allocations", "")};
+  }
+  if (f.has("sandbox")) {
+    const auto sandbox = f.part("sandbox", false, true); // Fields refer to it
+    const Fields b = f.inner(sandbox, f.name("sandbox"));
+    env.sandbox = SandboxInfo{b.string("mode"), b.string("reason", "")};
   }
   return env;
 }

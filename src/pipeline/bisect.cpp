@@ -10,6 +10,7 @@
 #include <refbench/pipeline/bisect_steps.hpp>
 #include <refbench/pipeline/github_run.hpp>
 #include <refbench/pipeline/measure.hpp>
+#include <refbench/pipeline/run_arms.hpp>
 #include <refbench/pipeline/run_plan.hpp>
 #include <refbench/pipeline/run_refs.hpp>
 #include <refbench/process/cpus.hpp>
@@ -438,6 +439,8 @@ int bisect_on(const Bench& bench, const BisectOptions& o, const CommonOptions& c
                                       "compares commits with the same settings",
                      "bisect with a config without [arms.*] (pass -c FILE)");
   }
+  check_box_possible(o.run.sandbox.value_or(in.config.run.sandbox.value_or(process::SandboxMode::automatic)),
+                     static_cast<bool>(bench.box));
   const auto good = git::resolve(in.repo, o.good);
   const auto bad = git::resolve(in.repo, o.bad);
   const auto path = checked_path(in, o, good, bad);

@@ -135,6 +135,7 @@ MeasurementPlan BisectSteps::plan_step(const std::vector<std::string>& shas, Arm
     }
   }
   plan.header.environment = report::environment_info(process::machine_facts(), &m_isolation);
+  plan.header.environment->sandbox = m_sandbox;
   plan.payloads = m_payloads_json;
   plan.config = in.config_path;
   return plan;
@@ -161,6 +162,9 @@ runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& sha
   if (!m_pinned) { // after the first builds, which use every CPU
     apply_isolation(m_isolation, m_bench, m_quiet);
     m_pinned = true;
+    const auto mode = m_o.run.sandbox.value_or(m_in.config.run.sandbox.value_or(process::SandboxMode::automatic));
+    m_sandbox = box_commands(m_bench.box, mode, box_paths_of_bisect(m_out, m_work, m_in.config.run.writable),
+                             *m_bench.err, m_quiet);
   }
   make_out_dirs(m_out / dir);
   Arms arms(m_work, trees);
@@ -175,6 +179,7 @@ runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& sha
   common.quiet = true;
   Sinks sinks{.common = common, .out = print ? m_bench.out : &hidden, .err = m_quiet ? &hidden : m_bench.err};
   sinks.started = runner::monotonic_now();
+  sinks.check_links = [&] { return arms.moved_links(); };
   measure_and_report(plan, m_bench.executor, journal, sinks);
   const auto path = plan.out / "journal.jsonl";
   auto read = formats::read_journal(util::read_file(path.string()).value_or(""), path.string());

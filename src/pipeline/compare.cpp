@@ -5,6 +5,7 @@
 #include <refbench/pipeline/compare.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
+#include <refbench/pipeline/run_arms.hpp>
 #include <refbench/pipeline/terminal.hpp>
 #include <refbench/process/counters.hpp>
 #include <refbench/process/environment.hpp>
@@ -286,6 +287,8 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
     }
   }
   auto isolation = process::plan_isolation_here(settings.isolate.value, {}); // a bad list: exit 2 before anything runs
+  const auto sandbox_mode = o.sandbox.value_or(process::SandboxMode::automatic);
+  check_box_possible(sandbox_mode, true);
   const fs::path out(o.out);
   ProgramReplicas replicas;
   MeasurementPlan plan{.cells = compare_cells(o, settings, out, replicas),
@@ -318,6 +321,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
     plan.header.candidates.clear();
   }
   plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
+  plan.header.environment->sandbox = box_commands(bench.box, sandbox_mode, box_paths(out), std::cerr, common.quiet);
   plan_counts(plan);
   formats::JournalWriter journal((out / "journal.jsonl").string());
   Sinks sinks = sinks_of(bench, common);

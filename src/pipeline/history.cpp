@@ -146,7 +146,10 @@ void add_history(Sinks& sinks, const std::optional<fs::path>& dir, bool pull_req
     return;
   }
   if (pull_request) {
-    sinks.amend = [dir = *dir, window](report::RunDocument& document) {
+    sinks.amend = [amend = sinks.amend, dir = *dir, window](report::RunDocument& document) {
+      if (amend) {
+        amend(document);
+      }
       for (auto& note : band_notes(dir, document, window)) {
         document.warnings.push_back(std::move(note));
       }

@@ -43,6 +43,7 @@ runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& execut
   progress.attach(hooks);
   hooks.place = sinks.place;
   hooks.check_trees = sinks.check_trees;
+  hooks.check_links = sinks.check_links;
   const auto& gated = plan.gate;
   auto precision_settings = analysis_settings;
   precision_settings.confidence = plan.stop_confidence.value_or(analysis_settings.confidence);
@@ -202,9 +203,10 @@ int measure_and_report(const MeasurementPlan& plan, process::Executor& executor,
 }
 
 Bench launcher_bench(process::Launcher& launcher) {
-  return {.executor = launcher, .keep = launcher.pid(), .pin = [&launcher](const process::CpuList& cpus) {
-            return launcher.pin(cpus);
-          }};
+  return {.executor = launcher,
+          .keep = launcher.pid(),
+          .pin = [&launcher](const process::CpuList& cpus) { return launcher.pin(cpus); },
+          .box = [&launcher](const process::BoxPaths& paths) { return launcher.box(paths); }};
 }
 
 Sinks sinks_of(const Bench& bench, const CommonOptions& common) {

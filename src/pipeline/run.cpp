@@ -201,6 +201,24 @@ std::vector<runner::CellSpec> run_cells(std::vector<runner::CellSpec> planned, c
   return with_control(std::move(planned), in, plan.auto_control);
 }
 
+// README: Security model: the box that `o` (over the config) asks for; where
+// it is "required", refused at once (exit 3) when the kernel already says no.
+process::SandboxMode sandbox_mode_of(const RunOptions& o, const Inputs& in, const Bench& bench) {
+  const auto mode = o.sandbox.value_or(in.config.run.sandbox.value_or(process::SandboxMode::automatic));
+  check_box_possible(mode, static_cast<bool>(bench.box));
+  return mode;
+}
+
+// The run's environment once `bench`'s commands are in the box of `paths`
+// that `mode` asks for (README: Security model): after the builds and the
+// replicas, before the payloads are used.
+report::EnvironmentInfo boxed_environment(const Bench& bench, process::SandboxMode mode, const process::BoxPaths& paths,
+                                          const process::IsolationPlan& isolation, bool quiet) {
+  auto environment = report::environment_info(process::machine_facts(), &isolation);
+  environment.sandbox = box_commands(bench.box, mode, paths, std::cerr, quiet);
+  return environment;
+}
+
 // README: Security model: records the arms' trees (and the payloads) as
 // built, for `sinks`' rounds to check; says what that cost, unless `quiet`.
 void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, const fs::path& payloads,
@@ -210,6 +228,14 @@ void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, co
       std::make_shared<const std::vector<build::TreeManifest>>(take_manifests(arms, replicas, payloads, writable));
   const auto checking = std::make_shared<double>(0.0);
   sinks.check_trees = tree_check(manifests, checking);
+  if (auto exempt = exempt_line(*manifests, writable); !exempt.empty()) {
+    sinks.amend = [exempt = std::move(exempt), next = std::move(sinks.amend)](report::RunDocument& document) {
+      document.warnings.push_back({"", exempt});
+      if (next) {
+        next(document);
+      }
+    };
+  }
   if (!quiet) {
     std::cerr << trees_line(*manifests, util::monotonic_seconds() - hashing);
     sinks.after_rounds = [checking] {
@@ -238,6 +264,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   check_history_place(o, in.config, in.repo, pr_base_sha.has_value());
   check_candidates(o, in, common.quiet, history_dir.has_value());
   check_counter(in);
+  const auto sandbox_mode = sandbox_mode_of(o, in, bench);
   auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
   auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
   const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
@@ -292,7 +319,8 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   plan.header.command = "run";
   plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidates) +
                           (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");
-  plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
+  plan.header.environment = boxed_environment(
+      bench, sandbox_mode, box_paths(out, work, replicas, arms, in.config.run.writable), isolation, common.quiet);
   plan_counts(plan);
   if (in.shard) {
     plan.header.shard = shard_identity(*in.shard, baseline.sha, candidates.front().sha, plan.settings.seed.value,
@@ -309,6 +337,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   formats::JournalWriter journal((out / "journal.jsonl").string());
   Sinks sinks = sinks_of(bench, common);
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
+  sinks.check_links = [&] { return arms.moved_links(); };
   watch_trees(sinks, arms, replicas, out / "payloads", in.config.run.writable, common.quiet);
   if (in.shard) { // README: Suites: a suite's benchmarks split over the shards, once the suite has listed them
     for (const auto& line : split_suites(plan, *in.shard, bench.executor, sinks.place)) {

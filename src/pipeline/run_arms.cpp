@@ -5,11 +5,14 @@
 #include <refbench/util/clock.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
+#include <ostream>
+#include <sys/stat.h>
 
 namespace refbench::pipeline {
 
@@ -26,10 +29,24 @@ std::string candidate_link(std::size_t index) {
 
 } // namespace
 
+namespace {
+
+// `dir`'s device and inode by lstat; zeros when it cannot be read.
+std::pair<dev_t, ino_t> identity_of(const fs::path& dir) {
+  struct stat info {};
+  if (::lstat(dir.c_str(), &info) != 0) {
+    return {0, 0};
+  }
+  return {info.st_dev, info.st_ino};
+}
+
+} // namespace
+
 Arms::Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef& baseline,
            const std::vector<git::ResolvedRef>& candidates, bool keep)
     : m_work(work), m_keep(keep) {
   fs::create_directories(work);
+  m_work_identity = identity_of(work);
   m_trees.push_back(
       git::Worktree::add(repo, baseline.sha, (work / baseline.dir_name).string(), process::interrupt_fd()));
   link("a", baseline.dir_name);
@@ -54,6 +71,7 @@ Arms::Arms(const std::string& repo, const fs::path& work, const git::ResolvedRef
 
 Arms::Arms(const fs::path& work, const std::vector<std::string>& trees) : m_work(work), m_keep(false), m_paths(trees) {
   fs::create_directories(work);
+  m_work_identity = identity_of(work);
   link("a", trees.at(0));
   link("c", trees.at(0));
   for (std::size_t k = 0; k + 1 < trees.size(); ++k) {
@@ -104,6 +122,7 @@ void Arms::link(const std::string& name, const std::string& target) {
     throw RefusedError(fmt::format("cannot link {} to the worktree: {}", at.string(), ec.message()),
                        "pass a writable --workdir");
   }
+  placed(name, target);
 }
 
 void Arms::repoint(const std::string& name, const std::string& target) {
@@ -112,6 +131,38 @@ void Arms::repoint(const std::string& name, const std::string& target) {
         fmt::format("cannot point {} at {}: {}", (m_work / name).string(), target, std::strerror(errno)),
         "check that nothing else writes into " + m_work.string());
   }
+  placed(name, target);
+}
+
+void Arms::placed(const std::string& name, const std::string& target) {
+  for (auto& [link_name, link_target] : m_links) {
+    if (link_name == name) {
+      link_target = target;
+      return;
+    }
+  }
+  m_links.emplace_back(name, target);
+}
+
+std::string Arms::moved_links() const {
+  if (identity_of(m_work) != m_work_identity) {
+    return fmt::format("{} (replaced: the arms' links are refbench's)", m_work.string());
+  }
+  std::string found;
+  for (const auto& [name, target] : m_links) {
+    const fs::path at = m_work / name;
+    std::error_code ec;
+    std::string what;
+    if (!fs::is_symlink(fs::symlink_status(at, ec))) {
+      what = "replaced or removed";
+    } else if (const auto now = fs::read_symlink(at, ec).string(); ec || now != target) {
+      what = fmt::format("re-pointed to {}, not {}", ec ? "?" : now, target);
+    }
+    if (!what.empty()) {
+      found += fmt::format("{}the link {} ({})", found.empty() ? "" : "; ", at.string(), what);
+    }
+  }
+  return found;
 }
 
 ArmReplicas make_replicas(const Arms& arms, const fs::path& out, const fs::path& work, int count,
@@ -158,6 +209,123 @@ std::vector<build::TreeManifest> take_manifests(const Arms& arms, const ArmRepli
     manifests.push_back(build::TreeManifest::take(payloads, "the payloads", {}));
   }
   return manifests;
+}
+
+namespace {
+
+// `path` resolved (links, `..`), or as it is when it cannot be.
+std::string resolved(const fs::path& path) {
+  std::error_code ec;
+  const auto real = fs::canonical(path, ec);
+  return ec ? path.string() : real.string();
+}
+
+constexpr std::string_view k_required_hint = "run refbench as root or where unprivileged user namespaces are "
+                                             "allowed, or set run.sandbox = \"auto\" (--sandbox auto) to measure "
+                                             "unboxed";
+
+} // namespace
+
+process::BoxPaths box_paths(const fs::path& out) {
+  for (const char* dir : {"outputs", "counts"}) {
+    std::error_code ec;
+    fs::create_directories(out / dir, ec);
+  }
+  process::BoxPaths paths;
+  paths.read_only.push_back(resolved(out));
+  if (const auto self = resolved("/proc/self/exe"); self.starts_with("/")) {
+    paths.read_only.push_back(self);
+  }
+  for (const char* dir : {"outputs", "counts"}) {
+    paths.writable.push_back(resolved(out / dir));
+  }
+  return paths;
+}
+
+process::BoxPaths box_paths(const fs::path& out, const fs::path& work, const ArmReplicas& replicas, const Arms& arms,
+                            const std::vector<std::string>& writable) {
+  auto paths = box_paths(out);
+  if (const auto work_dir = resolved(work); !work_dir.starts_with(paths.read_only.front() + "/")) {
+    paths.read_only.push_back(work_dir);
+  }
+  if (!writable.empty()) {
+    for (const auto& dirs : replicas.dirs) {
+      for (const auto& dir : dirs) {
+        paths.writable.push_back(resolved(dir));
+      }
+    }
+    for (std::size_t i = 1; i < arms.candidate_count(); ++i) {
+      paths.writable.push_back(resolved(arms.candidate_tree(i)));
+    }
+  }
+  return paths;
+}
+
+process::BoxPaths box_paths_of_bisect(const fs::path& out, const fs::path& work,
+                                      const std::vector<std::string>& writable) {
+  process::BoxPaths paths;
+  if (const auto self = resolved("/proc/self/exe"); self.starts_with("/")) {
+    paths.read_only.push_back(self);
+  }
+  std::error_code ec;
+  if (fs::is_directory(out / "payloads", ec)) {
+    paths.read_only.push_back(resolved(out / "payloads"));
+  }
+  if (writable.empty()) {
+    fs::create_directories(work, ec);
+    paths.read_only.push_back(resolved(work));
+  }
+  return paths;
+}
+
+void check_box_possible(process::SandboxMode mode, bool has_box) {
+  if (mode != process::SandboxMode::required || !has_box) {
+    return;
+  }
+  if (const auto refusal = process::box_refusal(); !refusal.empty()) {
+    throw RefusedError("run.sandbox = \"required\", but the box cannot be made here: " + refusal,
+                       std::string(k_required_hint));
+  }
+}
+
+report::SandboxInfo box_commands(const std::function<process::SandboxState(const process::BoxPaths&)>& box,
+                                 process::SandboxMode mode, const process::BoxPaths& paths, std::ostream& err,
+                                 bool quiet) {
+  process::SandboxState state;
+  if (mode == process::SandboxMode::off) {
+    state.reason = "run.sandbox = \"off\"";
+  } else if (!box) {
+    state.reason = "the commands do not run through refbench's launcher";
+  } else {
+    state = box(paths);
+  }
+  if (state.mode == "none" && mode == process::SandboxMode::required) {
+    throw RefusedError("run.sandbox = \"required\", but the box cannot be made here: " + state.reason,
+                       std::string(k_required_hint));
+  }
+  if (state.mode == "none" && mode == process::SandboxMode::automatic && !quiet) {
+    err << "refbench: warning: sandbox: " << util::printable(state.reason)
+        << "; the commands run unboxed, the trees' and links' checks watch them (run.sandbox = \"required\" refuses "
+           "this)\n";
+  }
+  return {state.mode, state.reason};
+}
+
+std::string exempt_line(const std::vector<build::TreeManifest>& manifests, const std::vector<std::string>& writable) {
+  if (writable.empty()) {
+    return "";
+  }
+  std::size_t exempt = 0;
+  for (const auto& manifest : manifests) {
+    exempt += manifest.exempt();
+  }
+  std::string globs;
+  for (const auto& glob : writable) {
+    globs += fmt::format("{}\"{}\"", globs.empty() ? "" : ", ", glob);
+  }
+  return fmt::format("run.writable = [{}] left {} entries of the arms' trees out of their check, as built; the "
+                     "programs among them and the {{arm}} links are checked whatever it says",
+                     globs, exempt);
 }
 
 std::string trees_line(const std::vector<build::TreeManifest>& manifests, double seconds) {

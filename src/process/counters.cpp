@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <vector>
 
 namespace refbench::process {
 namespace {
@@ -98,8 +99,20 @@ Invocation counted_invocation(const Invocation& invocation, const CounterTool& t
 
 bool clear_counts(const std::filesystem::path& dir) {
   std::error_code error;
-  std::filesystem::remove_all(dir, error);
-  return !error && std::filesystem::create_directories(dir, error) && !error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return false;
+  }
+  // what is in it, not the directory: the box binds this one writable
+  // (README: Security model), and a new one would be read-only there
+  std::vector<std::filesystem::path> entries;
+  for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    entries.push_back(it->path());
+  }
+  for (const auto& entry : entries) {
+    std::filesystem::remove_all(entry, error);
+  }
+  return !error;
 }
 
 std::expected<double, std::string> read_instruction_count(const std::filesystem::path& dir) {

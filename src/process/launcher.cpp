@@ -3,11 +3,13 @@
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/output_buffer.hpp>
 #include <refbench/process/reaper.hpp>
+#include <refbench/process/sandbox.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/process/wire.hpp>
 #include <refbench/util/clock.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
+#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <array>
@@ -26,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <system_error>
@@ -109,6 +112,14 @@ double spawn_resolution() {
   return smallest;
 }
 
+// Resets the calling process's peak RSS (VmHWM) to what it holds now.
+void reset_peak_rss() {
+  if (int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
+    [[maybe_unused]] auto n = ::write(fd, "5", 1);
+    ::close(fd);
+  }
+}
+
 // Drops the launcher's executable pages from its page tables: start-up ran
 // code (static initialisers, the loader) that the spawn loop never runs
 // again, and every page mapped counts in each reading. Text pages are never
@@ -135,6 +146,54 @@ void release_startup_code() {
   std::fclose(maps);
 }
 
+// The launcher outside the box once its copy inside serves: it leaves the
+// socket to the copy, dies with refbench (and so takes the box with it:
+// the copy dies with it, and the kernel kills what a PID namespace's first
+// process leaves), and waits. Returns the copy's exit status.
+int wait_for_box(pid_t box, int socket_fd, pid_t refbench) {
+  ::close(socket_fd);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != refbench) { // refbench died before the line above
+    ::kill(box, SIGKILL);
+  }
+  int status = 0;
+  while (::waitpid(box, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return 1;
+    }
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+// Serves a k_box request whose frame is `body`: enters the box, or says
+// why not. Returns whether this process serves on (true: the copy in the
+// box, or the launcher when no box was made); false with `exit_status`
+// for the launcher outside a box that was made.
+bool serve_box(int socket_fd, const std::string& body, pid_t refbench, int& exit_status) {
+  BoxPaths paths;
+  if (!decode_box_paths(body, paths)) {
+    return wire::write_frame(socket_fd, "no\tthe launcher got a malformed request for the box");
+  }
+  // in the box, the copy's memory is measured anew: forked, it is the
+  // floor of every reading from now on
+  const auto entry = enter_box(paths, [] {
+    reset_peak_rss();
+    const double resolution = spawn_resolution();
+    return fmt::format("{}\t{}", own_peak_rss_bytes(), resolution);
+  });
+  if (entry.in_box) {
+    return true; // the launcher outside answers
+  }
+  if (entry.child < 0) {
+    return wire::write_frame(socket_fd, "no\t" + entry.reason);
+  }
+  if (!wire::write_frame(socket_fd, fmt::format("ok\t{}\t{}\t{}", entry.mode, entry.child, entry.facts))) {
+    ::kill(entry.child, SIGKILL);
+  }
+  exit_status = wait_for_box(entry.child, socket_fd, refbench);
+  return false;
+}
+
 } // namespace
 
 std::int64_t own_peak_rss_bytes() {
@@ -154,6 +213,7 @@ std::int64_t own_peak_rss_bytes() {
 }
 
 int launcher_main(int socket_fd) {
+  const pid_t refbench = ::getppid();
   // The terminal's SIGINT reaches refbench too; it decides and tells us.
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
@@ -167,11 +227,7 @@ int launcher_main(int socket_fd) {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::fcntl(socket_fd, F_SETFD, FD_CLOEXEC);
   release_startup_code();
-  // Reset the high-water mark left by the dynamic loader to what we hold now.
-  if (int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
-    [[maybe_unused]] auto n = ::write(fd, "5", 1);
-    ::close(fd);
-  }
+  reset_peak_rss(); // the dynamic loader's high-water mark is not the floor
   const double resolution = spawn_resolution();
   if (!wire::write_frame(socket_fd, wire::encode(wire::Startup{own_peak_rss_bytes(), resolution}))) {
     return 1;
@@ -186,6 +242,16 @@ int launcher_main(int socket_fd) {
     }
     if (type == wire::k_cancel) {
       continue; // a cancel that arrived after its invocation had finished
+    }
+    if (type == wire::k_box) {
+      int exit_status = 0;
+      if (!wire::read_frame(socket_fd, body)) {
+        return 1;
+      }
+      if (!serve_box(socket_fd, body, refbench, exit_status)) {
+        return exit_status;
+      }
+      continue;
     }
     if (type != wire::k_run || !wire::read_frame(socket_fd, body)) {
       return 1;
@@ -214,7 +280,24 @@ int launcher_main(int socket_fd) {
 }
 
 Launcher::Launcher(util::Fd socket, pid_t pid, RssProbe probe)
-    : m_socket(std::move(socket)), m_pid(pid), m_probe(std::move(probe)) {}
+    : m_socket(std::move(socket)), m_pid(pid), m_serving(pid), m_probe(std::move(probe)) {}
+
+SandboxState Launcher::box(const BoxPaths& paths) {
+  std::string reply;
+  if (!wire::write_type(m_socket.get(), wire::k_box) || !wire::write_frame(m_socket.get(), encode_box_paths(paths)) ||
+      !wire::read_frame(m_socket.get(), reply)) {
+    launcher_died();
+  }
+  const auto fields = util::split(reply, '\t');
+  if (fields.size() == 5 && fields[0] == "ok") {
+    m_serving = static_cast<pid_t>(std::stol(std::string(fields[2])));
+    m_probe.floor_bytes = std::stoll(std::string(fields[3]));
+    m_probe.spawn_resolution_seconds = std::stod(std::string(fields[4]));
+    return {std::string(fields[1]), ""};
+  }
+  return {"none", fields.size() == 2 && fields[0] == "no" ? std::string(fields[1])
+                                                          : std::string("the launcher's answer was malformed")};
+}
 
 std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
   int pair[2];
@@ -240,7 +323,15 @@ std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
     envp.push_back(const_cast<char*>(entry.c_str()));
   }
   envp.push_back(nullptr);
-  int rc = ::posix_spawn(&pid, self_exe.c_str(), &actions, nullptr, argv.data(), envp.data());
+  // a process group of its own: a SIGKILL to refbench's group (a CI job
+  // cancelled, `timeout -s KILL`) leaves the launcher to see refbench gone
+  // and kill what it started, instead of orphaning it
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  int rc = ::posix_spawn(&pid, self_exe.c_str(), &actions, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     throw std::system_error(rc, std::generic_category(), "cannot start the launcher " + self_exe);
@@ -302,9 +393,9 @@ Outcome Launcher::run(const Invocation& invocation) {
       throw std::system_error(errno, std::generic_category(), "poll");
     }
     if (ready == 0) { // a quiet second: is the launcher still running?
-      stopped_seconds = is_stopped(m_pid) ? stopped_seconds + 1 : 0;
+      stopped_seconds = is_stopped(m_serving) ? stopped_seconds + 1 : 0;
       if (stopped_seconds >= k_stopped_launcher_seconds) {
-        ::kill(m_pid, SIGKILL); // a stopped process does not read the socket's end; the destructor reaps it
+        ::kill(m_serving, SIGKILL); // a stopped process does not read the socket's end; the destructor reaps it
         throw MeasurementError(
             fmt::format("the launcher process that spawns benchmarked commands was stopped (SIGSTOP) for {} s "
                         "during an invocation",

@@ -98,6 +98,12 @@ std::string environment_body(const RunDocument& document) {
     if (env->counters) {
       body += counters_line(*env->counters);
     }
+    if (env->sandbox) {
+      body += env->sandbox->mode == "none"
+                  ? "- sandbox: none (" + escape_cell(env->sandbox->reason) + "); the trees' check watched the arms\n"
+                  : "- sandbox: " + escape_cell(env->sandbox->mode) +
+                        " (the other arm's tree, --out and refbench out of the commands' reach)\n";
+    }
   }
   if (const auto& rss = document.header.rss) {
     body += "- peak RSS: measured by " + escape_cell(rss->method.empty() ? "an unknown method" : rss->method);

@@ -43,6 +43,7 @@ void RoundRunner::measure(Slot slot, int round, std::size_t order, const std::st
   if (!run_hook(slot, Hook::prepare, round)) {
     return; // the cell is an ERROR naming its prepare hook
   }
+  check_links(round);
   if (m_hooks.before_invocation) {
     m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
   }
@@ -148,6 +149,7 @@ std::optional<Counts> RoundRunner::count_under(Slot slot, int round, Counter cou
   if (!run_hook(slot, Hook::prepare, round)) {
     return std::nullopt;
   }
+  check_links(round);
   auto counted = counted_command(invocation, counter, m_settings);
   const process::Outcome outcome = counted ? m_executor.run(*counted) : process::Outcome{};
   if (!output.empty()) {

@@ -43,6 +43,13 @@ private:
   // that had stopped: its samples were taken on a changed tree.
   bool trees_changed(int round, bool last);
 
+  // Fails every cell with `change` after `round`, as trees_changed does.
+  void fail_all_on_change(int round, const std::string& change);
+
+  // Asks the link check before an invocation in `round`; when a link moved,
+  // every cell fails with it and TreeChanged ends the rounds.
+  void check_links(int round);
+
   // Whether the budget is spent: then no invocation starts.
   bool over_budget() const;
 

@@ -92,6 +92,21 @@ bool RoundRunner::trees_changed(int round, bool last) {
   if (change.empty()) {
     return false;
   }
+  fail_all_on_change(round, change);
+  return true;
+}
+
+void RoundRunner::check_links(int round) {
+  if (!m_hooks.check_links) {
+    return;
+  }
+  if (const auto moved = m_hooks.check_links(); !moved.empty()) {
+    fail_all_on_change(round, "a move of " + moved);
+    throw TreeChanged{};
+  }
+}
+
+void RoundRunner::fail_all_on_change(int round, const std::string& change) {
   m_log.tree_changed(round, change);
   for (std::size_t i = 0; i < m_record.cells.size(); ++i) {
     auto& cell = m_record.cells[i];
@@ -101,7 +116,6 @@ bool RoundRunner::trees_changed(int round, bool last) {
     stop(i, StopReason::error);
     cell.stop = StopReason::error;
   }
-  return true;
 }
 
 bool RoundRunner::over_budget() const { return m_clock() >= m_deadline; }

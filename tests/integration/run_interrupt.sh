@@ -51,7 +51,7 @@ expect_rc 0
 # --- a SIGTERM that arrives after the rounds (here from the cleanup hook, which runs despite
 # it) is still honoured: 143, with the whole results written
 run_refbench compare --shell --max-rounds 3 --min-rounds 3 --warmup 0 --out "$WORK/late" \
-  --cleanup 'kill -TERM $(awk "{print \$4}" /proc/$PPID/stat)' true true
+  --sandbox off --cleanup 'kill -TERM $(awk "{print \$4}" /proc/$PPID/stat)' true true
 expect_rc 143
 expect_in "$WORK/err" "terminated (SIGTERM) — the results measured until then were written"
 expect_json "$WORK/late/results.json" "not r.get('partial') and len(r['analysis']) > 0"

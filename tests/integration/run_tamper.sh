@@ -32,15 +32,23 @@ candidate() {
   printf '#!/bin/sh\n%s\nexec sh "$1/work"\n' "$2" >"$repo/bench.sh"
   git_in "$repo" commit -q -am "$1"
 }
-# runs base against candidate $1 into $WORK/o-$1
+# runs base against candidate $1 into $WORK/o-$1 (more flags after it)
 measure() {
-  run_refbench run --repo "$repo" --baseline base --candidate "$1" --out "$WORK/o-$1" --replicas 1 \
-    --max-rounds 4 --min-rounds 4 --warmup 1 --isolate off --color never
+  local name="$1"
+  shift
+  run_refbench run --repo "$repo" --baseline base --candidate "$name" --out "$WORK/o-$name" --replicas 1 \
+    --max-rounds "${ROUNDS:-4}" --min-rounds "${ROUNDS:-4}" --warmup 1 --isolate off --color never "$@"
 }
+# whether this machine makes the box (README: Security model): then the
+# attacks below run boxed and unboxed (--sandbox off), else unboxed only
+boxes=(off)
+if unshare -p -m -f true 2>/dev/null || unshare -r -p -m -f true 2>/dev/null; then
+  boxes=(auto off)
+fi
 
 # --- (a) sed -i on the baseline's work: a 2x regression would read IMPROVED
 candidate sed 'sed -i "s/sleep 0.02$/sleep 0.2/" "$(dirname "$1")/a/work"'
-measure sed
+measure sed --sandbox off
 expect_rc 4
 expect_in "$WORK/err" "the check of the arms' trees found a change to the baseline's tree: work (size 21 → 20 bytes) after warm-up"
 expect_in "$WORK/err" "run.writable"
@@ -57,7 +65,7 @@ expect_json "$WORK/re-sed.json" "all(a['verdict'] == 'ERROR' for a in r['analysi
 # --- (b) an edit in place of the same length, its modification time set back
 candidate undo 'f="$(dirname "$1")/a/work"; t=$(stat -c %Y "$f")
 sed "s/0.02/0.09/" "$f" > "$f.new"; cat "$f.new" > "$f"; rm "$f.new"; touch -d "@$t" "$f"'
-measure undo
+measure undo --sandbox off
 expect_rc 4
 expect_in "$WORK/err" "a change to the baseline's tree: work (modified)"
 
@@ -67,4 +75,49 @@ measure honest
 [ "$RC" -le 1 ] || fail "a write under run.writable stopped the run (exit $RC): $(cat "$WORK/err")"
 expect_json "$WORK/o-honest/results.json" "all(a['verdict'] != 'ERROR' for a in r['analysis'])"
 expect_in "$WORK/err" "the arms' trees are checked after every round: 2 trees"
+expect_json "$WORK/o-honest/results.json" \
+  "any(w['message'].startswith('run.writable = [\"cache/*\"] left 2 entries') for w in r['warnings'])"
+expect_in "$WORK/o-honest/report.md" "left 2 entries of the arms' trees out of their check"
+
+
+# --- (d) a 2x regression whose command re-points the baseline's {arm} link
+# at a slowed copy of the baseline's tree: never IMPROVED or PASS. Boxed,
+# the links are read-only (the regression shows); unboxed, the link check
+# before every invocation finds the move (ERROR)
+git_in "$repo" checkout -q -B relink base
+printf '#!/bin/sh\nsleep 0.04\n' >"$repo/work"
+printf '#!/bin/sh\n%s\nexec sh "$1/work"\n' 'arms="$(dirname "$1")"; copy="$arms/../copy"
+if [ ! -d "$copy" ]; then cp -r "$arms/a/" "$copy" 2>/dev/null && sed -i "s/0.02/0.2/" "$copy/work"; fi
+ln -sfn "$copy" "$arms/a" 2>/dev/null' >"$repo/bench.sh"
+git_in "$repo" commit -q -am relink
+for box in "${boxes[@]}"; do
+  rm -rf "$WORK/o-relink"
+  ROUNDS=8 measure relink --sandbox "$box"
+  grep -Eq "^\| work \| wall .*(IMPROVED|PASS)" "$WORK/out" &&
+    fail "--sandbox $box: a re-pointed link gave a verdict: $(cat "$WORK/out")"
+  if [ "$box" = off ]; then
+    expect_rc 4
+    expect_in "$WORK/err" "the check of the arms' trees found a move of the link $WORK/o-relink/arms/a (re-pointed to"
+  else
+    [ "$RC" -eq 1 ] || [ "$RC" -eq 4 ] || fail "--sandbox $box: exit $RC: $(cat "$WORK/err")"
+    [ "$RC" -eq 4 ] || [ "$(verdict_of "$WORK/o-relink/results.json" work wall)" = REGRESSION ] ||
+      fail "--sandbox $box: the 2x regression reads $(verdict_of "$WORK/o-relink/results.json" work wall)"
+    expect_json "$WORK/o-relink/results.json" "r['environment']['sandbox']['mode'].endswith('namespaces')"
+  fi
+done
+
+# --- (e) the candidate's own config exempts everything (writable = ["*"])
+# and edits the baseline's program in place: programs are never exempt
+git_in "$repo" checkout -q -B star base
+sed -i 's/^writable = .*/writable = ["*"]/' "$repo/refbench.toml"
+printf '#!/bin/sh\n%s\nexec sh "$1/work"\n' 'sed -i "s/sleep 0.02$/sleep 0.2/" "$(dirname "$1")/a/work"' \
+  >"$repo/bench.sh"
+git_in "$repo" commit -q -am star
+for box in "${boxes[@]}"; do
+  rm -rf "$WORK/o-star"
+  measure star --sandbox "$box"
+  expect_rc 4
+  expect_in "$WORK/err" "a change to the baseline's tree: work ("
+  expect_in "$WORK/o-star/report.md" "entries of the arms' trees out of their check"
+done
 echo "ok"

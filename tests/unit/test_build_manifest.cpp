@@ -96,6 +96,65 @@ TEST_CASE("build::TreeManifest: the root's .git and the writable globs are left 
   CHECK_FALSE(build::matches_writable("bin/work", {"*/__pycache__"}));
 }
 
+TEST_CASE("build::is_program: an execute bit, a #! line or an ELF header") {
+  test::ScratchDir dir;
+  const auto root = dir.path();
+  test::write_file(root / "script", "#!/bin/sh\n");
+  test::write_file(root / "object", std::string("\x7f"
+                                                "ELF\x02\x01",
+                                                6));
+  test::write_file(root / "tool", "data");
+  fs::permissions(root / "tool", fs::perms::owner_exec, fs::perm_options::add);
+  test::write_file(root / "data.py", "print(1)\n");
+  test::write_file(root / "short", "#");
+  fs::create_symlink(root / "script", root / "link");
+  CHECK(build::is_program(root / "script"));
+  CHECK(build::is_program(root / "object"));
+  CHECK(build::is_program(root / "tool"));
+  CHECK_FALSE(build::is_program(root / "data.py"));
+  CHECK_FALSE(build::is_program(root / "short"));
+  CHECK_FALSE(build::is_program(root / "link")); // the link itself; its target is checked where it is
+  CHECK_FALSE(build::is_program(root));
+}
+
+TEST_CASE("build::TreeManifest: no writable glob exempts a program, \"*\" included") {
+  test::ScratchDir dir;
+  const auto root = dir.path();
+  test::write_file(root / "work", "#!/bin/sh\nsleep 0.02\n");
+  test::write_file(root / "lib/libx.so", std::string("\x7f"
+                                                     "ELF\x02\x01\x01",
+                                                     7));
+  test::write_file(root / "cache/count", "0\n");
+  test::write_file(root / "cache/deep/tool", "#!/bin/sh\n");
+  const auto manifest = TreeManifest::take(root, "t", {"*"});
+  CHECK(manifest.exempt() == 4); // cache, cache/count, cache/deep, lib
+  CHECK(manifest.entries() == 3);
+  test::write_file(root / "cache/count", "1\n");     // the tree's own business
+  test::write_file(root / "cache/new.txt", "new\n"); // so is a new file
+  CHECK(manifest.changes(true).empty());
+  test::write_file(root / "work", "#!/bin/sh\nsleep 0.2\n");
+  test::write_file(root / "cache/deep/tool", "#!/bin/sh\nexit 1\n");
+  test::write_file(root / "cache/dropped", "#!/bin/sh\n"); // a new program is an addition
+  CHECK(manifest.changes(true) == std::vector<std::string>{"cache/deep/tool (size 10 → 17 bytes)",
+                                                           "cache/dropped (added)", "work (size 21 → 20 bytes)"});
+  fs::remove(root / "lib/libx.so");
+  CHECK(manifest.changes(false).front() == "cache/deep/tool (size 10 → 17 bytes)");
+  CHECK(manifest.changes(false).size() == 4);
+}
+
+TEST_CASE("build::TreeManifest: a writable directory is left out with what it holds") {
+  test::ScratchDir dir;
+  const auto root = dir.path();
+  test::write_file(root / "target/criterion/a/estimates.json", "{}");
+  test::write_file(root / "target/release/bench", "#!/bin/sh\n");
+  const auto manifest = TreeManifest::take(root, "t", {"target/criterion"});
+  test::write_file(root / "target/criterion/a/estimates.json", "{\"mean\": 1}");
+  test::write_file(root / "target/criterion/b/new.json", "{}");
+  CHECK(manifest.changes(true).empty());
+  test::write_file(root / "target/release/bench", "#!/bin/sh\nexit 0\n");
+  CHECK(manifest.changes(true) == std::vector<std::string>{"target/release/bench (size 10 → 17 bytes)"});
+}
+
 TEST_CASE("build::TreeManifest: a root that is not a directory is refused") {
   test::ScratchDir dir;
   test::write_file(dir.path() / "file", "x");

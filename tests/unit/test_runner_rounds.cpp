@@ -362,6 +362,31 @@ TEST_CASE("runner::run_rounds: after the last round the trees are checked once m
   CHECK(record.cells[0].failure->round == 3);
 }
 
+TEST_CASE("runner::run_rounds: a moved {arm} link stops the run before the next invocation") {
+  FakeExecutor fake(costs({{"a", 0.1}, {"b", 0.2}}));
+  RoundSettings settings{1000, 6, 3, 1, 7};
+  refbench::formats::JournalWriter journal;
+  auto hooks = fake_clock(fake);
+  int asked = 0;
+  hooks.check_links = [&] {
+    ++asked;
+    // what a candidate's command would have done in its invocation, the 6th
+    return fake.calls().size() == 6 ? std::string("the link /o/arms/a (re-pointed to /o/copy, not /o/arms/base)")
+                                    : std::string();
+  };
+  auto record = run_rounds({cell("a"), cell("b")}, settings, fake, journal, hooks);
+  CHECK(fake.calls().size() == 6); // warm-up 4, round 1's first 2: the 7th never ran
+  CHECK(asked == 7);
+  for (const auto& c : record.cells) {
+    CHECK(c.stop == StopReason::error);
+    REQUIRE(c.failure);
+    CHECK(c.failure->hook == k_tree_check);
+    CHECK(failure_subject(c, *c.failure) + " " + c.failure->description + " " + failure_when(*c.failure) ==
+          "the check of the arms' trees found a move of the link /o/arms/a (re-pointed to /o/copy, not "
+          "/o/arms/base) after round 1");
+  }
+}
+
 TEST_CASE("runner::run_rounds: the budget bounds the warm-up and the first round too") {
   SUBCASE("warm-up: 700 runs of 0.05 s under a 1 s budget start no more than fit") {
     FakeExecutor fake(costs({{"a", 0.05}}));

@@ -32,16 +32,21 @@ struct EntryFacts {
 // "*/__pycache__/*" matches at any depth).
 bool matches_writable(const std::string& path, const std::vector<std::string>& globs);
 
+// Whether the regular file `path` is a program: an execute bit set, or
+// bytes that start "#!" or as an ELF object (README: Security model).
+bool is_program(const std::filesystem::path& path);
+
 class TreeManifest {
 public:
   TreeManifest() = default;
 
   // Records every entry under `root` without following symlinks, hashing
   // the regular files' bytes; leaves out the root's `.git` entry (a
-  // worktree's link to its repository) and the paths matching `writable`
-  // (a directory that matches is left out whole). `label` names the tree in
-  // messages ("the baseline's tree"). Throws RefusedError when `root` is
-  // not a directory.
+  // worktree's link to its repository) and the paths matching `writable`,
+  // except the programs among them (is_program), which no glob exempts: a
+  // directory that matches is still walked for them. `label` names the tree in messages
+  // ("the baseline's tree"). Throws RefusedError when `root` is not a
+  // directory.
   static TreeManifest take(const std::filesystem::path& root, std::string label,
                            const std::vector<std::string>& writable);
 
@@ -58,11 +63,14 @@ public:
   std::size_t files() const;   // regular files recorded
   std::uint64_t bytes() const; // their sizes' sum
   std::size_t entries() const { return m_entries.size(); }
+  // Entries that matched a writable glob and were left out when taken.
+  std::size_t exempt() const { return m_exempt; }
 
 private:
   std::filesystem::path m_root;
   std::string m_label;
   std::vector<std::string> m_writable;
+  std::size_t m_exempt = 0;
   std::map<std::string, EntryFacts> m_entries; // by path relative to the root
 };
 

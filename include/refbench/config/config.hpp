@@ -5,6 +5,7 @@
 
 #include <refbench/config/settings.hpp>
 #include <refbench/process/cpus.hpp>
+#include <refbench/process/sandbox.hpp>
 #include <refbench/runner/record.hpp>
 
 #include <chrono>
@@ -51,6 +52,7 @@ struct RunConfig {
   std::optional<int> replicas;                    // byte-identical copies of each arm (default 3)
   std::vector<std::string> replicate;             // globs of the files the copies hold; empty: all
   std::vector<std::string> writable;              // globs of the arms' files the trees' check leaves out
+  std::optional<process::SandboxMode> sandbox;    // the commands' box (README: Security model); default auto
   std::vector<std::string> candidates;      // refs of the candidates (README: More candidates); empty: --candidate
   std::string source;                       // the file, for messages
   std::map<std::string, std::string> where; // key → "file:line:column" of each key given

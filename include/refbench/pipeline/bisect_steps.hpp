@@ -89,6 +89,7 @@ private:
   bool m_quiet;
   double m_deadline;
   bool m_pinned = false;
+  report::SandboxInfo m_sandbox; // the box the steps' commands run in, made before the first step
   std::vector<std::string> m_env;
   std::vector<config::PayloadFile> m_payloads;
   nlohmann::json m_payloads_json;

@@ -13,6 +13,7 @@
 #include <refbench/process/cpus.hpp>
 #include <refbench/process/executor.hpp>
 #include <refbench/process/launcher.hpp>
+#include <refbench/process/sandbox.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <filesystem>
@@ -82,6 +83,7 @@ struct Sinks {
   int err_fd = -1;                    // for the progress mode (a terminal or not); -1: plain
   runner::PlacementHook place;        // moves the replicas' links before each round; empty: none
   runner::TreeCheck check_trees;      // what changed in the arms' trees after each round; empty: not checked
+  runner::LinkCheck check_links;      // whether the {arm} links moved, before each invocation; empty: not checked
   std::function<void()> after_rounds; // cleanup once the rounds are over; empty: none
   // Adds to the run's document before its files are written (a pull
   // request's place in the history); empty: nothing.
@@ -107,9 +109,11 @@ struct Bench {
   process::Executor& executor;
   pid_t keep = -1; // the process the builds' leftovers are not reaped from (the launcher); -1: none
   std::function<bool(const process::CpuList&)> pin; // pins every benchmarked process; empty: it cannot
-  std::ostream* out = &std::cout;                   // the verdict table and summary
-  std::ostream* err = &std::cerr;                   // progress of the rounds
-  int err_fd = 2;                                   // -1: plain progress
+  // puts every benchmarked process from now on in the box (README: Security model); empty: there is none
+  std::function<process::SandboxState(const process::BoxPaths&)> box;
+  std::ostream* out = &std::cout; // the verdict table and summary
+  std::ostream* err = &std::cerr; // progress of the rounds
+  int err_fd = 2;                 // -1: plain progress
 };
 
 // The bench of `launcher`: it runs, and is pinned, in its own process.

@@ -5,6 +5,7 @@
 
 #include <refbench/config/settings.hpp>
 #include <refbench/history/series.hpp>
+#include <refbench/process/sandbox.hpp>
 #include <refbench/runner/metrics.hpp>
 #include <refbench/util/enum_names.hpp>
 
@@ -52,11 +53,12 @@ struct RunOptions {
   bool keep_worktrees = false;
   bool allow_same_commit = false;
   bool github = false;
-  bool allow_pull_request_target = false; // --github on a pull_request_target event
-  std::optional<std::string> shard;       // "K/N" (README: run --shard)
-  std::vector<std::string> cells;         // --cells GLOB[,GLOB…]: only the cells matching one
-  std::vector<std::string> scrub_env;     // added to run.scrub_env and the credential variables
-  std::optional<std::string> history;     // --history DIR (README: Nightly history)
+  bool allow_pull_request_target = false;      // --github on a pull_request_target event
+  std::optional<std::string> shard;            // "K/N" (README: run --shard)
+  std::vector<std::string> cells;              // --cells GLOB[,GLOB…]: only the cells matching one
+  std::vector<std::string> scrub_env;          // added to run.scrub_env and the credential variables
+  std::optional<std::string> history;          // --history DIR (README: Nightly history)
+  std::optional<process::SandboxMode> sandbox; // --sandbox, over run.sandbox (README: Security model)
 };
 
 // `refbench resolve REF...`.
@@ -93,7 +95,8 @@ struct CompareOptions {
   bool shell = false;
   std::string metrics = runner::metric_list_text(runner::k_default_metrics);
   std::string gate = runner::metric_list_text(runner::k_default_gate);
-  std::vector<std::string> scrub_env; // kept from the commands besides the credential variables
+  std::vector<std::string> scrub_env;          // kept from the commands besides the credential variables
+  std::optional<process::SandboxMode> sandbox; // --sandbox (README: Security model); default auto
   // README: Hooks, as hyperfine's: run like the commands (words, or /bin/sh -c with --shell); "": none
   std::string setup;
   std::string prepare;

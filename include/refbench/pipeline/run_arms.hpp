@@ -7,15 +7,20 @@
 #include <refbench/build/replicas.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
+#include <refbench/process/sandbox.hpp>
+#include <refbench/report/run_document.hpp>
 #include <refbench/runner/record.hpp>
 #include <refbench/runner/replica_placement.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <array>
 #include <filesystem>
+#include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace refbench::pipeline {
@@ -66,11 +71,18 @@ public:
   // original worktree first); each link is replaced in one rename; throws
   // MeasurementError when it cannot.
   void place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas);
+  // How the links differ from where refbench last pointed them (README:
+  // Security model): a link re-pointed, replaced or removed, or <work>
+  // itself replaced; "" when every link holds.
+  std::string moved_links() const;
 
 private:
   void link(const std::string& name, const std::string& target);
   void repoint(const std::string& name, const std::string& target);
+  void placed(const std::string& name, const std::string& target); // records where `name` now points
   std::filesystem::path m_work;
+  std::pair<dev_t, ino_t> m_work_identity;                  // <work> as made: a directory put in its place is a change
+  std::vector<std::pair<std::string, std::string>> m_links; // each link's name and where refbench pointed it
   bool m_keep;
   std::vector<git::Worktree> m_trees; // empty when the worktrees are borrowed
   std::vector<std::string> m_paths;   // the worktrees' paths, the baseline's first
@@ -91,10 +103,46 @@ ArmReplicas make_replicas(const Arms& arms, const std::filesystem::path& out, co
 
 // The arms' trees as built (README: Security model): every replica of the
 // baseline and of each candidate, and `payloads` when it is a directory,
-// recorded with their files' hashes, less the paths matching `writable`.
+// recorded with their files' hashes, less the paths matching `writable`
+// that are not programs.
 std::vector<build::TreeManifest> take_manifests(const Arms& arms, const ArmReplicas& replicas,
                                                 const std::filesystem::path& payloads,
                                                 const std::vector<std::string>& writable);
+
+// The box of a run (README: Security model): `out` (and `work`, when it is
+// elsewhere) and refbench's own binary read-only but for `out`'s outputs/
+// and counts/ (made here); the arms' trees writable again when `writable`
+// names paths in them (the trees' check watches them then). Canonical paths.
+process::BoxPaths box_paths(const std::filesystem::path& out, const std::filesystem::path& work,
+                            const ArmReplicas& replicas, const Arms& arms, const std::vector<std::string>& writable);
+
+// The box of `compare` (README: Security model): `out` and refbench's own
+// binary read-only but for `out`'s outputs/ and counts/ (made here).
+process::BoxPaths box_paths(const std::filesystem::path& out);
+
+// The box of `bisect` (README: Security model), whose steps each write
+// their own directory under `out`: refbench's own binary, `out`'s
+// payloads/ and, unless `writable` names paths in the trees, `work` (the
+// worktrees of every commit, made as the search goes) read-only.
+process::BoxPaths box_paths_of_bisect(const std::filesystem::path& out, const std::filesystem::path& work,
+                                      const std::vector<std::string>& writable);
+
+// Refuses (RefusedError, exit 3) to go on where `mode` is "required" and
+// the kernel already says the box cannot be made; `has_box`: the bench
+// could make one at all.
+void check_box_possible(process::SandboxMode mode, bool has_box);
+
+// Puts `box`'s commands into the box of `paths` as `mode` asks and returns
+// what is in force; with "required", throws RefusedError (exit 3) when
+// the box cannot be made, and with "auto" warns once on `err` (unless
+// `quiet`) that the commands run unboxed. An empty `box` has none.
+report::SandboxInfo box_commands(const std::function<process::SandboxState(const process::BoxPaths&)>& box,
+                                 process::SandboxMode mode, const process::BoxPaths& paths, std::ostream& err,
+                                 bool quiet);
+
+// What `writable` left out of `manifests`, for the report (README: Security
+// model): the globs and how many entries they exempted; "" when none.
+std::string exempt_line(const std::vector<build::TreeManifest>& manifests, const std::vector<std::string>& writable);
 
 // "refbench: the arms' trees are checked after every round: 2 trees, 1 234
 // files, 5.6 MiB (hashed in 0.04 s)\n".

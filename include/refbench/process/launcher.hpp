@@ -5,6 +5,7 @@
 
 #include <refbench/process/cpus.hpp>
 #include <refbench/process/executor.hpp>
+#include <refbench/process/sandbox.hpp>
 #include <refbench/util/fd.hpp>
 
 #include <memory>
@@ -35,14 +36,20 @@ public:
   RssProbe rss_probe() const override { return m_probe; }
   // Restricts the launcher, and so every command it spawns from now on, to
   // `cpus` (README: What is measured isolate); false when the kernel refuses.
-  bool pin(const CpuList& cpus) { return set_affinity(m_pid, cpus); }
-  // The launcher's process id.
+  bool pin(const CpuList& cpus) { return set_affinity(m_serving, cpus); }
+  // Moves the launcher, and so every command it spawns from now on, into
+  // the box of `paths` (README: Security model); what is in force, with
+  // the reason when no box could be made. Throws MeasurementError when the
+  // launcher dies.
+  SandboxState box(const BoxPaths& paths);
+  // The launcher's process id (refbench's child).
   pid_t pid() const { return m_pid; }
 
 private:
   Launcher(util::Fd socket, pid_t pid, RssProbe probe);
   util::Fd m_socket;
   pid_t m_pid;
+  pid_t m_serving; // the process that spawns the commands: m_pid, or its copy in the box
   RssProbe m_probe;
 };
 

@@ -76,6 +76,13 @@ struct CounterInfo {
   std::string allocations;
 };
 
+// The box the benchmarked commands ran in (README: Security model):
+// `mode` "namespaces", "user+namespaces" or "none"; `reason` why none.
+struct SandboxInfo {
+  std::string mode;
+  std::string reason;
+};
+
 struct EnvironmentInfo {
   std::string kernel;
   std::string machine;
@@ -86,6 +93,7 @@ struct EnvironmentInfo {
   std::string governor; // empty when not recorded
   std::optional<IsolationInfo> isolation;
   std::optional<CounterInfo> counters; // a run with a counted metric
+  std::optional<SandboxInfo> sandbox;  // a run that measured through the launcher
 };
 
 // The settings a document records. The round settings are absent from an

@@ -44,6 +44,12 @@ using PlacementHook = std::function<void(int round, const Placement& placement)>
 // stops the run: every cell becomes an ERROR naming it (README: Security model).
 using TreeCheck = std::function<std::string(int round, bool last)>;
 
+// Called right before every invocation (timed or counted, warm-up included)
+// with nothing to say ("") when the {arm} links still point where the last
+// placement put them, else what moved. A move stops the run as a tree
+// change does: the invocation would run another tree than its arm's.
+using LinkCheck = std::function<std::string()>;
+
 // One setup, prepare or cleanup run of a cell's hook, as the journal has it.
 struct HookRun {
   Arm arm = Arm::baseline;
@@ -79,6 +85,7 @@ struct RoundHooks {
   PrecisionCheck precise;               // empty: never stop on precision
   PlacementHook place;                  // empty: the links are not moved (every sample is replica 0)
   TreeCheck check_trees;                // empty: the trees are not checked
+  LinkCheck check_links;                // empty: the links are not checked
 };
 
 // Replaces {round} and {output} in `invocation`'s argv and environment values;
