@@ -11,11 +11,6 @@
 
 namespace refbench::report {
 
-// Escapes text for a Markdown table cell (or prose) so it reads back
-// verbatim: '|', '`', '\\', '*', '[', ']', '~', '_' that is not inside a
-// word, '&', '<' and '>'; a newline becomes a space.
-std::string escape_cell(std::string_view text);
-
 // A value in the unit of the metric (e.g. "471.8 ms", "12.25 MiB", "3049");
 // a plain value is followed by `label` when there is one ("3049 req/s").
 std::string format_metric_value(double value, analysis::Unit unit, std::string_view label = {});
