@@ -1,7 +1,6 @@
 #include <refbench/pipeline/bisect_report.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/util/outside_text.hpp>
-#include <refbench/util/strings.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -40,8 +39,8 @@ std::optional<double> floor_of(const BisectStep& s) {
 
 std::string headline(const BisectReport& r) {
   if (r.culprit) {
-    return fmt::format("### refbench bisect: `{}` {} made `{}` {} {}", git::short_sha(r.culprit->sha),
-                       subject_text(r.culprit->subject), util::printable(r.cell), util::printable(r.metric),
+    return fmt::format("### refbench bisect: `{}` {} made {} {} {}", git::short_sha(r.culprit->sha),
+                       subject_text(r.culprit->subject), util::markdown_code(r.cell), util::markdown_text(r.metric),
                        ratio_text(r.culprit_ratio, r.culprit_ci_low, r.culprit_ci_high));
   }
   if (!r.range_bad.empty()) {

@@ -92,7 +92,7 @@ std::string floor_text(const RunDocument& document) {
   }
   const double floor = *floored->noise_floor;
   return fmt::format("noise floor ±{:.1f} %{}{}", (floor - 1.0) * 100.0,
-                     floored->metric == "wall" ? "" : " (" + floored->metric + ")",
+                     floored->metric == "wall" ? "" : " (" + util::markdown_text(floored->metric) + ")",
                      floor >= document.header.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
 }
 
@@ -354,8 +354,8 @@ std::string disagreement_text(const RunDocument& document) {
     text += fmt::format(
         "\n**Counts and wall disagree** in {}: {} {} ({}) but {} {} ({}): {}.\n",
         util::markdown_code(counts.candidate.empty() ? counts.cell : counts.cell + " · " + counts.candidate),
-        first.metric, stats::verdict_name(first.verdict), format_ratio(first.ratio), second.metric,
-        stats::verdict_name(second.verdict), format_ratio(second.ratio), *why);
+        util::markdown_text(first.metric), stats::verdict_name(first.verdict), format_ratio(first.ratio),
+        util::markdown_text(second.metric), stats::verdict_name(second.verdict), format_ratio(second.ratio), *why);
   }
   return text;
 }

@@ -60,7 +60,7 @@ std::string isolation_lines(const IsolationInfo& iso) {
     if (!split.unassigned.empty()) {
       groups += " · unassigned " + util::markdown_text(split.unassigned);
     }
-    line += fmt::format("  - cell `{}` CPUs: {}\n", util::markdown_text(split.cell), groups);
+    line += fmt::format("  - cell {} CPUs: {}\n", util::markdown_code(split.cell), groups);
   }
   return line;
 }

@@ -47,7 +47,7 @@ std::string format_metric_value(double value, analysis::Unit unit, std::string_v
     // whole numbers of 10 000 and more in full ("10000", not "1e+04"); up to 4 significant digits otherwise
     const auto number = std::fabs(value) >= 1e4 && std::fabs(value) < 1e15 ? fmt::format("{:.0f}", value)
                                                                            : fmt::format("{:.4g}", value);
-    return label.empty() ? number : fmt::format("{} {}", number, label);
+    return label.empty() ? number : fmt::format("{} {}", number, util::markdown_text(label)); // the harness chose it
   }
   }
   return "—";
