@@ -1,6 +1,7 @@
 #include <refbench/github/actions.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/fd.hpp>
+#include <refbench/util/outside_text.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -16,41 +17,7 @@
 #include <sys/stat.h>
 
 namespace refbench::github {
-namespace {
-
-std::string escape(std::string_view text, bool property) {
-  std::string out;
-  for (char c : util::printable(text, "\r\n")) {
-    switch (c) {
-    case '%':
-      out += "%25";
-      break;
-    case '\r':
-      out += "%0D";
-      break;
-    case '\n':
-      out += "%0A";
-      break;
-    case ':':
-      out += property ? "%3A" : ":";
-      break;
-    case ',':
-      out += property ? "%2C" : ",";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
-} // namespace
-
 std::string one_line(std::string_view text) { return util::printable(text, ""); }
-
-std::string escape_data(std::string_view text) { return escape(text, false); }
-
-std::string escape_property(std::string_view text) { return escape(text, true); }
 
 std::vector<std::string> regression_annotations(std::vector<Regression> regressions, std::size_t limit) {
   auto badness = [](const Regression& r) {
@@ -75,8 +42,8 @@ std::vector<std::string> regression_annotations(std::vector<Regression> regressi
     } else if (std::isfinite(r.threshold)) {
       message += fmt::format(", beyond the {:.2f}x threshold", r.threshold);
     }
-    lines.push_back(
-        fmt::format("::error title={}::{}", escape_property("refbench: " + cell + " " + metric), escape_data(message)));
+    lines.push_back(fmt::format("::error title={}::{}", util::workflow_property("refbench: " + cell + " " + metric),
+                                util::workflow_data(message)));
   }
   return lines;
 }

@@ -1,5 +1,5 @@
 #include <refbench/history/series.hpp>
-#include <refbench/util/strings.hpp>
+#include <refbench/util/outside_text.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -7,33 +7,6 @@
 
 namespace refbench::history {
 namespace {
-
-// Text for HTML and SVG: & < > " ' escaped, control characters dropped.
-std::string html_text(std::string_view raw) {
-  std::string out;
-  for (char c : util::printable(raw)) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
 
 constexpr double k_width = 720;
 constexpr double k_height = 240;
@@ -105,21 +78,22 @@ std::string chart(const Series& s, double threshold) {
     svg += fmt::format("<line class=\"change\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#e67e22\" "
                        "stroke-width=\"2\"><title>change point before {3}: {4:.3f}x → {5:.3f}x (p = {6:.3f})</title>"
                        "</line>\n",
-                       x, k_top, k_height - k_bottom, html_text(c.sha.substr(0, 12)), c.before, c.after, c.p);
+                       x, k_top, k_height - k_bottom, util::html_text(c.sha.substr(0, 12)), c.before, c.after, c.p);
   }
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     const auto& r = *s.points[i].record;
     svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} {} · {} → {} · "
                        "{:.3f}x [{:.3f}, {:.3f}] {} · level {:.3f}x</title></circle>\n",
                        f.x(i), f.y(s.points[i].level), r.verdict == "REGRESSION" ? "#c0392b" : "#1f4e79",
-                       html_text(r.candidate.sha.substr(0, 12)), html_text(r.candidate.ref),
-                       html_text(r.baseline.sha.substr(0, 7)), html_text(r.time), *r.ratio, *r.ci_low, *r.ci_high,
-                       html_text(r.verdict), std::exp(s.points[i].level));
+                       util::html_text(r.candidate.sha.substr(0, 12)), util::html_text(r.candidate.ref),
+                       util::html_text(r.baseline.sha.substr(0, 7)), util::html_text(r.time), *r.ratio, *r.ci_low,
+                       *r.ci_high, util::html_text(r.verdict), std::exp(s.points[i].level));
   }
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", k_left, k_height - 8,
-                     html_text(s.points.front().record->baseline.sha.substr(0, 7)));
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-                     k_width - k_right, k_height - 8, html_text(s.points.back().record->candidate.sha.substr(0, 7)));
+                     util::html_text(s.points.front().record->baseline.sha.substr(0, 7)));
+  svg +=
+      fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n", k_width - k_right,
+                  k_height - 8, util::html_text(s.points.back().record->candidate.sha.substr(0, 7)));
   return svg + "</svg>\n";
 }
 
@@ -135,19 +109,19 @@ std::string render_history_html(const std::vector<Series>& series, const std::ve
                       "orange: change points. Hover a point for its commit.</p>\n",
                       series.size(), threshold);
   for (const auto& s : series) {
-    html += fmt::format("<h2>{} {} — {}</h2>\n<p>{} {} · {:.3f}x [{:.3f}, {:.3f}]", html_text(s.cell),
-                        html_text(s.metric), html_text(s.verdict), s.points.size(),
+    html += fmt::format("<h2>{} {} — {}</h2>\n<p>{} {} · {:.3f}x [{:.3f}, {:.3f}]", util::html_text(s.cell),
+                        util::html_text(s.metric), util::html_text(s.verdict), s.points.size(),
                         s.chained ? "chained links, cumulative" : "runs against one baseline, last", s.ratio, s.ci_low,
                         s.ci_high);
     if (s.chained) {
       html += fmt::format(" · last {} links {:.3f}x [{:.3f}, {:.3f}] {}", s.window.links, s.window.ratio,
-                          s.window.ci_low, s.window.ci_high, html_text(s.window.verdict));
+                          s.window.ci_low, s.window.ci_high, util::html_text(s.window.verdict));
     }
     html += "</p>\n";
     html += chart(s, threshold);
   }
   for (const auto& warning : warnings) {
-    html += "<p>skipped: " + html_text(warning) + "</p>\n";
+    html += "<p>skipped: " + util::html_text(warning) + "</p>\n";
   }
   return html + "</body>\n</html>\n";
 }

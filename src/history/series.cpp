@@ -3,6 +3,7 @@
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/outside_text.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -183,9 +184,10 @@ std::string short_sha(const std::string& sha) { return sha.substr(0, 7); }
 
 // "`1a2b3c4` (v1.2.0)": a commit and the ref it was measured as.
 std::string commit_text(const Record& r) {
-  return report::code_span(short_sha(r.candidate.sha)) + (r.candidate.ref.empty() || r.candidate.ref == r.candidate.sha
-                                                              ? ""
-                                                              : " (" + report::escape_cell(r.candidate.ref) + ")");
+  return util::markdown_code(short_sha(r.candidate.sha)) +
+         (r.candidate.ref.empty() || r.candidate.ref == r.candidate.sha
+              ? ""
+              : " (" + util::markdown_text(r.candidate.ref) + ")");
 }
 
 std::string ratio_text(double ratio, double low, double high) {
@@ -357,10 +359,10 @@ std::string render_history_markdown(const std::vector<Series>& series, const std
     const std::string window = s.chained ? fmt::format("{} links: {}", s.window.links,
                                                        ratio_text(s.window.ratio, s.window.ci_low, s.window.ci_high))
                                          : "—";
-    out += fmt::format("| {} | {} | {}{} | {} → {} | {} | {} | {} | {} | {} | {} |\n", report::escape_cell(s.cell),
-                       report::escape_cell(s.metric), s.points.size(), s.chained ? " links" : "",
-                       report::code_span(short_sha(s.points.front().record->baseline.sha)),
-                       report::code_span(short_sha(s.points.back().record->candidate.sha)),
+    out += fmt::format("| {} | {} | {}{} | {} → {} | {} | {} | {} | {} | {} | {} |\n", util::markdown_text(s.cell),
+                       util::markdown_text(s.metric), s.points.size(), s.chained ? " links" : "",
+                       util::markdown_code(short_sha(s.points.front().record->baseline.sha)),
+                       util::markdown_code(short_sha(s.points.back().record->candidate.sha)),
                        ratio_text(s.ratio, s.ci_low, s.ci_high), s.verdict, window, s.window.verdict,
                        moved.empty() ? "—" : moved, changes.empty() ? "—" : changes);
   }
@@ -384,17 +386,17 @@ std::string render_history_markdown(const std::vector<Series>& series, const std
     const std::string title =
         util::replace_all(util::printable(s.cell + " " + s.metric + (s.chained ? " (cumulative)" : "")), "\"", "'");
     out +=
-        fmt::format("\n**{} {}**{}\n\n", report::code_span(s.cell), report::escape_cell(s.metric),
+        fmt::format("\n**{} {}**{}\n\n", util::markdown_code(s.cell), util::markdown_text(s.metric),
                     s.chained ? " — cumulative ratio since the first night; EWMA and ±2σ" : " — ratio; EWMA and ±2σ");
-    out += report::fenced_block(fmt::format("xychart-beta\n  title \"{}\"\n  x-axis [{}]\n  y-axis \"ratio\"\n"
-                                            "  line [{}]\n  line [{}]\n  line [{}]\n  line [{}]\n",
-                                            title, labels, level, ewma, upper, lower),
-                                "mermaid");
+    out += util::markdown_code_block(fmt::format("xychart-beta\n  title \"{}\"\n  x-axis [{}]\n  y-axis \"ratio\"\n"
+                                                 "  line [{}]\n  line [{}]\n  line [{}]\n  line [{}]\n",
+                                                 title, labels, level, ewma, upper, lower),
+                                     "mermaid");
   }
   if (!warnings.empty()) {
     out += "\n**Skipped lines**\n\n";
     for (const auto& warning : warnings) {
-      out += "- " + report::escape_cell(warning) + "\n";
+      out += "- " + util::markdown_text(warning) + "\n";
     }
   }
   return out;

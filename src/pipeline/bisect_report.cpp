@@ -1,6 +1,6 @@
 #include <refbench/pipeline/bisect_report.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/util/strings.hpp>
+#include <refbench/util/outside_text.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -18,7 +18,7 @@ json commit_json(const git::CommitInfo& commit) {
 
 // A commit subject (anyone's text) as table-safe Markdown.
 std::string subject_text(const std::string& subject) {
-  return report::prose_naming(util::printable(subject.size() > 72 ? subject.substr(0, 71) + "…" : subject), "");
+  return util::markdown_text(subject.size() > 72 ? subject.substr(0, 71) + "…" : subject);
 }
 
 std::string ratio_text(const std::optional<double>& ratio, const std::optional<double>& low,
@@ -39,8 +39,8 @@ std::optional<double> floor_of(const BisectStep& s) {
 
 std::string headline(const BisectReport& r) {
   if (r.culprit) {
-    return fmt::format("### refbench bisect: `{}` {} made `{}` {} {}", git::short_sha(r.culprit->sha),
-                       subject_text(r.culprit->subject), util::printable(r.cell), util::printable(r.metric),
+    return fmt::format("### refbench bisect: `{}` {} made {} {} {}", git::short_sha(r.culprit->sha),
+                       subject_text(r.culprit->subject), util::markdown_code(r.cell), util::markdown_text(r.metric),
                        ratio_text(r.culprit_ratio, r.culprit_ci_low, r.culprit_ci_high));
   }
   if (!r.range_bad.empty()) {
@@ -110,7 +110,7 @@ std::string bisect_markdown(const BisectReport& r) {
   std::string md = "<!-- refbench -->\n" + headline(r) + "\n\n";
   if (r.culprit) {
     md += fmt::format("`{}` by {}, {} — against its parent, 95 % interval.\n\n", r.culprit->sha,
-                      report::prose_naming(util::printable(r.culprit->author), ""), util::printable(r.culprit->date));
+                      util::markdown_text(r.culprit->author), util::markdown_text(r.culprit->date));
   }
   if (!r.descent.empty()) {
     md += "Descent:";
@@ -137,7 +137,7 @@ std::string bisect_markdown(const BisectReport& r) {
                     r.skipped.empty() ? std::string()
                                       : fmt::format("; {} did not build and were skipped", r.skipped.size()));
   for (const auto& note : r.notes) {
-    md += "\n" + report::prose_naming(util::printable(note), "") + "\n";
+    md += "\n" + util::markdown_text(note) + "\n";
   }
   return md;
 }

@@ -6,6 +6,7 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/record.hpp>
+#include <refbench/util/outside_text.hpp>
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -22,16 +23,6 @@ namespace {
 using analysis::MetricResult;
 
 constexpr std::size_t k_plot_width = 72;
-
-std::size_t longest_backtick_run(std::string_view text) {
-  std::size_t longest = 0;
-  std::size_t run = 0;
-  for (char c : text) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  return longest;
-}
 
 std::string counted(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
@@ -101,7 +92,7 @@ std::string floor_text(const RunDocument& document) {
   }
   const double floor = *floored->noise_floor;
   return fmt::format("noise floor ±{:.1f} %{}{}", (floor - 1.0) * 100.0,
-                     floored->metric == "wall" ? "" : " (" + floored->metric + ")",
+                     floored->metric == "wall" ? "" : " (" + util::markdown_text(floored->metric) + ")",
                      floor >= document.header.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
 }
 
@@ -183,40 +174,18 @@ std::string cut(std::string text, std::size_t limit) {
   return std::string(newline == prefix.npos ? prefix : prefix.substr(0, newline + 1));
 }
 
-} // namespace
-
-std::string code_span(std::string_view text) {
-  std::string content = util::printable(util::replace_all(std::string(text), "\n", " "));
-  const bool all_spaces = content.find_first_not_of(' ') == std::string::npos;
-  const bool pad = content.empty() || content.front() == '`' || content.back() == '`' ||
-                   (!all_spaces && content.front() == ' ' && content.back() == ' ');
-  const std::string fence(longest_backtick_run(content) + 1, '`');
-  return pad ? fence + " " + content + " " + fence : fence + content + fence;
-}
-
-std::string fenced_block(std::string_view text, std::string_view info) {
-  const std::string fence(std::max<std::size_t>(3, longest_backtick_run(text) + 1), '`');
-  std::string body = util::printable(text, "\n\t"); // a command's stderr: no ESC/BEL into a terminal or log
-  if (!body.empty() && body.back() != '\n') {
-    body += '\n';
-  }
-  return fence + std::string(info) + "\n" + body + fence + "\n";
-}
-
-namespace {
-
 // The arm's ref (or command) and commit.
 std::string arm_name_text(const ArmInfo& arm) {
   // what a keyword named (the tag of latest-release) says more than the keyword
   const std::string& ref = arm.name.empty() ? arm.ref : arm.name;
   if (ref.empty() && arm.sha.empty()) {
-    return code_span(arm.command);
+    return util::markdown_code(arm.command);
   }
   const std::string sha = arm.sha.substr(0, 7);
   if (ref.empty() || (!sha.empty() && ref.starts_with(sha))) {
-    return code_span(ref.empty() ? sha : ref);
+    return util::markdown_code(ref.empty() ? sha : ref);
   }
-  return code_span(ref) + (sha.empty() ? "" : " (" + escape_cell(sha) + ")");
+  return util::markdown_code(ref) + (sha.empty() ? "" : " (" + util::markdown_text(sha) + ")");
 }
 
 } // namespace
@@ -229,7 +198,7 @@ std::string render_arm(const ArmInfo& arm) {
     if (arm.args.empty()) {
       added.pop_back();
     }
-    text += " with " + code_span(fmt::format("{}", fmt::join(added, " ")));
+    text += " with " + util::markdown_code(fmt::format("{}", fmt::join(added, " ")));
   }
   return text;
 }
@@ -244,10 +213,10 @@ std::string prose_naming(std::string_view text, std::string_view name) {
       --start;
       ++end;
     }
-    out += escape_cell(text.substr(at, start - at)) + code_span(name);
+    out += util::markdown_text(text.substr(at, start - at)) + util::markdown_code(name);
     at = end;
   }
-  return out + escape_cell(text.substr(at));
+  return out + util::markdown_text(text.substr(at));
 }
 
 std::string render_headline(const RunDocument& document) {
@@ -336,7 +305,7 @@ std::string removed_text(const RunDocument& document) {
   constexpr std::size_t k_named = 50;
   std::string names;
   for (std::size_t i = 0; i < removed.size() && i < k_named; ++i) {
-    names += (i == 0 ? "" : ", ") + code_span(removed[i]);
+    names += (i == 0 ? "" : ", ") + util::markdown_code(removed[i]);
   }
   return fmt::format("\n**Removed** since the baseline (not measured): {}{}\n", names,
                      removed.size() > k_named ? fmt::format(" and {} more", removed.size() - k_named) : "");
@@ -382,10 +351,11 @@ std::string disagreement_text(const RunDocument& document) {
     const bool wall_first = moved(*wall);
     const MetricResult& first = wall_first ? *wall : counts;
     const MetricResult& second = wall_first ? counts : *wall;
-    text += fmt::format("\n**Counts and wall disagree** in {}: {} {} ({}) but {} {} ({}): {}.\n",
-                        code_span(counts.candidate.empty() ? counts.cell : counts.cell + " · " + counts.candidate),
-                        first.metric, stats::verdict_name(first.verdict), format_ratio(first.ratio), second.metric,
-                        stats::verdict_name(second.verdict), format_ratio(second.ratio), *why);
+    text += fmt::format(
+        "\n**Counts and wall disagree** in {}: {} {} ({}) but {} {} ({}): {}.\n",
+        util::markdown_code(counts.candidate.empty() ? counts.cell : counts.cell + " · " + counts.candidate),
+        util::markdown_text(first.metric), stats::verdict_name(first.verdict), format_ratio(first.ratio),
+        util::markdown_text(second.metric), stats::verdict_name(second.verdict), format_ratio(second.ratio), *why);
   }
   return text;
 }
@@ -416,7 +386,7 @@ std::string render_markdown(const RunDocument& document, std::size_t limit) {
            : render_forest_plot(document.results, document.header.settings.threshold, k_plot_width);
   const std::string sweeps = render_sweeps(document);
   // the pictures: the forest plot and the sweeps' tables and charts, trimmed together
-  const std::string plot = (plot_text.empty() ? "" : "\n" + fenced_block(plot_text, "text")) + sweeps;
+  const std::string plot = (plot_text.empty() ? "" : "\n" + util::markdown_code_block(plot_text, "text")) + sweeps;
 
   // the details trimmed step by step, with the plot and then without it;
   // a leading table's collapsed whole table first of all

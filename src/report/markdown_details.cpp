@@ -3,6 +3,7 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/command_output.hpp>
+#include <refbench/util/outside_text.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -24,7 +25,7 @@ std::string section(std::string_view title, const std::string& body) {
 }
 
 std::string cpu_line(const EnvironmentInfo& env) {
-  std::string line = "- CPU: " + escape_cell(env.cpu_model.empty() ? "unknown" : env.cpu_model);
+  std::string line = "- CPU: " + util::markdown_text(env.cpu_model.empty() ? "unknown" : env.cpu_model);
   auto threads = env.threads_per_core;
   if (!threads && env.cores && env.cpus && *env.cores > 0) {
     threads = *env.cpus / *env.cores;
@@ -39,26 +40,27 @@ std::string cpu_line(const EnvironmentInfo& env) {
 }
 
 std::string isolation_lines(const IsolationInfo& iso) {
-  std::string mode = iso.mode.empty() ? "" : " (" + escape_cell(iso.mode) + ")";
+  std::string mode = iso.mode.empty() ? "" : " (" + util::markdown_text(iso.mode) + ")";
   std::string line;
   if (iso.pinned) {
     line = fmt::format("- CPU isolation{}: benchmarked processes on CPUs {}, refbench {}\n", mode,
-                       escape_cell(iso.benchmark_cpus),
-                       iso.refbench_cpus.empty() ? "not pinned" : "on " + escape_cell(iso.refbench_cpus));
+                       util::markdown_text(iso.benchmark_cpus),
+                       iso.refbench_cpus.empty() ? "not pinned" : "on " + util::markdown_text(iso.refbench_cpus));
   } else if (!iso.warning.empty()) {
-    line = fmt::format("- CPU isolation{}: unpinned — {}\n", mode, escape_cell(iso.warning));
+    line = fmt::format("- CPU isolation{}: unpinned — {}\n", mode, util::markdown_text(iso.warning));
   } else {
     line = fmt::format("- CPU isolation{}: unpinned\n", mode);
   }
   for (const auto& split : iso.splits) {
     std::string groups;
     for (const auto& [name, cpus] : split.groups) {
-      groups += fmt::format("{}{} {}", groups.empty() ? "" : " · ", escape_cell(name), escape_cell(cpus));
+      groups +=
+          fmt::format("{}{} {}", groups.empty() ? "" : " · ", util::markdown_text(name), util::markdown_text(cpus));
     }
     if (!split.unassigned.empty()) {
-      groups += " · unassigned " + escape_cell(split.unassigned);
+      groups += " · unassigned " + util::markdown_text(split.unassigned);
     }
-    line += fmt::format("  - cell `{}` CPUs: {}\n", escape_cell(split.cell), groups);
+    line += fmt::format("  - cell {} CPUs: {}\n", util::markdown_code(split.cell), groups);
   }
   return line;
 }
@@ -68,12 +70,12 @@ std::string isolation_lines(const IsolationInfo& iso) {
 std::string counters_line(const CounterInfo& counters) {
   std::string line;
   if (counters.source != k_allocation_counter_source) {
-    line = "- instruction counts: " + escape_cell(counters.source);
+    line = "- instruction counts: " + util::markdown_text(counters.source);
     if (!counters.version.empty()) {
-      line += " (" + escape_cell(counters.version) + ")";
+      line += " (" + util::markdown_text(counters.version) + ")";
     }
     if (!counters.probe.empty()) {
-      line += "; hardware counters: " + escape_cell(counters.probe);
+      line += "; hardware counters: " + util::markdown_text(counters.probe);
     }
     line += "\n";
   }
@@ -87,10 +89,11 @@ std::string environment_body(const RunDocument& document) {
   std::string body;
   if (const auto& env = document.header.environment) {
     body += cpu_line(*env);
-    body += "- CPU frequency governor: " + escape_cell(env->governor.empty() ? "unknown" : env->governor) + "\n";
+    body +=
+        "- CPU frequency governor: " + util::markdown_text(env->governor.empty() ? "unknown" : env->governor) + "\n";
     if (!env->kernel.empty()) {
-      body += "- kernel: " + escape_cell(env->kernel) +
-              (env->machine.empty() ? "" : " (" + escape_cell(env->machine) + ")") + "\n";
+      body += "- kernel: " + util::markdown_text(env->kernel) +
+              (env->machine.empty() ? "" : " (" + util::markdown_text(env->machine) + ")") + "\n";
     }
     if (env->isolation) {
       body += isolation_lines(*env->isolation);
@@ -106,7 +109,7 @@ std::string environment_body(const RunDocument& document) {
     }
   }
   if (const auto& rss = document.header.rss) {
-    body += "- peak RSS: measured by " + escape_cell(rss->method.empty() ? "an unknown method" : rss->method);
+    body += "- peak RSS: measured by " + util::markdown_text(rss->method.empty() ? "an unknown method" : rss->method);
     body += rss->floor_bytes > 0
                 ? ", floor " + format_bytes(static_cast<double>(rss->floor_bytes)) + " (every reading includes it)\n"
                 : "\n";
@@ -144,7 +147,7 @@ std::string stop_words(std::string_view reason) {
       return std::string(words);
     }
   }
-  return escape_cell(reason);
+  return util::markdown_text(reason);
 }
 
 // Per cell, its gated rows' minimum detectable ratios ("wall 1.05x · cpu 1.04x"),
@@ -158,7 +161,7 @@ std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocumen
                               : std::isfinite(r.half_width)
                                   ? "±" + format_metric_value(r.half_width, r.unit, r.unit_label)
                                   : std::string("—");
-      out += (out.empty() ? "" : " · ") + escape_cell(r.metric) + " " + detectable;
+      out += (out.empty() ? "" : " · ") + util::markdown_text(r.metric) + " " + detectable;
     }
   }
   return by_cell;
@@ -192,10 +195,10 @@ std::string cells_body(const RunDocument& document) {
   std::string body = "| cell | rounds | stopped | minimum detectable ratio |\n|---|---|---|---|\n";
   for (const auto& cell : cells) {
     const auto found = detectable.find(cell.name);
-    body +=
-        fmt::format("| {} | {} | {} | {} |\n", escape_cell(cell.name), cell.stop ? std::to_string(cell.rounds) : "—",
-                    cell.stop ? stop_words(runner::stop_reason_name(*cell.stop)) : "—",
-                    found == detectable.end() ? "—" : found->second);
+    body += fmt::format("| {} | {} | {} | {} |\n", util::markdown_text(cell.name),
+                        cell.stop ? std::to_string(cell.rounds) : "—",
+                        cell.stop ? stop_words(runner::stop_reason_name(*cell.stop)) : "—",
+                        found == detectable.end() ? "—" : found->second);
   }
   return body;
 }
@@ -218,7 +221,7 @@ std::string replicas_body(const RunDocument& document) {
       medians += fmt::format("{}{}: {} (n={})", medians.empty() ? "" : " · ", r.replica,
                              format_metric_value(r.median_wall, analysis::Unit::seconds, ""), r.n);
     }
-    body += fmt::format("| {} | {} | {} |\n", escape_cell(first.cell), escape_cell(first.arm), medians);
+    body += fmt::format("| {} | {} | {} |\n", util::markdown_text(first.cell), util::markdown_text(first.arm), medians);
   }
   return body;
 }
@@ -236,7 +239,7 @@ std::string warnings_body(const RunDocument& document) {
 // Why readings of `r` sit at the measurement floor (README: Statistics).
 std::string censored_reason(const RunDocument& document, const MetricResult& r) {
   if (!r.censor_limit.empty()) {
-    return "readings at or past " + escape_cell(r.censor_limit);
+    return "readings at or past " + util::markdown_text(r.censor_limit);
   }
   if (r.metric == "rss") {
     return "RSS at the launcher floor" +
@@ -258,7 +261,7 @@ std::string censored_body(const RunDocument& document) {
   for (const auto& r : document.results) {
     if (r.verdict == stats::Verdict::censored) {
       body += fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
-                          code_span(runner::cell_title(r.cell, r.candidate)), escape_cell(r.metric),
+                          util::markdown_code(runner::cell_title(r.cell, r.candidate)), util::markdown_text(r.metric),
                           censored_reason(document, r));
     }
   }
@@ -275,7 +278,7 @@ std::string slo_body(const RunDocument& document) {
     }
     body += fmt::format("- {} {} `{}`: met by {:.0f} % of the baseline's and {:.0f} % of the candidate's invocations "
                         "(medians {} and {}){}\n",
-                        code_span(runner::cell_title(r.cell, r.candidate)), escape_cell(r.metric),
+                        util::markdown_code(runner::cell_title(r.cell, r.candidate)), util::markdown_text(r.metric),
                         runner::slo_text(*r.slo), 100 * *r.baseline_slo_share, 100 * *r.candidate_slo_share,
                         format_metric_value(r.baseline_median, r.unit, r.unit_label),
                         format_metric_value(r.candidate_median, r.unit, r.unit_label),
@@ -326,8 +329,9 @@ std::string failure_text(const runner::CellRecord& cell, const DetailsPlan& plan
   const std::string when = !f.hook.empty() ? runner::failure_when(f)
                            : f.round == 0  ? "in the warm-up"
                                            : fmt::format("in round {}", f.round);
-  std::string text = fmt::format("{}: {} failed {}: {}", code_span(runner::cell_title(cell)), escape_cell(who), when,
-                                 escape_cell(f.description.empty() ? "no description" : f.description));
+  std::string text =
+      fmt::format("{}: {} failed {}: {}", util::markdown_code(runner::cell_title(cell)), util::markdown_text(who), when,
+                  util::markdown_text(f.description.empty() ? "no description" : f.description));
   const std::string tail = printable(f.stderr_tail);
   if (!plan.stderr) {
     return text + "\n";
@@ -337,9 +341,9 @@ std::string failure_text(const runner::CellRecord& cell, const DetailsPlan& plan
   }
   if (plan.short_stderr) {
     return text + "; the end of its stderr:\n\n" +
-           fenced_block(last_lines(tail, k_short_tail_lines, k_short_tail_bytes), "text");
+           util::markdown_code_block(last_lines(tail, k_short_tail_lines, k_short_tail_bytes), "text");
   }
-  return text + "; its stderr ends with:\n\n" + fenced_block(tail, "text");
+  return text + "; its stderr ends with:\n\n" + util::markdown_code_block(tail, "text");
 }
 
 std::string failures_body(const RunDocument& document, const DetailsPlan& plan) {
@@ -355,7 +359,8 @@ std::string failures_body(const RunDocument& document, const DetailsPlan& plan) 
     if (r.verdict == stats::Verdict::error &&
         std::find(described.begin(), described.end(), runner::cell_title(r.cell, r.candidate)) == described.end()) {
       const auto title = runner::cell_title(r.cell, r.candidate);
-      parts.push_back(fmt::format("{}: {}\n", code_span(title), escape_cell(r.error.value_or("ERROR"))));
+      parts.push_back(
+          fmt::format("{}: {}\n", util::markdown_code(title), util::markdown_text(r.error.value_or("ERROR"))));
       described.push_back(title);
     }
   }
@@ -371,7 +376,7 @@ std::string reproduce_section(const RunDocument& document) {
     return fmt::format("**Seed** {}\n", document.header.seed);
   }
   return fmt::format("**Reproduce** (seed {})\n\n", document.header.seed) +
-         fenced_block(document.header.reproduce, "sh");
+         util::markdown_code_block(document.header.reproduce, "sh");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/sweep.hpp>
 #include <refbench/report/verdict_table.hpp>
+#include <refbench/util/outside_text.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -88,7 +89,7 @@ std::string table_of(const Sweep& sweep, const std::map<std::string, std::vector
   std::string header = "|";
   std::string rule = "|";
   for (const auto& [name, value] : sweep.levels.front()->meta.params) {
-    header += " " + escape_cell(name) + " |";
+    header += " " + util::markdown_text(name) + " |";
     rule += "---|";
   }
   std::string out =
@@ -100,10 +101,10 @@ std::string table_of(const Sweep& sweep, const std::map<std::string, std::vector
     }
     std::string values = "|";
     for (const auto& [name, value] : level->meta.params) {
-      values += " " + escape_cell(value) + " |";
+      values += " " + util::markdown_text(value) + " |";
     }
     for (const auto* r : found->second) {
-      out += fmt::format("{} {} | {} | {} | {} | {} |\n", values, escape_cell(r->metric),
+      out += fmt::format("{} {} | {} | {} | {} | {} |\n", values, util::markdown_text(r->metric),
                          format_metric_value(r->baseline_median, r->unit, r->unit_label),
                          format_metric_value(r->candidate_median, r->unit, r->unit_label), format_ratio_interval(*r),
                          format_verdict(*r));
@@ -180,7 +181,7 @@ std::string render_xychart(const std::string& title, const std::string& axis, co
     }
     body += "  line [" + values + "]\n";
   }
-  return fenced_block(body, "mermaid");
+  return util::markdown_code_block(body, "mermaid");
 }
 
 std::string render_sweeps(const RunDocument& document) {
@@ -190,7 +191,7 @@ std::string render_sweeps(const RunDocument& document) {
   }
   std::string out;
   for (const auto& sweep : sweeps_of(document)) {
-    out += fmt::format("\n**Sweep {}** ({} levels)\n\n", code_span(sweep.name), sweep.levels.size()) +
+    out += fmt::format("\n**Sweep {}** ({} levels)\n\n", util::markdown_code(sweep.name), sweep.levels.size()) +
            table_of(sweep, by_cell) + charts_of(sweep, by_cell);
   }
   return out;

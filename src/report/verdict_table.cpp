@@ -1,7 +1,7 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/command_output.hpp>
-#include <refbench/util/strings.hpp>
+#include <refbench/util/outside_text.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -10,13 +10,6 @@
 namespace refbench::report {
 
 namespace {
-
-bool ascii_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-// An '_' between two letters or digits can neither open nor close emphasis.
-bool intraword(std::string_view text, std::size_t at) {
-  return at > 0 && at + 1 < text.size() && ascii_alnum(text[at - 1]) && ascii_alnum(text[at + 1]);
-}
 
 // The rank of a verdict in the leading table: regressions, improvements,
 // then what could not be decided, then NEW; PASS rows are counted, not listed.
@@ -41,44 +34,6 @@ int lead_rank(const MetricResult& r) {
 
 } // namespace
 
-std::string escape_cell(std::string_view raw) {
-  const std::string text = util::printable(raw, "\n"); // no ESC/BEL from a name into a terminal or log
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    switch (c) {
-    case '\\':
-    case '|':
-    case '`':
-    case '*':
-    case '[':
-    case ']':
-    case '~':
-      out += '\\';
-      out += c;
-      break;
-    case '_':
-      out += intraword(text, i) ? "_" : "\\_";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '\n':
-      out += ' ';
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string format_metric_value(double value, analysis::Unit unit, std::string_view label) {
   if (!std::isfinite(value)) {
     return "—";
@@ -92,7 +47,7 @@ std::string format_metric_value(double value, analysis::Unit unit, std::string_v
     // whole numbers of 10 000 and more in full ("10000", not "1e+04"); up to 4 significant digits otherwise
     const auto number = std::fabs(value) >= 1e4 && std::fabs(value) < 1e15 ? fmt::format("{:.0f}", value)
                                                                            : fmt::format("{:.4g}", value);
-    return label.empty() ? number : fmt::format("{} {}", number, label);
+    return label.empty() ? number : fmt::format("{} {}", number, util::markdown_text(label)); // the harness chose it
   }
   }
   return "—";
@@ -199,9 +154,9 @@ std::string render_verdict_table(const std::vector<analysis::MetricResult>& resu
     if (!sgr.empty()) {
       verdict = fmt::format("{}{}\033[0m", sgr, verdict);
     }
-    const std::string which = several ? fmt::format(" {} |", escape_cell(r.control ? "—" : r.candidate)) : "";
-    out += fmt::format("| {} |{} {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(r.cell), which,
-                       escape_cell(r.metric), format_metric_value(r.baseline_median, r.unit, r.unit_label),
+    const std::string which = several ? fmt::format(" {} |", util::markdown_text(r.control ? "—" : r.candidate)) : "";
+    out += fmt::format("| {} |{} {} | {} | {} | {} | {} | {} | {} |\n", util::markdown_text(r.cell), which,
+                       util::markdown_text(r.metric), format_metric_value(r.baseline_median, r.unit, r.unit_label),
                        format_metric_value(r.candidate_median, r.unit, r.unit_label), format_ratio_interval(r),
                        format_p(r), r.n, verdict);
   }

@@ -55,19 +55,6 @@ const std::string k_cut_note = "\n_refbench: the report was cut to keep the job 
 
 } // namespace
 
-TEST_CASE("github::escape_data and escape_property") {
-  CHECK(escape_data("50%\r\n") == "50%25%0D%0A");
-  CHECK(escape_property("50%\r\n") == "50%25%0D%0A");
-  CHECK(escape_data("a: b, c") == "a: b, c");
-  CHECK(escape_property("a: b, c") == "a%3A b%2C c");
-  CHECK(escape_property("refbench: 50%, p99\nburst") == "refbench%3A 50%25%2C p99%0Aburst");
-  CHECK(escape_data("%25") == "%2525"); // already-escaped text is escaped again
-  CHECK(escape_data("::error::x") == "::error::x");
-  CHECK(escape_property("::") == "%3A%3A");
-  CHECK(escape_data("") == "");
-  CHECK(escape_data("é ✅") == "é ✅");
-}
-
 // The regressions among the results.json `analysis` entries of `document`,
 // as the run hands them to the annotations.
 std::vector<Regression> regressions_of(const nlohmann::json& document) {
@@ -171,16 +158,6 @@ TEST_CASE("github: names and messages carry no control characters and start no w
     const std::string message = runner_decoded(lines[0].substr(lines[0].find("::", 2) + 2));
     CHECK(message.find('\n') == std::string::npos);
     CHECK(message.find('\r') == std::string::npos);
-  }
-  SUBCASE("escape_data and escape_property") {
-    CHECK(escape_data("a\x1b[31mb\x07\t\x7f") == "a\\x1b[31mb\\x07\\t\\x7f");
-    CHECK(escape_property("a\x1b[31m\x07") == "a\\x1b[31m\\x07");
-    CHECK(escape_data("\xc2\x9b"
-                      "31m \xc2\x85 \xc2\xa0 é") == "\\u009b31m \\u0085 \xc2\xa0 é"); // C1 controls, not NBSP
-    CHECK(escape_data(std::string("a\0b", 3)) == "a\\x00b");
-    // a message line may start with :: only inside one command's text
-    const std::string escaped = escape_data("a\n::error::b");
-    CHECK(escaped.find('\n') == std::string::npos);
   }
   SUBCASE("GITHUB_OUTPUT") {
     CHECK(output_entry("cell", cell, "D") == "cell<<D\nx\n::error::pwned\\x1b[31m\\x07\nD\n");

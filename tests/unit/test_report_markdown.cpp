@@ -259,17 +259,6 @@ std::size_t count_lines_starting(const std::string& text, const std::string& pre
 
 } // namespace
 
-TEST_CASE("report::code_span and fenced_block survive backticks") {
-  CHECK(report::code_span("main") == "`main`");
-  CHECK(report::code_span("a`b") == "``a`b``");
-  CHECK(report::code_span("`x`") == "`` `x` ``");
-  CHECK(report::code_span("a ``` b") == "````a ``` b````");
-  CHECK(report::code_span(" padded ") == "`  padded  `");
-  CHECK(report::code_span("two\nlines") == "`two lines`");
-  CHECK(report::fenced_block("echo hi", "sh") == "```sh\necho hi\n```\n");
-  CHECK(report::fenced_block("a ```` b\n") == "`````\na ```` b\n`````\n");
-}
-
 TEST_CASE("formats::document_from_json: what other commands leave out") {
   SUBCASE("a CSV analysis: no arms, environment or cells") {
     MetricResult csv = result("bench", "value", 10, 1.3, 1.2, 1.4, Verdict::regression);

@@ -20,13 +20,6 @@ inline constexpr std::size_t k_summary_limit = 1 << 20;
 // `\n`, `\xNN` or `\uNNNN` text, line breaks included: fit for one line.
 std::string one_line(std::string_view text);
 
-// `text` escaped as the message of a workflow command: % CR LF, and other
-// control characters (ESC, BEL, …) shown as `\xNN` text.
-std::string escape_data(std::string_view text);
-
-// `text` escaped as a property value of a workflow command: also : and ,.
-std::string escape_property(std::string_view text);
-
 // A regression to annotate: cell × metric with its ratio and interval, and
 // the threshold it passed (NaN: not known).
 struct Regression {

@@ -14,14 +14,6 @@ namespace refbench::report {
 // GitHub's comment limit is 65 536 characters; this leaves room for a footer.
 inline constexpr std::size_t k_markdown_limit = 60000;
 
-// `text` as a CommonMark code span that reads back verbatim: delimited by a
-// backtick run longer than any inside, padded with a space where needed.
-std::string code_span(std::string_view text);
-
-// `text` as a fenced code block with info string `info`, fenced by more
-// backticks than any run inside it; ends in '\n'.
-std::string fenced_block(std::string_view text, std::string_view info = "");
-
 // An arm as "`main` (1a2b3c4)" for a ref and its commit, or the command in
 // a code span; with its [arms.NAME] settings after " with ", e.g.
 // "`main` (1a2b3c4) with `MODE=fast --cache`".

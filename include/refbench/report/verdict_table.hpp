@@ -11,13 +11,9 @@
 
 namespace refbench::report {
 
-// Escapes text for a Markdown table cell (or prose) so it reads back
-// verbatim: '|', '`', '\\', '*', '[', ']', '~', '_' that is not inside a
-// word, '&', '<' and '>'; a newline becomes a space.
-std::string escape_cell(std::string_view text);
-
-// A value in the unit of the metric (e.g. "471.8 ms", "12.25 MiB", "3049");
-// a plain value is followed by `label` when there is one ("3049 req/s").
+// A value in the unit of the metric as Markdown (e.g. "471.8 ms", "12.25
+// MiB", "3049"); a plain value is followed by `label` when there is one
+// ("3049 req/s"), as util::markdown_text.
 std::string format_metric_value(double value, analysis::Unit unit, std::string_view label = {});
 
 // "1.011x [0.947, 1.038]"; for a count metric its difference "+2 [+1, +3]"
