@@ -102,10 +102,10 @@ std::string environment_body(const RunDocument& document) {
       body += counters_line(*env->counters);
     }
     if (env->sandbox) {
-      body += env->sandbox->mode == "none"
-                  ? "- sandbox: none (" + escape_cell(env->sandbox->reason) + "); the trees' check watched the arms\n"
-                  : "- sandbox: " + escape_cell(env->sandbox->mode) +
-                        " (the other arm's tree, --out and refbench out of the commands' reach)\n";
+      body += env->sandbox->mode == "none" ? "- sandbox: none (" + util::markdown_text(env->sandbox->reason) +
+                                                 "); the trees' check watched the arms\n"
+                                           : "- sandbox: " + util::markdown_text(env->sandbox->mode) +
+                                                 " (--out, the {arm} links and refbench out of the commands' reach)\n";
     }
   }
   if (const auto& rss = document.header.rss) {
