@@ -83,7 +83,8 @@ bool suite_precise(const runner::RunRecord& record, std::size_t cell, double pre
 } // namespace
 
 CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, const std::vector<runner::Metric>& metrics,
-                            const std::vector<runner::Metric>& gated, const std::map<std::string, double>& thresholds) {
+                            const std::vector<runner::Metric>& gated, const std::map<std::string, double>& thresholds,
+                            const runner::SampleIndex* index) {
   const auto& cell = record.cells[c];
   CellSamples samples{cell.name, cell.control, std::nullopt, {}};
   samples.candidate_only = cell.meta.candidate_only;
@@ -95,8 +96,8 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     samples.error = failure_text(cell, *cell.failure);
   }
   for (runner::Metric metric : metrics) {
-    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, metric)
-                                        : runner::complete_pairs(record, c, metric);
+    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, metric, "", index)
+                                        : runner::complete_pairs(record, c, metric, index);
     MetricSamples m;
     const auto& info = runner::metric_info(metric);
     m.metric = std::string(info.name);
@@ -123,8 +124,8 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     if (meta.metrics && !listed(meta.metrics, custom.name)) {
       continue;
     }
-    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, {}, custom.name)
-                                        : runner::complete_pairs(record, c, custom.name);
+    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, {}, custom.name, index)
+                                        : runner::complete_pairs(record, c, custom.name, index);
     MetricSamples m;
     m.metric = custom.name;
     m.unit = custom.base;
@@ -151,10 +152,11 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
 std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
                                       const std::vector<runner::Metric>& gated) {
   std::vector<CellSamples> cells;
+  const runner::SampleIndex index(record);
   for (std::size_t c = 0; c < record.cells.size(); ++c) {
     const auto& meta = record.cells[c].meta;
     cells.push_back(cell_samples_of(record, c, metrics_named(meta.metrics, metrics), metrics_named(meta.gate, gated),
-                                    meta.threshold));
+                                    meta.threshold, &index));
   }
   return cells;
 }

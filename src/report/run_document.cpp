@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <set>
+#include <string_view>
 
 namespace refbench::report {
 namespace {
@@ -43,13 +45,16 @@ std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settin
       record.elapsed_seconds * 2 >= *settings.budget_seconds) {
     return std::nullopt;
   }
+  std::set<std::pair<std::string_view, std::string_view>> inconclusive; // cell, candidate: one look per cell
+  for (const auto& r : results) {
+    if (r.gated && r.verdict == stats::Verdict::inconclusive) {
+      inconclusive.emplace(r.cell, r.candidate);
+    }
+  }
   std::string names;
   for (const auto& cell : record.cells) {
-    const bool inconclusive = std::any_of(results.begin(), results.end(), [&](const analysis::MetricResult& r) {
-      return r.cell == cell.name && r.candidate == cell.meta.candidate && r.gated &&
-             r.verdict == stats::Verdict::inconclusive;
-    });
-    if (!cell.control && cell.stop == runner::StopReason::max_rounds && inconclusive) {
+    if (!cell.control && cell.stop == runner::StopReason::max_rounds &&
+        inconclusive.contains({cell.name, cell.meta.candidate})) {
       names += (names.empty() ? "" : ", ") + runner::cell_title(cell);
     }
   }

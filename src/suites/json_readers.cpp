@@ -15,10 +15,17 @@ namespace {
 
 using nlohmann::json;
 
-// Where benchmark `name` is reported in `text`: the line of its quoted name.
-std::string where_named(std::string_view text, const std::string& name, std::string_view source) {
-  return where_in(text, json(name).dump(-1, ' ', false, json::error_handler_t::replace), source);
-}
+// Where benchmark `name` is reported in `text` — "SOURCE, line N", the
+// line of its quoted name — found only when a message needs it: a search
+// of the text for every benchmark took time in the square of their number.
+struct Where {
+  std::string_view text;
+  const std::string& name;
+  std::string_view source;
+  std::string operator()() const {
+    return where_in(text, json(name).dump(-1, ' ', false, json::error_handler_t::replace), source);
+  }
+};
 
 std::string field_problem(const std::string& where, const std::string& path, const json& value,
                           std::string_view wanted) {
@@ -49,11 +56,11 @@ std::expected<std::string, std::string> name_of(const json& entry, std::string_v
 
 // Member `key` of `entry` as a finite number; `positive`: greater than 0.
 std::expected<double, std::string> figure(const json& entry, std::string_view key, const std::string& path,
-                                          const std::string& where, bool positive) {
+                                          const Where& where, bool positive) {
   const json* value = util::json_member(entry, key);
   if (value == nullptr || !value->is_number() || !std::isfinite(value->get<double>()) ||
       (positive && value->get<double>() <= 0)) {
-    return std::unexpected(field_problem(where, fmt::format("{}.{}", path, key), value == nullptr ? json() : *value,
+    return std::unexpected(field_problem(where(), fmt::format("{}.{}", path, key), value == nullptr ? json() : *value,
                                          positive ? "a positive number" : "a number"));
   }
   return value->get<double>();
@@ -103,7 +110,7 @@ Result read_google_benchmark(const json& document, std::string_view text, std::s
     if (!name) {
       return std::unexpected(name.error());
     }
-    const std::string where = where_named(text, *name, source);
+    const Where where{text, *name, source};
     if (const json* failed = util::json_member(entry, "error_occurred"); failed != nullptr && *failed == true) {
       const json* message = util::json_member(entry, "error_message");
       collector.fail(*name, message != nullptr && message->is_string() ? message->get<std::string>() : "failed");
@@ -118,7 +125,7 @@ Result read_google_benchmark(const json& document, std::string_view text, std::s
       }
       auto seconds = seconds_of(*value, unit_word);
       if (!seconds) {
-        return std::unexpected(field_problem(where, path + ".time_unit", *unit, "a time unit (ns, us, ms, s)"));
+        return std::unexpected(field_problem(where(), path + ".time_unit", *unit, "a time unit (ns, us, ms, s)"));
       }
       collector.add(*name, key, *seconds);
     }
@@ -154,11 +161,11 @@ Result read_pytest_benchmark(const json& document, std::string_view text, std::s
     if (!name) {
       return std::unexpected(name.error());
     }
-    const std::string where = where_named(text, *name, source);
+    const Where where{text, *name, source};
     const json* stats = util::json_member(entry, "stats");
     if (stats == nullptr || !stats->is_object()) {
       return std::unexpected(
-          field_problem(where, path + ".stats", stats == nullptr ? json() : *stats, "an object of statistics"));
+          field_problem(where(), path + ".stats", stats == nullptr ? json() : *stats, "an object of statistics"));
     }
     for (const char* key : {"mean", "median", "min", "ops"}) {
       auto value = figure(*stats, key, path + ".stats", where, true);
@@ -184,7 +191,7 @@ Result read_hyperfine(const json& document, std::string_view text, std::string_v
     if (!name) {
       return std::unexpected(name.error());
     }
-    const std::string where = where_named(text, *name, source);
+    const Where where{text, *name, source};
     for (const char* key : {"mean", "median", "user", "system"}) {
       auto value = figure(entry, key, path, where, key == std::string_view("mean"));
       if (!value) {
@@ -203,9 +210,9 @@ Result read_bmf(const json& document, std::string_view text, std::string_view so
   }
   Collector collector;
   for (const auto& [name, measures] : document.items()) {
-    const std::string where = where_named(text, name, source);
+    const Where where{text, name, source};
     if (name.empty() || !measures.is_object()) {
-      return std::unexpected(field_problem(where, name, measures, "an object of measures"));
+      return std::unexpected(field_problem(where(), name, measures, "an object of measures"));
     }
     for (const auto& [measure, metric] : measures.items()) {
       auto value = figure(metric, "value", fmt::format("{}.{}", name, measure), where, false);

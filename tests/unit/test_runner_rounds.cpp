@@ -201,6 +201,21 @@ TEST_CASE("runner::complete_pairs leaves out warm-up and broken rounds") {
   CHECK(pairs.rounds == std::vector<int>{1, 3});
   CHECK(pairs.baseline == std::vector<double>{1, 3});
   CHECK(pairs.candidate == std::vector<double>{2, 4});
+  SUBCASE("through a SampleIndex, with another cell's samples between: the same pairs") {
+    record.cells.push_back({"y", false, StopReason::max_rounds, 3, std::nullopt});
+    auto other = sample(Arm::baseline, 1, 7);
+    other.cell = 1;
+    record.samples.insert(record.samples.begin() + 3, other);
+    const SampleIndex index(record);
+    CHECK(index.of(1).size() == 1);
+    CHECK(index.of(5).empty());
+    const auto indexed = complete_pairs(record, 0, Metric::wall, &index);
+    CHECK(indexed.rounds == pairs.rounds);
+    CHECK(indexed.baseline == pairs.baseline);
+    CHECK(indexed.candidate == pairs.candidate);
+    CHECK(candidate_values(record, 0, Metric::wall, "", &index).candidate == std::vector<double>{2, 4});
+    CHECK(complete_pairs(record, 1, Metric::wall, &index).rounds.empty()); // no candidate sample
+  }
 }
 
 TEST_CASE("runner::run_rounds precision stopping") {

@@ -15,9 +15,11 @@ namespace refbench::analysis {
 
 // The samples of cell `cell` of `record` for `metrics`; those in `gated` can
 // fail the run; `thresholds` overrides the run's threshold per metric name.
+// `index`, when given, is `record`'s (runner::SampleIndex).
 CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t cell,
                             const std::vector<runner::Metric>& metrics, const std::vector<runner::Metric>& gated,
-                            const std::map<std::string, double>& thresholds = {});
+                            const std::map<std::string, double>& thresholds = {},
+                            const runner::SampleIndex* index = nullptr);
 
 // The samples of every cell of `record`: the metrics and gate of each cell's
 // meta, else `metrics` and `gated`; the meta's thresholds apply. Failed
