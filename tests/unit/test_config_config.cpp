@@ -545,6 +545,19 @@ TEST_CASE("config: [arms.baseline] / [arms.candidate] env and args reach each ar
         "refbench.toml:1:8: arms must be a table ([arms])");
   CHECK(error_of("[run]\ncandidates = [\"\"]\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
         "refbench.toml:2:14: run.candidates: a ref must not be empty");
+  CHECK(error_of("[run]\nsandbox = \"yes\"\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
+        "refbench.toml:2:11: run.sandbox must be auto, required or off, got \"yes\"");
+}
+
+TEST_CASE("config::parse_config: run.sandbox") {
+  for (const auto& [word, mode] :
+       {std::pair{"auto", process::SandboxMode::automatic}, std::pair{"required", process::SandboxMode::required},
+        std::pair{"off", process::SandboxMode::off}}) {
+    const auto c = parse_config(
+        fmt::format("[run]\nsandbox = \"{}\"\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n", word), "refbench.toml");
+    CHECK(c.run.sandbox == mode);
+  }
+  CHECK_FALSE(parse_config("[[cell]]\nname = \"a\"\ncommand = \"true\"\n", "refbench.toml").run.sandbox);
 }
 
 TEST_CASE("config::parse_config: characters toml++ cannot classify never reach it where it would ask") {
