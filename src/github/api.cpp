@@ -14,6 +14,19 @@
 namespace refbench::github {
 namespace {
 
+// What to do about a request that got no answer to read, by why.
+std::string transport_hint(const TransportError& error) {
+  switch (error.kind) {
+  case TransportError::Kind::tls:
+    return "check --cacert, SSL_CERT_FILE or SSL_CERT_DIR name the CA that signed the server";
+  case TransportError::Kind::too_large:
+    return "no GitHub API answer is that long: check that GITHUB_API_URL names GitHub's API";
+  case TransportError::Kind::network:
+    break;
+  }
+  return "check the network and GITHUB_API_URL, then rerun";
+}
+
 std::optional<double> number_of(const std::string& text) {
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -263,8 +276,7 @@ HttpResponse Api::request(const std::string& method, const std::string& path_or_
       const long status = outcome ? outcome->status : 0;
       throw ApiError(status, outcome ? message_of(outcome->body) : std::string(),
                      fmt::format("GitHub API {}: {}", what, describe(outcome)),
-                     outcome ? hint_for(status)
-                             : "check --cacert, SSL_CERT_FILE or SSL_CERT_DIR name the CA that signed the server");
+                     outcome ? hint_for(status) : transport_hint(outcome.error()));
     }
     if (wait->seconds > time_left()) {
       throw ApiError(outcome ? outcome->status : 0, outcome ? message_of(outcome->body) : std::string(),

@@ -426,6 +426,16 @@ TEST_CASE("github::Api") {
     CHECK(transport.requests.size() == 1);
     check_no_token(*error);
   }
+  SUBCASE("an answer past the size limit says so, and its hint is not about certificates") {
+    transport.fail(TransportError::Kind::too_large, "the answer is longer than 32 MiB");
+    Api api(settings(), transport, clock.sleep(), clock.now());
+    auto error = api_error([&] { api.request("GET", "/repos/o/r/issues/1/comments"); });
+    REQUIRE(error);
+    CHECK(contains(error->what(), "longer than 32 MiB"));
+    CHECK(contains(error->hint(), "GITHUB_API_URL"));
+    CHECK_FALSE(contains(error->hint(), "--cacert"));
+    check_no_token(*error);
+  }
   SUBCASE("a link outside the base URL is refused before sending") {
     Api api(settings(), transport, clock.sleep(), clock.now());
     for (const std::string url : {"https://evil.example.com/repositories/1/issues/2/comments?page=2",
