@@ -19,6 +19,16 @@ cc -O2 -o "$work/spawn_loop" "$root/bench/spawn_loop.c"
 true_bin="$(type -P true)"
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+# the measured (not warm-up) walls of results file $1, one a line
+walls() {
+  /usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["cells"]:
+    for s in c["samples"]:
+        if not s["warmup"]:
+            print(s["wall"])' "$1"
+}
 json_mode() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["environment"]["sandbox"]["mode"])' "$1"; }
 
 # Interleave the three tools in blocks so machine drift hits all of them.
@@ -37,20 +47,8 @@ for _ in $(seq "$blocks"); do
     awk -v box="$box" -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print box, b - a}' >>"$work/whole"
   done
   [ "$(json_mode "$work/rb-auto/results.json")" != none ] || echo "no box on this machine: both rows are unboxed" >&2
-  /usr/bin/python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r["cells"]:
-    for s in c["samples"]:
-        if not s["warmup"]:
-            print(s["wall"])' "$work/rb-auto/results.json" >>"$work/refbench"
-  /usr/bin/python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r["cells"]:
-    for s in c["samples"]:
-        if not s["warmup"]:
-            print(s["wall"])' "$work/rb-off/results.json" >>"$work/unboxed"
+  walls "$work/rb-auto/results.json" >>"$work/refbench"
+  walls "$work/rb-off/results.json" >>"$work/unboxed"
   hyperfine -N --warmup 3 --runs "$per" --export-json "$work/hf.json" "$true_bin" >/dev/null 2>&1
   /usr/bin/python3 -c '
 import json, sys
