@@ -50,6 +50,7 @@ struct LogEstimate {
   stats::Interval interval{k_nan, k_nan};
   double p = 1.0;          // the change is past the threshold on the worse side
   double p_improved = 1.0; // past its mirror on the better side
+  double p_better = 1.0;   // below no change: the test of a small improvement
 };
 
 std::vector<double> negated(std::span<const double> values) {
@@ -76,6 +77,7 @@ LogEstimate estimate_paired(const std::vector<double>& d, double log_threshold, 
                    : pseudo_median.interval;
   e.p = stats::signed_rank_p_greater_of_sorted(sorted, log_threshold);
   e.p_improved = stats::signed_rank_p_greater_of_sorted(negated_sorted, log_threshold);
+  e.p_better = stats::signed_rank_p_greater_of_sorted(negated_sorted, 0.0);
   return e;
 }
 
@@ -89,6 +91,7 @@ LogEstimate estimate_unpaired(const std::vector<double>& x, const std::vector<do
   e.interval = stats::mann_whitney_interval(x, y, settings.confidence);
   e.p = stats::mann_whitney_p_greater(x, y, log_threshold);
   e.p_improved = stats::mann_whitney_p_greater(negated(x), negated(y), log_threshold);
+  e.p_better = stats::mann_whitney_p_greater(negated(x), negated(y), 0.0);
   return e;
 }
 
@@ -150,6 +153,7 @@ void estimate_count(const MetricSamples& samples, const Settings& settings, std:
   if (r.n > 0) {
     r.p = e.p;
     r.p_improved = e.p_improved;
+    r.p_better = e.p_better;
   }
 }
 
@@ -186,6 +190,7 @@ void estimate_ratio(const MetricSamples& samples, const Settings& settings, std:
   if (r.n > 0) {
     r.p = e.p;
     r.p_improved = e.p_improved;
+    r.p_better = e.p_better;
   }
 }
 
@@ -248,6 +253,7 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
   if (cell.control) {
     r.p.reset();
     r.p_improved.reset();
+    r.p_better.reset();
   }
   judge_slo(samples, r);
   return r;
@@ -294,6 +300,7 @@ stats::VerdictInput verdict_input(const MetricResult& r, const Settings& setting
   }
   in.p = r.p_bh.value_or(r.p.value_or(1.0));
   in.p_improved = r.p_improved_bh.value_or(r.p_improved.value_or(1.0));
+  in.p_better = r.p_better_bh.value_or(r.p_better.value_or(1.0));
   in.alpha = settings.alpha;
   in.noise_floor = r.noise_floor;
   in.aa_control = r.control;
@@ -329,22 +336,27 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
   }
 
   // Benjamini–Hochberg over the gated metrics that have a p-value, once per
-  // direction (docs/design.md, Benjamini–Hochberg over gated metrics)
+  // family of tests: against T, against 1/T, against no change on the better
+  // side (docs/design.md, Benjamini–Hochberg over gated metrics)
   std::vector<std::size_t> gated;
   std::vector<double> p;
   std::vector<double> p_improved;
+  std::vector<double> p_better;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].gated && results[i].p && !results[i].error && !results[i].censored) {
       gated.push_back(i);
       p.push_back(*results[i].p);
       p_improved.push_back(results[i].p_improved.value_or(1.0));
+      p_better.push_back(results[i].p_better.value_or(1.0));
     }
   }
   const auto adjusted = stats::benjamini_hochberg(p);
   const auto adjusted_improved = stats::benjamini_hochberg(p_improved);
+  const auto adjusted_better = stats::benjamini_hochberg(p_better);
   for (std::size_t k = 0; k < gated.size(); ++k) {
     results[gated[k]].p_bh = adjusted[k];
     results[gated[k]].p_improved_bh = adjusted_improved[k];
+    results[gated[k]].p_better_bh = adjusted_better[k];
   }
 
   // the A/A control's interval is the noise floor of its metric in its group

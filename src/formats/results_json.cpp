@@ -142,6 +142,8 @@ json to_json(const analysis::MetricResult& r) {
          {"p_bh", optional_number(r.p_bh)},
          {"p_improved", optional_number(r.p_improved)},
          {"p_improved_bh", optional_number(r.p_improved_bh)},
+         {"p_better", optional_number(r.p_better)},
+         {"p_better_bh", optional_number(r.p_better_bh)},
          {"threshold", r.threshold},
          {"verdict", stats::verdict_name(r.verdict)},
          {"censored", r.censored},
@@ -232,6 +234,8 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   r.p_bh = f.optional_number("p_bh", 0.0, 1.0);
   r.p_improved = f.optional_number("p_improved", 0.0, 1.0);
   r.p_improved_bh = f.optional_number("p_improved_bh", 0.0, 1.0);
+  r.p_better = f.optional_number("p_better", 0.0, 1.0);
+  r.p_better_bh = f.optional_number("p_better_bh", 0.0, 1.0);
   r.threshold = f.number("threshold", 0.0, k_max_double, analysis::k_default_threshold);
   const auto verdict = f.string("verdict", "INCONCLUSIVE");
   const auto parsed = verdict_named(verdict);

@@ -32,7 +32,7 @@ std::string csv_field(std::string_view text) {
 std::string render_csv(const std::vector<analysis::MetricResult>& results) {
   std::string out = "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,"
                     "verdict,censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,"
-                    "baseline_slo_share,candidate_slo_share,candidate,p_improved,p_improved_bh\n";
+                    "baseline_slo_share,candidate_slo_share,candidate,p_improved,p_improved_bh,p_better,p_better_bh\n";
   for (const auto& r : results) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", csv_field(r.cell), csv_field(r.metric),
                        r.unit_label.empty() ? std::string(analysis::unit_name(r.unit)) : csv_field(r.unit_label),
@@ -40,11 +40,12 @@ std::string render_csv(const std::vector<analysis::MetricResult>& results) {
                        csv_number(r.ratio), csv_number(r.ci_low), csv_number(r.ci_high), csv_optional_number(r.p),
                        csv_optional_number(r.p_bh), stats::verdict_name(r.verdict), r.censored,
                        csv_number(r.min_detectable_ratio), csv_optional_number(r.noise_floor));
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", runner::metric_kind_name(r.kind), csv_number(r.difference),
-                       csv_number(r.diff_low), csv_number(r.diff_high),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", runner::metric_kind_name(r.kind),
+                       csv_number(r.difference), csv_number(r.diff_low), csv_number(r.diff_high),
                        r.slo ? csv_field(runner::slo_text(*r.slo)) : std::string(),
                        csv_optional_number(r.baseline_slo_share), csv_optional_number(r.candidate_slo_share),
-                       csv_field(r.candidate), csv_optional_number(r.p_improved), csv_optional_number(r.p_improved_bh));
+                       csv_field(r.candidate), csv_optional_number(r.p_improved), csv_optional_number(r.p_improved_bh),
+                       csv_optional_number(r.p_better), csv_optional_number(r.p_better_bh));
   }
   return out;
 }

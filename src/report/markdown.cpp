@@ -90,10 +90,31 @@ std::string floor_text(const RunDocument& document) {
   if (floored == results.end()) {
     return "noise floor unknown (the A/A control has no interval)";
   }
-  const double floor = *floored->noise_floor;
-  return fmt::format("noise floor ±{:.1f} %{}{}", (floor - 1.0) * 100.0,
-                     floored->metric == "wall" ? "" : " (" + util::markdown_text(floored->metric) + ")",
-                     floor >= document.header.settings.threshold ? " (≥ threshold: no cell can pass)" : "");
+  // a suite's control has a floor per benchmark (README: Suites): their spread
+  std::vector<double> floors;
+  for (const auto& r : results) {
+    if (r.control && r.metric == floored->metric && r.noise_floor) {
+      floors.push_back(*r.noise_floor);
+    }
+  }
+  const double threshold = document.header.settings.threshold;
+  const auto named = floored->metric == "wall" ? "" : " (" + util::markdown_text(floored->metric) + ")";
+  if (floors.size() == 1) {
+    return fmt::format("noise floor ±{:.1f} %{}{}", (floors[0] - 1.0) * 100.0, named,
+                       floors[0] >= threshold ? " (≥ threshold: no cell can pass)" : "");
+  }
+  const auto [low, high] = std::minmax_element(floors.begin(), floors.end());
+  const auto wide = std::count_if(floors.begin(), floors.end(), [&](double f) { return f >= threshold; });
+  std::string wide_text;
+  if (wide == static_cast<std::ptrdiff_t>(floors.size())) {
+    wide_text = " (all ≥ threshold: no row can pass)";
+  } else if (wide > 0) {
+    wide_text = fmt::format(" ({} ≥ threshold: their rows cannot pass)", wide);
+  }
+  const auto low_text = fmt::format("{:.1f}", (*low - 1.0) * 100.0);
+  const auto high_text = fmt::format("{:.1f}", (*high - 1.0) * 100.0);
+  const auto spread = low_text == high_text ? "±" + high_text + " %" : "±" + low_text + "–" + high_text + " %";
+  return fmt::format("noise floors {}{} over {} A/A rows{}", spread, named, floors.size(), wide_text);
 }
 
 std::string rounds_text(const RunDocument& document) {

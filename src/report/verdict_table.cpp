@@ -90,8 +90,16 @@ std::string format_p(const analysis::MetricResult& r) {
   // the p of the side the change lies on: the worse side's against the
   // threshold, the better side's against its mirror (the smaller of the two)
   auto p = r.gated ? r.p_bh : r.p;
-  const auto p_better = r.gated ? r.p_improved_bh : r.p_improved;
-  if (p_better && (!p || *p_better < *p)) {
+  const auto p_improved = r.gated ? r.p_improved_bh : r.p_improved;
+  if (p_improved && (!p || *p_improved < *p)) {
+    p = p_improved;
+  }
+  const auto p_better = r.gated ? r.p_better_bh : r.p_better;
+  const bool up = r.direction == analysis::Direction::higher_is_better; // an improvement goes up
+  const bool clear = r.kind == runner::MetricKind::count
+                         ? (up ? r.diff_low > r.max_increase : r.diff_high < -r.max_increase)
+                         : (up ? r.ci_low > r.threshold : r.ci_high < 1 / r.threshold);
+  if (r.verdict == stats::Verdict::improved && !clear && p_better) { // a small improvement: its test against no change
     p = p_better;
   }
   if (!p) {

@@ -4,6 +4,22 @@
 #include <cmath>
 
 namespace refbench::stats {
+namespace {
+
+// What a small improvement's interval must lie below: no change, and the
+// mirror of the A/A floor when a control measured the metric (1 / floor of
+// a ratio, −floor of a difference): a move inside the run's own noise is
+// not called an improvement.
+double better_limit(const VerdictInput& in) {
+  const bool difference = in.scale == Scale::difference;
+  double limit = difference ? 0.0 : 1.0;
+  if (in.noise_floor) {
+    limit = std::min(limit, difference ? -*in.noise_floor : 1.0 / *in.noise_floor);
+  }
+  return limit;
+}
+
+} // namespace
 
 Verdict decide(const VerdictInput& in) {
   if (in.error) {
@@ -28,7 +44,7 @@ Verdict decide(const VerdictInput& in) {
   auto below_threshold = [&](double x) { return difference ? x <= in.threshold : x < in.threshold; };
   const bool floor_ok = !in.noise_floor || below_threshold(*in.noise_floor);
   const bool enough = in.n >= in.min_rounds && in.interval_reaches_confidence;
-  if (enough && floor_ok && !in.aa_control && in.ci_high < (difference ? 0.0 : 1.0)) {
+  if (enough && floor_ok && !in.aa_control && in.p_better < in.alpha && in.ci_high < better_limit(in)) {
     return Verdict::improved;
   }
   if (enough && floor_ok && below_threshold(in.ci_high)) {

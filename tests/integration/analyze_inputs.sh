@@ -117,7 +117,7 @@ PY
 run_refbench analyze "$D/cells.csv" --format csv
 [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ] || fail "analyze $D/cells.csv: exit $RC: $(cat "$WORK/err")"
 cp "$WORK/out" "$D/cells.out.csv"
-[ "$(head -1 "$D/cells.out.csv")" = "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict,censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,baseline_slo_share,candidate_slo_share,candidate,p_improved,p_improved_bh" ] \
+[ "$(head -1 "$D/cells.out.csv")" = "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict,censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,baseline_slo_share,candidate_slo_share,candidate,p_improved,p_improved_bh,p_better,p_better_bh" ] \
   || fail "csv header: $(head -1 "$D/cells.out.csv")"
 run_refbench analyze "$D/cells.csv" --format json
 cp "$WORK/out" "$D/cells.json"

@@ -213,14 +213,14 @@ def round_half_away(x):
     return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
 
 
-def verdict(lo, hi, p_bh, p_improved_bh, n, reaches, threshold):
+def verdict(lo, hi, p_bh, p_improved_bh, p_better_bh, n, reaches, threshold):
     # README: Statistics, verdicts without a control cell (no noise floor); min_rounds = 2 for CSV/hyperfine
     if lo > threshold and p_bh < ALPHA:
         return "REGRESSION"
     if hi < 1 / threshold and p_improved_bh < ALPHA:
         return "IMPROVED"
     enough = n >= 2 and reaches
-    if enough and hi < 1.0:
+    if enough and hi < 1.0 and p_better_bh < ALPHA:  # a small improvement: its test against no change
         return "IMPROVED"
     if enough and hi < threshold:
         return "PASS"
@@ -260,6 +260,9 @@ def reference(entry, threshold):
         ref["p_improved"] = float(stats.wilcoxon(s_better, alternative="less",
                                                  method="exact" if exact_better else "approx").pvalue)
         ref["p_improved tol"] = 1e-6 if exact_better else 1e-4
+        exact_zero = n <= 50 and 0.0 not in d and not has_ties(mags)  # d below no change
+        ref["p_better"] = float(stats.wilcoxon(d, alternative="less", method="exact" if exact_zero else "approx").pvalue)
+        ref["p_better tol"] = 1e-6 if exact_zero else 1e-4
         ref["p path"] = "wilcoxon exact" if exact else "wilcoxon approx"
         ref["p tol"] = 1e-6 if exact else 1e-4
         ref["extra paths"] = [k for k, hit in [("wilcoxon d == ln(T) dropped", 0.0 in s),
@@ -287,6 +290,8 @@ def reference(entry, threshold):
         better = [v + shift for v in y]
         ref["p_improved"] = float(stats.mannwhitneyu(better, x, alternative="less").pvalue)
         ref["p_improved tol"] = 1e-6 if min(len(x), len(y)) <= 8 and not has_ties(better + x) else 1e-4
+        ref["p_better"] = float(stats.mannwhitneyu(y, x, alternative="less").pvalue)
+        ref["p_better tol"] = 1e-6 if min(len(x), len(y)) <= 8 and not has_ties(y + x) else 1e-4
         ref["p path"] = "mwu exact" if exact else "mwu asymptotic"
         ref["p tol"] = 1e-6 if exact else 1e-4
         ref["n"] = min(len(x), len(y))
@@ -294,7 +299,7 @@ def reference(entry, threshold):
     return ref
 
 
-def compare_row(where, row, ref, threshold, p_bh_ref, p_improved_bh_ref, count_paths):
+def compare_row(where, row, ref, threshold, p_bh_ref, p_improved_bh_ref, p_better_bh_ref, count_paths):
     check_eq(where, "n", row["n"], ref["n"])
     check_eq(where, "paired", row["paired"], ref["paired"])
     check_eq(where, "threshold", row["threshold"], threshold)
@@ -311,12 +316,14 @@ def compare_row(where, row, ref, threshold, p_bh_ref, p_improved_bh_ref, count_p
     check(where, "p_bh", row["p_bh"], p_bh_ref, tol=ref["p tol"])
     check(where, "p_improved", row["p_improved"], ref["p_improved"], tol=ref["p_improved tol"])
     check(where, "p_improved_bh", row["p_improved_bh"], p_improved_bh_ref, tol=ref["p_improved tol"])
+    check(where, "p_better", row["p_better"], ref["p_better"], tol=ref["p_better tol"])
+    check(where, "p_better_bh", row["p_better_bh"], p_better_bh_ref, tol=ref["p_better tol"])
     if count_paths:
         paths[ref["p path"]] += 1
         for extra in ref.get("extra paths", []):
             paths[extra] += 1
-    want = verdict(row["ci_low"], row["ci_high"], row["p_bh"], row["p_improved_bh"], row["n"], ref["reaches"],
-                   threshold)
+    want = verdict(row["ci_low"], row["ci_high"], row["p_bh"], row["p_improved_bh"], row["p_better_bh"], row["n"],
+                   ref["reaches"], threshold)
     check_eq(where, "verdict", row["verdict"], want)
 
 
@@ -341,7 +348,7 @@ for entry in manifest:
         continue
     row = rows[0]
     check_eq(where, "p_bh == p", row["p_bh"], row["p"])
-    compare_row(where, row, ref, 1.15, ref["p"], ref["p_improved"], True)
+    compare_row(where, row, ref, 1.15, ref["p"], ref["p_improved"], ref["p_better"], True)
     check_eq(where, "exit code", rc, 1 if row["verdict"] == "REGRESSION" else 0)
     check_eq(where, "overall verdict", doc["verdict"], "regression" if row["verdict"] == "REGRESSION"
              else "inconclusive" if row["verdict"] == "INCONCLUSIVE" else "pass")
@@ -367,12 +374,13 @@ def benjamini_hochberg(p):
 
 
 bh = benjamini_hochberg(np.array([refs110[k]["p"] for k in names]))
-bh_improved = benjamini_hochberg(np.array([refs110[k]["p_improved"] for k in names]))  # one family per direction
+bh_improved = benjamini_hochberg(np.array([refs110[k]["p_improved"] for k in names]))  # one family per test
+bh_better = benjamini_hochberg(np.array([refs110[k]["p_better"] for k in names]))
 changed = 0
 for k, name in enumerate(names):
     entry = next(e for e in manifest if e["name"] == name)
     where = f"{entry['file']} ({entry['note']}, T=1.10, {len(names)} files)"
-    compare_row(where, rows[name], refs110[name], 1.1, float(bh[k]), float(bh_improved[k]), False)
+    compare_row(where, rows[name], refs110[name], 1.1, float(bh[k]), float(bh_improved[k]), float(bh_better[k]), False)
     alone = json.load(open(f"{out}/{name}.json"))["analysis"][0]
     for key in ["ratio", "ci_low", "ci_high"]:  # the threshold moves p, never the estimate
         check_eq(where, f"{key} same as with T=1.15", rows[name][key], alone[key])

@@ -50,7 +50,7 @@ expect_in "$WORK/out" "REGRESSION"
 
 run_refbench report "$WORK/k/journal.jsonl" --format csv
 expect_rc 1
-[ "$(head -1 "$WORK/out")" = "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict,censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,baseline_slo_share,candidate_slo_share,candidate,p_improved,p_improved_bh" ] ||
+[ "$(head -1 "$WORK/out")" = "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict,censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,baseline_slo_share,candidate_slo_share,candidate,p_improved,p_improved_bh,p_better,p_better_bh" ] ||
   fail "csv header: $(head -1 "$WORK/out")"
 "$PY" - "$WORK/out" "$WORK/k.json" <<'PY' || fail "csv rows differ from the json analysis"
 import csv, json, sys

@@ -267,6 +267,8 @@ TEST_CASE("stats::decide on the difference scale") {
   in.noise_floor.reset();
   in.ci_low = -2;
   in.ci_high = -1;
+  CHECK(stats::decide(in) == stats::Verdict::pass); // untested against no change: no IMPROVED
+  in.p_better = 0.01;
   CHECK(stats::decide(in) == stats::Verdict::improved);
   in.ci_low = 0.5;
   in.ci_high = 2;

@@ -363,6 +363,32 @@ TEST_CASE("report::render_markdown (c) inconclusive: the noise floor reaches the
   CHECK(text.find("SMT unknown") != std::string::npos);
 }
 
+TEST_CASE("report::render_markdown: a suite's per-row floors are a spread, never \"no cell can pass\" when rows can") {
+  // three benchmarks of a suite, each judged against its own control row's floor
+  std::vector<MetricResult> results;
+  const std::vector<std::pair<std::string, double>> rows{{"zip/a", 1.019}, {"zip/b", 1.172}, {"zip/c", 1.04}};
+  for (const auto& [name, floor] : rows) {
+    auto row = result(name, "wall", 0.01, 1.0, 0.99, 1.01, floor < 1.15 ? Verdict::pass : Verdict::inconclusive);
+    row.noise_floor = floor;
+    auto aa = control(name + "-control", "wall", 0.01, 1 / floor, floor);
+    aa.noise_floor = floor;
+    results.push_back(row);
+    results.push_back(aa);
+  }
+  json cells = json::array({cell("zip", 30, "precision"), cell("zip-control", 30, "precision", true)});
+  auto text = markdown(run_document(results, cells));
+  CHECK(line_starting(text, "noise floor")
+            .starts_with(
+                "noise floors ±1.9–17.2 % over 3 A/A rows (1 ≥ threshold: their rows cannot pass) · threshold 1.15x"));
+  CHECK(text.find("no cell can pass") == std::string::npos);
+  for (auto& r : results) {
+    r.noise_floor = 1.2;
+  }
+  text = markdown(run_document(results, cells));
+  CHECK(line_starting(text, "noise floor")
+            .starts_with("noise floors ±20.0 % over 3 A/A rows (all ≥ threshold: no row can pass)"));
+}
+
 TEST_CASE("report::render_markdown (d) an ERROR cell and a CENSORED metric") {
   const auto text = markdown(error_document());
   check_snapshot("error.md", text);

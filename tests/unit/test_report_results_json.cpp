@@ -320,10 +320,10 @@ TEST_CASE("report::render_csv") {
   CHECK(report::render_csv({r, control}) ==
         "cell,metric,unit,gated,control,n,baseline_median,candidate_median,ratio,ci_low,ci_high,p,p_bh,verdict,"
         "censored,min_detectable_ratio,noise_floor,kind,difference,diff_ci_low,diff_ci_high,slo,baseline_slo_share,"
-        "candidate_slo_share,candidate,p_improved,p_improved_bh\n"
+        "candidate_slo_share,candidate,p_improved,p_improved_bh,p_better,p_better_bh\n"
         "\"parse, \"\"large\"\"\",wall,seconds,true,false,12,0.25,0.3,1.2,1.1,1.3,0.01,0.02,REGRESSION,false,1.0833,,"
-        "ratio,,,,,,,,,\n"
-        "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04,ratio,,,,,,,,,\n");
+        "ratio,,,,,,,,,,,\n"
+        "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04,ratio,,,,,,,,,,,\n");
   analysis::MetricResult count = r;
   count.metric = "errors";
   count.kind = runner::MetricKind::count;
@@ -337,11 +337,13 @@ TEST_CASE("report::render_csv") {
   CHECK(report::render_csv({count}).ends_with(
       "\n\"parse, "
       "\"\"large\"\"\",errors,seconds,true,false,12,0.25,0.3,,,,0.01,0.02,REGRESSION,false,,,count,2,0.5,3,<= "
-      "1,1,0.25,,,\n"));
+      "1,1,0.25,,,,,\n"));
   count.candidate = "feat, b";
   count.p_improved = 0.9;
   count.p_improved_bh = 0.95;
-  CHECK(report::render_csv({count}).ends_with(",1,0.25,\"feat, b\",0.9,0.95\n"));
+  count.p_better = 0.04;
+  count.p_better_bh = 0.06;
+  CHECK(report::render_csv({count}).ends_with(",1,0.25,\"feat, b\",0.9,0.95,0.04,0.06\n"));
   CHECK(report::csv_field("a\rb") == "\"a\rb\"");
 }
 

@@ -36,6 +36,7 @@ TEST_CASE("stats::decide follows README: Statistics, verdicts in order") {
   base.alpha = 0.05;
   base.noise_floor = 1.03;
 
+  base.p_better = 0.01; // below no change, after BH
   auto with = [&](double lo, double hi, double p) {
     VerdictInput in = base;
     in.ci_low = lo;
@@ -49,7 +50,7 @@ TEST_CASE("stats::decide follows README: Statistics, verdicts in order") {
   CHECK(decide(with(0.80, 0.95, 1.0)) == Verdict::improved);
   CHECK(decide(with(0.95, 1.10, 1.0)) == Verdict::pass);
   SUBCASE("the A/A control has no small IMPROVED: a move inside T is its noise, a PASS") {
-    auto in = with(0.971, 0.999, 1.0);
+    auto in = with(0.951, 0.969, 1.0);
     in.aa_control = true;
     CHECK(decide(in) == Verdict::pass);
     in.aa_control = false;
@@ -125,8 +126,24 @@ TEST_CASE("stats::decide: one rule in both directions, a wide floor blocks only 
     CHECK(decide(with(0.90, 0.97, 1.0, 1.0)) == Verdict::inconclusive);
     CHECK(decide(with(0.95, 1.05, 1.0, 1.0)) == Verdict::inconclusive);
     auto quiet = with(0.90, 0.97, 1.0, 1.0);
-    quiet.noise_floor = 1.05;
+    quiet.noise_floor = 1.02;
+    quiet.p_better = 0.01;
     CHECK(decide(quiet) == Verdict::improved);
+  }
+  SUBCASE("a small improvement needs its BH-adjusted test against no change and to clear the row's floor") {
+    // a compression row of a 57-row suite: 0.988x [0.961, 0.997] beside its own A/A floor of ±1.9 %
+    auto row = with(0.961, 0.997, 1.0, 1.0);
+    row.noise_floor = 1.019;
+    row.p_better = 0.001;
+    CHECK(decide(row) == Verdict::pass); // 0.997 > 1 / 1.019: inside the floor
+    row.ci_high = 0.980;                 // below 1 / 1.019 = 0.9814
+    CHECK(decide(row) == Verdict::improved);
+    row.p_better = 0.2; // not significant once adjusted across the suite's rows
+    CHECK(decide(row) == Verdict::pass);
+    row.noise_floor.reset(); // no control: the test alone
+    CHECK(decide(row) == Verdict::pass);
+    row.p_better = 0.01;
+    CHECK(decide(row) == Verdict::improved);
   }
   SUBCASE("like REGRESSION, a clear improvement needs neither min_rounds nor a full-confidence interval") {
     auto in = with(0.40, 0.55, 1.0, 0.03);
@@ -149,6 +166,11 @@ TEST_CASE("stats::decide: one rule in both directions, a wide floor blocks only 
     in.ci_low = -0.4;
     in.ci_high = -0.1;
     CHECK(decide(in) == Verdict::inconclusive); // inside the gate: the floor decides
+    in.noise_floor = 0.3;
+    in.p_better = 0.01;
+    CHECK(decide(in) == Verdict::pass); // -0.1 is inside the floor's mirror -0.3
+    in.ci_high = -0.35;
+    CHECK(decide(in) == Verdict::improved);
     in.ci_low = 1;
     in.ci_high = 3;
     in.p = 0.001;

@@ -114,6 +114,10 @@ struct MetricResult {
   // −max_increase), and BH-adjusted over the gated metrics likewise
   std::optional<double> p_improved;
   std::optional<double> p_improved_bh;
+  // one-sided, that the change lies below no change on the better side (a
+  // small improvement's test), BH-adjusted over the gated metrics likewise
+  std::optional<double> p_better;
+  std::optional<double> p_better_bh;
   double threshold = k_default_threshold;
   stats::Verdict verdict = stats::Verdict::inconclusive;
   bool censored = false;

@@ -18,7 +18,7 @@ std::string csv_field(std::string_view text);
 // ci_low, ci_high, p, p_bh, verdict, censored, min_detectable_ratio,
 // noise_floor, kind, difference, diff_ci_low, diff_ci_high, slo,
 // baseline_slo_share, candidate_slo_share, candidate, p_improved,
-// p_improved_bh; numbers with 9 significant digits, empty when not defined.
+// p_improved_bh, p_better, p_better_bh; numbers with 9 significant digits, empty when not defined.
 std::string render_csv(const std::vector<analysis::MetricResult>& results);
 
 } // namespace refbench::report

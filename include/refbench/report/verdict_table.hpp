@@ -30,8 +30,8 @@ std::string regression_reason(const analysis::MetricResult& result);
 
 // The p column: the BH-adjusted p for gated metrics, the raw p for info
 // metrics — of the side the change lies on, the smaller of p (against the
-// threshold) and p_improved (against its mirror) — "—" for the control;
-// "<0.001" below 0.001.
+// threshold) and p_improved (against its mirror), or p_better (against no
+// change) for a small IMPROVED — "—" for the control; "<0.001" below 0.001.
 std::string format_p(const analysis::MetricResult& result);
 
 // The verdict column, with " (info)" for metrics that are shown, not gated.

@@ -42,6 +42,7 @@ struct VerdictInput {
   double ci_high = 0;
   double p = 1;          // against the threshold on the worse side; BH-adjusted for gated metrics, raw for info
   double p_improved = 1; // against the threshold's mirror on the better side; BH-adjusted likewise
+  double p_better = 1;   // against no change on the better side; BH-adjusted likewise
   double alpha = 0.05;
   double threshold = std::numeric_limits<double>::quiet_NaN(); // always given by the caller
   std::optional<double> noise_floor;                           // unknown without a control cell
@@ -57,7 +58,8 @@ struct VerdictInput {
 // or −T for a difference) and p_improved < alpha — whatever the noise
 // floor, n or the interval's confidence; then, only with n ≥ min_rounds, an
 // interval that reaches its confidence and a known floor below T (a
-// difference: at or below): IMPROVED when below no change (not for the A/A
+// difference: at or below): IMPROVED when below no change and below the
+// floor's mirror (1 / floor, −floor) with p_better < alpha (not for the A/A
 // control), PASS when below
 // T (a difference: at or below, so a count that stays 0 passes a
 // max_increase of 0). Anything else, and a NaN interval, is INCONCLUSIVE.
