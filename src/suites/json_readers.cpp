@@ -54,14 +54,14 @@ std::expected<std::string, std::string> name_of(const json& entry, std::string_v
   return name->get<std::string>();
 }
 
-// Member `key` of `entry` as a finite number; `positive`: greater than 0.
+// Member `key` of `entry` as a finite number (one no ratio can be taken of
+// is its benchmark's ERROR, after: read_suite).
 std::expected<double, std::string> figure(const json& entry, std::string_view key, const std::string& path,
-                                          const Where& where, bool positive) {
+                                          const Where& where) {
   const json* value = util::json_member(entry, key);
-  if (value == nullptr || !value->is_number() || !std::isfinite(value->get<double>()) ||
-      (positive && value->get<double>() <= 0)) {
-    return std::unexpected(field_problem(where(), fmt::format("{}.{}", path, key), value == nullptr ? json() : *value,
-                                         positive ? "a positive number" : "a number"));
+  if (value == nullptr || !value->is_number() || !std::isfinite(value->get<double>())) {
+    return std::unexpected(
+        field_problem(where(), fmt::format("{}.{}", path, key), value == nullptr ? json() : *value, "a number"));
   }
   return value->get<double>();
 }
@@ -119,7 +119,7 @@ Result read_google_benchmark(const json& document, std::string_view text, std::s
     const json* unit = util::json_member(entry, "time_unit");
     const std::string unit_word = unit != nullptr && unit->is_string() ? unit->get<std::string>() : "ns";
     for (const char* key : {"real_time", "cpu_time"}) {
-      auto value = figure(entry, key, path, where, true);
+      auto value = figure(entry, key, path, where);
       if (!value) {
         return std::unexpected(value.error());
       }
@@ -131,7 +131,7 @@ Result read_google_benchmark(const json& document, std::string_view text, std::s
     }
     for (const auto& [key, value] : entry.items()) {
       if (!google_fields().contains(key) && value.is_number()) {
-        auto counter = figure(entry, key, path, where, false);
+        auto counter = figure(entry, key, path, where);
         if (!counter) {
           return std::unexpected(counter.error());
         }
@@ -168,7 +168,7 @@ Result read_pytest_benchmark(const json& document, std::string_view text, std::s
           field_problem(where(), path + ".stats", stats == nullptr ? json() : *stats, "an object of statistics"));
     }
     for (const char* key : {"mean", "median", "min", "ops"}) {
-      auto value = figure(*stats, key, path + ".stats", where, true);
+      auto value = figure(*stats, key, path + ".stats", where);
       if (!value) {
         return std::unexpected(value.error());
       }
@@ -193,7 +193,7 @@ Result read_hyperfine(const json& document, std::string_view text, std::string_v
     }
     const Where where{text, *name, source};
     for (const char* key : {"mean", "median", "user", "system"}) {
-      auto value = figure(entry, key, path, where, key == std::string_view("mean"));
+      auto value = figure(entry, key, path, where);
       if (!value) {
         return std::unexpected(value.error());
       }
@@ -215,7 +215,7 @@ Result read_bmf(const json& document, std::string_view text, std::string_view so
       return std::unexpected(field_problem(where(), name, measures, "an object of measures"));
     }
     for (const auto& [measure, metric] : measures.items()) {
-      auto value = figure(metric, "value", fmt::format("{}.{}", name, measure), where, false);
+      auto value = figure(metric, "value", fmt::format("{}.{}", name, measure), where);
       if (!value) {
         return std::unexpected(value.error());
       }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 
 namespace refbench::suites {
 namespace {
@@ -37,6 +38,38 @@ std::string regex_of_glob(std::string_view glob) {
     regex += c == '*' ? std::string(".*") : c == '?' ? std::string(".") : regex_literal(std::string_view(&c, 1));
   }
   return regex + "$";
+}
+
+// Whether a 0 of `measure` is a reading: a count (Go's allocs/op), a user
+// counter that is no rate, hyperfine's user and system times (below the
+// rusage resolution, as refbench's own cpu); a time, a rate, a size or a
+// BMF measure of 0 is no figure.
+bool zero_is_a_reading(Harness harness, std::string_view measure) {
+  const auto info = measure_info(harness, measure);
+  if (harness == Harness::hyperfine) {
+    return measure == "user" || measure == "system";
+  }
+  return info.counted ||
+         (harness != Harness::bmf && info.quantity == Quantity::plain && !info.higher_is_better && !is_rate(measure));
+}
+
+// Each figure no ratio can be taken of — negative, 0 where 0 is no
+// reading, or below the smallest normal double (its logarithm and any
+// ratio of it lose their meaning) — is its benchmark's ERROR naming it:
+// never a silent "—" (README: Suites).
+void refuse_unusable_figures(Harness harness, Benchmarks& benchmarks) {
+  for (auto& benchmark : benchmarks) {
+    for (const auto& [measure, value] : benchmark.values) {
+      if (!benchmark.error.empty()) {
+        break;
+      }
+      const bool zero = value == 0 && zero_is_a_reading(harness, measure);
+      if (!zero && !(value >= std::numeric_limits<double>::min())) {
+        benchmark.error =
+            fmt::format("it reports {} = {}, not a positive number refbench can take a ratio of", measure, value);
+      }
+    }
+  }
 }
 
 } // namespace
@@ -118,6 +151,9 @@ std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_v
   }
   if (result && result->empty()) {
     return std::unexpected(fmt::format("{} reports no benchmark ({} output)", source, harness_name(harness)));
+  }
+  if (result) {
+    refuse_unusable_figures(harness, *result);
   }
   return result;
 }

@@ -79,7 +79,7 @@ TEST_CASE("Google Benchmark: malformed outputs are named by line and field") {
   auto bad = text;
   bad.replace(at, figure.size(), "\"real_time\": \"fast\"");
   CHECK(read_error(Harness::google_benchmark, bad) ==
-        "its {output} file, line 30: `benchmarks[1].real_time` is \"fast\", not a positive number");
+        "its {output} file, line 30: `benchmarks[1].real_time` is \"fast\", not a number");
   CHECK(read_error(Harness::google_benchmark, text.substr(0, text.size() / 2)).starts_with("its {output} file, line "));
   CHECK(read_error(Harness::google_benchmark, R"({"context": {}})") ==
         "its {output} file: `benchmarks` is missing, not an array of benchmarks: is this Google Benchmark JSON "
@@ -135,8 +135,54 @@ TEST_CASE("Catch2's XML: each BenchmarkResults' mean, in seconds") {
             .error == "threw");
   CHECK(read_error(Harness::catch2, "All tests passed\n") ==
         "its {output} file is not Catch2's XML report: run the tests with `-r xml`");
-  CHECK(read_error(Harness::catch2, "<Catch>\n<BenchmarkResults name=\"p\">\n<mean value=\"-3\"/>") ==
-        "its {output} file, line 3: `p`'s mean value is -3, not a positive number of nanoseconds");
+  CHECK(read_error(Harness::catch2, "<Catch>\n<BenchmarkResults name=\"p\">\n<mean value=\"x\"/>") ==
+        "its {output} file, line 3: `p`'s mean value is x, not a number of nanoseconds");
+  // a raw `>` inside a quoted attribute does not end the tag
+  const auto quoted = read_ok(Harness::catch2, "<Catch name=\"x\"><BenchmarkResults name=\"a > b\" samples=\"2\">"
+                                               "<mean value=\"5\" lowerBound='4>'/></BenchmarkResults></Catch>");
+  REQUIRE(quoted.size() == 1);
+  CHECK(quoted[0].name == "a > b");
+  CHECK(quoted[0].values.at("mean") == doctest::Approx(5e-9));
+}
+
+TEST_CASE("every reader: a figure no ratio can be taken of is its benchmark's ERROR, never a silent \"—\"") {
+  const auto error_of = [](Harness harness, const std::string& text, const std::string& name) {
+    const auto benchmarks = read_ok(harness, text);
+    return named(benchmarks, name).error;
+  };
+  const std::string not_positive = "not a positive number refbench can take a ratio of";
+  CHECK(error_of(Harness::go, "BenchmarkA-8 100 -5 ns/op\nBenchmarkB-8 100 5 ns/op\n", "BenchmarkA")
+            .ends_with(not_positive));
+  CHECK(error_of(Harness::go, "BenchmarkA-8 100 -5 ns/op\nBenchmarkB-8 100 5 ns/op\n", "BenchmarkB").empty());
+  CHECK(error_of(Harness::go, "BenchmarkA-8 100 5 ns/op 0 B/op 0 allocs/op\n", "BenchmarkA").empty());     // counts
+  CHECK(error_of(Harness::go, "BenchmarkA-8 100 5 ns/op 0 MB/s\n", "BenchmarkA").ends_with(not_positive)); // a rate
+  CHECK(error_of(Harness::criterion, "a\n  time: [-2.0 ms -1.0 ms 1.0 ms]\n", "a").ends_with(not_positive));
+  CHECK(error_of(Harness::bmf, R"({"a": {"latency": {"value": 0}}, "b": {"latency": {"value": 5}}})", "a") ==
+        "it reports latency = 0, not a positive number refbench can take a ratio of");
+  CHECK(error_of(Harness::bmf, R"({"a": {"latency": {"value": 5}}, "b": {"latency": {"value": 5}}})", "a").empty());
+  CHECK(error_of(Harness::bmf, R"({"a": {"throughput": {"value": 1e-320}}})", "a").ends_with(not_positive));
+  CHECK(error_of(Harness::google_benchmark,
+                 R"({"benchmarks": [{"name": "a", "real_time": 1e-320, "cpu_time": 1, "time_unit": "ns"}]})", "a")
+            .ends_with(not_positive));
+  CHECK(error_of(Harness::google_benchmark,
+                 R"({"benchmarks": [{"name": "a", "real_time": 3, "cpu_time": 1, "time_unit": "ns", "hits": 0}]})",
+                 "a")
+            .empty()); // a user counter of 0 is a reading
+  CHECK(error_of(Harness::google_benchmark,
+                 R"({"benchmarks": [{"name": "a", "real_time": 3, "cpu_time": 1, "time_unit": "ns", "hits": -1}]})",
+                 "a")
+            .ends_with(not_positive));
+  CHECK(error_of(Harness::catch2, "<Catch><BenchmarkResults name=\"p\"><mean value=\"-3\"/></BenchmarkResults>", "p")
+            .ends_with(not_positive));
+  CHECK(error_of(Harness::pytest_benchmark,
+                 R"({"benchmarks": [{"name": "t", "stats": {"mean": 0, "median": 1, "min": 1, "ops": 1}}]})", "t")
+            .ends_with(not_positive));
+  CHECK(error_of(Harness::hyperfine,
+                 R"({"results": [{"command": "c", "mean": 0.1, "median": 0.1, "user": 0, "system": 0}]})", "c")
+            .empty()); // user and system below the rusage resolution
+  CHECK(error_of(Harness::hyperfine,
+                 R"({"results": [{"command": "c", "mean": -0.1, "median": 0.1, "user": 0, "system": 0}]})", "c")
+            .ends_with(not_positive));
 }
 
 TEST_CASE("hyperfine's export: each command's mean, median, user and system") {
