@@ -16,8 +16,10 @@ double floor_of(const std::optional<Reading>& control) {
   return std::max(std::abs(control->low), std::abs(control->high));
 }
 
-Move judge_move(const Reading& reading, const std::optional<Reading>& control, int sign, double threshold_log) {
-  if (!std::isfinite(reading.low) || !std::isfinite(reading.high)) {
+Move judge_move(const Reading& reading, const std::optional<Reading>& control, int sign, double threshold_log,
+                std::size_t needed) {
+  if (!std::isfinite(reading.low) || !std::isfinite(reading.high) || reading.n < needed ||
+      (control && control->n < needed)) {
     return Move::unclear;
   }
   // the interval turned so that the move looked for is upwards
@@ -32,9 +34,12 @@ Move judge_move(const Reading& reading, const std::optional<Reading>& control, i
   return Move::unclear;
 }
 
-Side side_of(const Reading& mid, const Reading& bad, const std::optional<Reading>& control) {
+Side side_of(const Reading& mid, const Reading& bad, const std::optional<Reading>& control, std::size_t needed) {
   const int sign = bad.estimate > 0 ? 1 : -1;
-  if (judge_move(bad, control, sign, 0) != Move::clear) { // this step's rounds do not show the move
+  if (judge_move(bad, control, sign, 0, needed) != Move::clear) { // this step's rounds do not show the move
+    return Side::unclear;
+  }
+  if (mid.n < needed) {
     return Side::unclear;
   }
   const double half = bad.estimate / 2;
@@ -96,7 +101,7 @@ Outcome search(std::size_t count, Oracle& oracle) {
       continue;
     }
     Step step{out.good, out.bad, *mid, oracle.measure(out.good, *mid, out.bad), Side::unclear};
-    step.side = side_of(step.measured.mid, step.measured.bad, step.measured.control);
+    step.side = side_of(step.measured.mid, step.measured.bad, step.measured.control, step.measured.needed);
     while (step.side == Side::unclear) {
       auto more = oracle.measure_more(out.good, *mid, out.bad);
       if (!more) {
@@ -104,7 +109,7 @@ Outcome search(std::size_t count, Oracle& oracle) {
       }
       step.measured = *more;
       ++step.more;
-      step.side = side_of(step.measured.mid, step.measured.bad, step.measured.control);
+      step.side = side_of(step.measured.mid, step.measured.bad, step.measured.control, step.measured.needed);
     }
     out.steps.push_back(step);
     if (step.side == Side::unclear) {

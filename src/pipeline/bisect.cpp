@@ -93,9 +93,10 @@ public:
   bisect::Measured measure(std::size_t good, std::size_t mid, std::size_t bad) override {
     constexpr double inf = std::numeric_limits<double>::infinity();
     m_last.reset();
-    if (!m_lab.budget_left()) { // nothing measured: the step is unclear and the search ends there
-      m_lab.report().notes.push_back("The budget was spent before the range was narrowed to one commit; pass a "
-                                     "larger --budget.");
+    m_failure.clear();
+    // a step the budget cannot give its rounds is not started: it would be judged on none
+    if (const auto spent = m_lab.short_budget(3); !spent.empty()) {
+      m_lab.report().notes.push_back(spent);
       return {.mid = {0, -inf, inf, 0}, .bad = {0, -inf, inf, 0}, .control = std::nullopt, .rounds = 0};
     }
     m_last = m_lab.measure(m_path[good], {m_path[mid], m_path[bad]}, "step", m_confidence, m_precision, false);
@@ -105,6 +106,10 @@ public:
 
   std::optional<bisect::Measured> measure_more(std::size_t, std::size_t mid, std::size_t bad) override {
     if (!m_last) {
+      return std::nullopt;
+    }
+    if (!m_failure.empty()) { // measuring it again would fail again: the search ends with the failure
+      fail(mid);
       return std::nullopt;
     }
     auto more = m_lab.measure_more(*m_last);
@@ -121,8 +126,9 @@ private:
   bisect::Measured record(std::size_t mid, std::size_t bad) {
     const bisect::Measured measured{reading_of(*m_last, m_cell, m_metric, git::short_sha(m_path[mid])),
                                     reading_of(*m_last, m_cell, m_metric, git::short_sha(m_path[bad])),
-                                    control_reading_of(*m_last, m_metric), m_last->rounds};
-    const auto side = bisect::side_of(measured.mid, measured.bad, measured.control);
+                                    control_reading_of(*m_last, m_metric), m_last->rounds, m_lab.needed_pairs()};
+    m_failure = failure_of(*m_last, m_cell, m_metric).value_or("");
+    const auto side = bisect::side_of(measured.mid, measured.bad, measured.control, measured.needed);
     auto& step = m_lab.report().steps.back();
     step.confidence = m_confidence;
     fill_step(step, *m_last, measured.mid, measured.control);
@@ -142,10 +148,29 @@ private:
     return measured;
   }
 
+  // The report's note and gave_up when the step at `mid` failed: what failed, never a side.
+  void fail(std::size_t mid) {
+    auto& report = m_lab.report();
+    report.gave_up = GaveUp{"step", m_path[mid], report.steps.size() - 1, m_failure, m_last->rounds};
+    report.notes.push_back(fmt::format("The step at {} failed after {} rounds, so no side was taken: {}.",
+                                       git::short_sha(m_path[mid]), m_last->rounds, m_failure));
+    m_lab.save();
+  }
+
   // The report's note and gave_up when the step at `mid` stayed unclear.
   void give_up(std::size_t mid, std::size_t bad) {
     const auto& m = m_measured;
     auto& report = m_lab.report();
+    if (m_last->rounds < static_cast<int>(m_lab.needed_pairs())) { // the budget cut its rounds short
+      report.gave_up =
+          GaveUp{"step", m_path[mid], report.steps.size() - 1,
+                 fmt::format("{} of the {} rounds a step needs", m_last->rounds, m_lab.needed_pairs()), m_last->rounds};
+      report.notes.push_back(fmt::format("The budget was spent after {} of the {} rounds the step at {} needs, so no "
+                                         "side was taken; pass a larger --budget.",
+                                         m_last->rounds, m_lab.needed_pairs(), git::short_sha(m_path[mid])));
+      m_lab.save();
+      return;
+    }
     const bool bad_seen = bisect::judge_move(m.bad, m.control, m.bad.estimate > 0 ? 1 : -1, 0) == bisect::Move::clear;
     const auto figures = fmt::format("{} {} against good, the bad end {} {}, {}", git::short_sha(m_path[mid]),
                                      reading_text(m.mid), git::short_sha(m_path[bad]), reading_text(m.bad),
@@ -168,6 +193,7 @@ private:
   bool m_quiet;                           // no progress line per step
   std::optional<BisectSteps::Run> m_last; // the step being measured
   bisect::Measured m_measured;
+  std::string m_failure; // why the step being measured failed; "" when it did not
 };
 
 // The direction of the move bisect looks for, in log-ratio units: +1 when
@@ -191,6 +217,7 @@ struct MoveCheck {
   std::optional<Moved> moved;
   bool unclear = false; // it gave up: some cell could have moved, the rounds could not tell
   std::string figures;  // the followed (or most moved) cell's reading against the control, for notes
+  std::string failure;  // why a row it looked at failed: no evidence either way
 };
 MoveCheck check_move(BisectSteps& lab, const BisectOptions& o, const std::string& good, const std::string& bad,
                      const std::optional<std::string>& only_cell, const std::string& kind, bool print) {
@@ -207,7 +234,11 @@ MoveCheck check_move(BisectSteps& lab, const BisectOptions& o, const std::string
         continue;
       }
       const auto reading = reading_of(run, r.cell, o.metric, "");
-      const auto move = bisect::judge_move(reading, control, wanted_sign(r, o.improvement), std::log(r.threshold));
+      const auto move = bisect::judge_move(reading, control, wanted_sign(r, o.improvement), std::log(r.threshold),
+                                           lab.needed_pairs());
+      if (r.error && check.failure.empty()) {
+        check.failure = failure_of(run, r.cell, o.metric).value_or("");
+      }
       if (move == bisect::Move::clear &&
           (!check.moved || std::abs(reading.estimate) > std::abs(check.moved->estimate))) {
         check.moved = Moved{r.cell, reading.estimate};
@@ -230,9 +261,12 @@ MoveCheck check_move(BisectSteps& lab, const BisectOptions& o, const std::string
       check.figures = fmt::format("{} {} {}, {} after {} rounds", shown->cell, o.metric, reading_text(shown_reading),
                                   floor_text(control), run.rounds);
     }
+    if (check.failure.empty()) {
+      check.failure = failure_of(run, "", o.metric).value_or(""); // the control's
+    }
     lab.save();
-    if (check.moved || !check.unclear) {
-      check.unclear = false;
+    if (check.moved || !check.unclear || !check.failure.empty()) {
+      check.unclear = check.unclear && !check.moved;
       return check;
     }
     auto more = lab.measure_more(run);
@@ -285,7 +319,13 @@ merged_side(BisectSteps& lab, const BisectOptions& o, const git::CommitInfo& mer
     return std::pair{side, check.moved->estimate};
   }
   const auto range = fmt::format("{}..{}", git::short_sha(side.front()), git::short_sha(side.back()));
-  if (check.unclear) {
+  if (!check.failure.empty()) {
+    lab.report().gave_up = GaveUp{"merged-side", side.back(), lab.report().steps.size() - 1, check.failure,
+                                  lab.report().steps.back().rounds};
+    lab.report().notes.push_back(fmt::format("The merge {} is named: its merged side alone ({}) could not be "
+                                             "measured — {}.",
+                                             git::short_sha(merge.sha), range, check.failure));
+  } else if (check.unclear) {
     lab.report().gave_up = GaveUp{"merged-side", side.back(), lab.report().steps.size() - 1, check.figures,
                                   lab.report().steps.back().rounds};
     lab.report().notes.push_back(fmt::format(
@@ -386,12 +426,24 @@ std::vector<std::string> checked_path(const Inputs& in, const BisectOptions& o, 
 }
 
 // Ends a bisect whose confirming step found no move: the note and
-// gave_up in the report, then RefusedError (exit 3).
+// gave_up in the report, then RefusedError (exit 3); MeasurementError
+// (exit 4) when a row it looked at failed.
 [[noreturn]] void refuse_nothing_to_bisect(BisectSteps& lab, const BisectOptions& o, const MoveCheck& check,
                                            const std::filesystem::path& out) {
   auto& report = lab.report();
   const std::string wanted = o.improvement ? "faster (or better)" : "slower (or worse)";
   report.status = "done";
+  if (!check.failure.empty()) { // no evidence either way: the failure, exit 4
+    report.gave_up = GaveUp{"confirm", report.bad, report.steps.size() - 1, check.failure, report.steps.back().rounds};
+    report.notes.push_back(fmt::format("The confirming step failed, so nothing was bisected: {}.", check.failure));
+    lab.save();
+    if (o.github) {
+      publish_bisect_to_github(out, "");
+    }
+    throw MeasurementError(
+        fmt::format("bisect: the confirming step of {} against {} failed: {}", o.bad, o.good, check.failure),
+        "fix what failed (the table above and the logs in " + out.string() + ") and rerun");
+  }
   if (check.unclear) {
     report.gave_up = GaveUp{"confirm", report.bad, report.steps.size() - 1, check.figures, report.steps.back().rounds};
     report.notes.push_back(fmt::format("Nothing to bisect: the rounds could not tell whether a cell's {} got {} from "

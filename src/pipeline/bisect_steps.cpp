@@ -50,6 +50,22 @@ BisectSteps::BisectSteps(Inputs& in, const BisectOptions& o, fs::path out, fs::p
 
 bool BisectSteps::budget_left() const { return runner::monotonic_now() < m_deadline; }
 
+std::size_t BisectSteps::needed_pairs() const {
+  return static_cast<std::size_t>(std::max(1, m_in.settings.min_rounds.value));
+}
+
+std::string BisectSteps::short_budget(std::size_t commits) const {
+  const double left = m_deadline - runner::monotonic_now();
+  const double wanted = m_commit_round_seconds * static_cast<double>(commits * needed_pairs());
+  if (left > 0 && left >= wanted) {
+    return "";
+  }
+  return fmt::format("The budget was spent before the range was narrowed to one commit: {:.0f} s were left, and a "
+                     "step needs {} rounds of {} commits (about {:.0f} s, as the steps before took); pass a larger "
+                     "--budget.",
+                     std::max(0.0, left), needed_pairs(), commits, wanted);
+}
+
 void BisectSteps::save() const {
   util::write_file_atomically(m_out / "bisect.json", bisect_json(m_report).dump(2) + "\n");
   util::write_file_atomically(m_out / "report.md", bisect_markdown(m_report));
@@ -180,9 +196,18 @@ runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& sha
   Sinks sinks{.common = common, .out = print ? m_bench.out : &hidden, .err = m_quiet ? &hidden : m_bench.err};
   sinks.started = runner::monotonic_now();
   sinks.check_links = [&] { return arms.moved_links(); };
+  const double started = runner::monotonic_now();
   measure_and_report(plan, m_bench.executor, journal, sinks);
+  const double took = runner::monotonic_now() - started;
   const auto path = plan.out / "journal.jsonl";
   auto read = formats::read_journal(util::read_file(path.string()).value_or(""), path.string());
+  int rounds = 0;
+  for (const auto& cell : read.record.cells) {
+    rounds = std::max(rounds, cell.rounds);
+  }
+  if (rounds > 0) { // what the next step's rounds will cost, per commit
+    m_commit_round_seconds = took / (rounds * static_cast<double>(shas.size()));
+  }
   if (planned) {
     *planned = std::move(plan);
   }
@@ -250,6 +275,15 @@ bisect::Reading reading_of(const BisectSteps::Run& run, const std::string& cell,
     }
   }
   return {0, -inf, inf, 0};
+}
+
+std::optional<std::string> failure_of(const BisectSteps::Run& run, const std::string& cell, const std::string& metric) {
+  for (const auto& r : run.rows) {
+    if (r.error && (r.cell == cell || (r.control && r.metric == metric))) {
+      return fmt::format("{} {}: {}", r.cell, r.metric, *r.error);
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<bisect::Reading> control_reading_of(const BisectSteps::Run& run, const std::string& metric) {

@@ -23,6 +23,10 @@ public:
   std::optional<double> control_floor;
   int more_allowed = 0;
   int more_asked = 0;
+  // the pairs of a step's first block (a budget that cut it short, or a
+  // count settled in few rounds), and the pairs a reading needs
+  std::size_t first_pairs = 10;
+  std::size_t needed = 0;
   bool build(std::size_t i) override {
     built.insert(i);
     return !broken.contains(i);
@@ -45,13 +49,18 @@ private:
   bisect::Measured measured_now(std::size_t good, std::size_t mid, std::size_t bad) const {
     std::optional<bisect::Reading> control;
     if (control_floor) {
-      control = bisect::Reading{0, -*control_floor * m_scale, *control_floor * m_scale, 10};
+      control = bisect::Reading{0, -*control_floor * m_scale, *control_floor * m_scale, pairs()};
     }
-    return {.mid = reading(mid, good), .bad = reading(bad, good), .control = control, .rounds = 10};
+    return {.mid = reading(mid, good),
+            .bad = reading(bad, good),
+            .control = control,
+            .rounds = static_cast<int>(pairs()),
+            .needed = needed};
   }
+  std::size_t pairs() const { return m_scale == 1 ? first_pairs : 10; }
   bisect::Reading reading(std::size_t i, std::size_t good) const {
     const double d = m_level[i] - m_level[good];
-    return {d, d - m_spread * m_scale, d + m_spread * m_scale, 10};
+    return {d, d - m_spread * m_scale, d + m_spread * m_scale, pairs()};
   }
   double m_scale = 1;
   std::vector<double> m_level;
@@ -137,6 +146,40 @@ TEST_CASE("bisect::search: an unclear step measures more before it gives up") {
     CHECK(outcome.steps.front().side == bisect::Side::unclear);
     CHECK(path.more_asked == 1);
   }
+}
+
+TEST_CASE("bisect::search: no step is judged on fewer pairs than it needs") {
+  // a count that reads the same every round: intervals of one point, which
+  // say "bad" or "good" after any number of rounds, even none
+  const auto level = step_at(12, 8, std::log(1.4));
+  for (const std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+    CAPTURE(first);
+    ExactPath path(level, 0.0);
+    path.control_floor = 0.0;
+    path.first_pairs = first;
+    path.needed = 10;
+    path.more_allowed = 100;
+    const auto outcome = bisect::search(12, path);
+    CHECK_FALSE(outcome.ambiguous);
+    CHECK(outcome.culprit() == 8u);
+    for (const auto& step : outcome.steps) { // each step measured more before its side was taken
+      CHECK(step.more == 1);
+      CHECK(step.measured.mid.n >= 10);
+    }
+  }
+  SUBCASE("without room for more, such a step is unclear, never a side") {
+    ExactPath path(level, 0.0);
+    path.control_floor = 0.0;
+    path.first_pairs = 1;
+    path.needed = 10;
+    const auto outcome = bisect::search(12, path);
+    CHECK(outcome.ambiguous);
+    REQUIRE(outcome.steps.size() == 1);
+    CHECK(outcome.steps.front().side == bisect::Side::unclear);
+  }
+  CHECK(bisect::judge_move({0.3, 0.3, 0.3, 3}, bisect::Reading{0, 0, 0, 3}, 1, 0.1, 10) == bisect::Move::unclear);
+  CHECK(bisect::judge_move({0.3, 0.3, 0.3, 10}, bisect::Reading{0, 0, 0, 10}, 1, 0.1, 10) == bisect::Move::clear);
+  CHECK(bisect::judge_move({0.3, 0.3, 0.3, 10}, bisect::Reading{0, 0, 0, 9}, 1, 0.1, 10) == bisect::Move::unclear);
 }
 
 TEST_CASE("bisect::midpoint: the unskipped commit nearest the middle") {

@@ -28,6 +28,9 @@ struct Measured {
   Reading bad;
   std::optional<Reading> control; // none when the run has no control
   int rounds = 0;
+  // the pairs each reading needs before the step may be judged on it (the
+  // run's min_rounds): fewer is no evidence, whatever the interval says
+  std::size_t needed = 0;
 };
 
 // The noise floor of a control reading in log units: the larger of |low|
@@ -43,8 +46,10 @@ enum class Move { clear, none, unclear };
 // whole interval lies past no change and past the control's floor ±f in
 // that direction; none when it lies wholly short of `threshold_log` in
 // that direction (no move the threshold cares about); unclear otherwise —
-// more rounds may decide it.
-Move judge_move(const Reading& reading, const std::optional<Reading>& control, int sign, double threshold_log);
+// more rounds may decide it — and whenever the reading (or the control)
+// has fewer than `needed` pairs.
+Move judge_move(const Reading& reading, const std::optional<Reading>& control, int sign, double threshold_log,
+                std::size_t needed = 0);
 
 // What a measured midpoint was taken for: like the good end, like the bad
 // end, or neither (its interval reaches across the halfway point, or the
@@ -55,8 +60,10 @@ enum class Side { good, bad, unclear };
 // bad end's log-ratio (on the bad end's side), good-like when wholly short
 // of it; unclear when the bad end's move is not clear against `control`
 // (judge_move: the step could not see the move it is looking for) or when
-// the midpoint's interval reaches across.
-Side side_of(const Reading& mid, const Reading& bad, const std::optional<Reading>& control = std::nullopt);
+// the midpoint's interval reaches across, or when a reading has fewer than
+// `needed` pairs.
+Side side_of(const Reading& mid, const Reading& bad, const std::optional<Reading>& control = std::nullopt,
+             std::size_t needed = 0);
 
 // One measured step of the search.
 struct Step {

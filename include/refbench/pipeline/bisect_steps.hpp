@@ -63,6 +63,15 @@ public:
 
   bool budget_left() const;
 
+  // The pairs a step's reading needs before it is judged: the run's min_rounds.
+  std::size_t needed_pairs() const;
+
+  // Whether what is left of the budget can measure a step of `commits`
+  // commits for needed_pairs() rounds, at what a round of the steps
+  // before cost per commit; "" when it can (or nothing was measured yet),
+  // else the note that says why not.
+  std::string short_budget(std::size_t commits) const;
+
   // Writes bisect.json and report.md as the bisect stands.
   void save() const;
 
@@ -95,6 +104,7 @@ private:
   nlohmann::json m_payloads_json;
   std::map<std::string, std::optional<git::Worktree>> m_trees; // none: it did not build
   int m_steps = 0;
+  double m_commit_round_seconds = 0; // a round of one commit, as the last step measured it
 };
 
 // How many blocks of rounds a step may measure beyond its first when it
@@ -106,6 +116,11 @@ inline constexpr int k_max_more_blocks = 3;
 // cell failed).
 bisect::Reading reading_of(const BisectSteps::Run& run, const std::string& cell, const std::string& metric,
                            const std::string& label);
+
+// Why `cell` (any of its candidates) or the A/A control of `metric` failed
+// in `run`: the first such row's error; none when they did not. A step
+// whose rows failed has no evidence, and measuring it again fails again.
+std::optional<std::string> failure_of(const BisectSteps::Run& run, const std::string& cell, const std::string& metric);
 
 // The A/A control's reading of `metric` in `run`; none when the step has no
 // control of that metric (or it failed).
