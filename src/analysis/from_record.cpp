@@ -155,6 +155,10 @@ std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std
   const runner::SampleIndex index(record);
   for (std::size_t c = 0; c < record.cells.size(); ++c) {
     const auto& meta = record.cells[c].meta;
+    if (!meta.benchmark.empty()) { // a suite's row: its metrics are the harness's measures, whatever their names
+      cells.push_back(cell_samples_of(record, c, {}, {}, meta.threshold, &index));
+      continue;
+    }
     cells.push_back(cell_samples_of(record, c, metrics_named(meta.metrics, metrics), metrics_named(meta.gate, gated),
                                     meta.threshold, &index));
   }

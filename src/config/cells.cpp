@@ -122,7 +122,32 @@ std::string expanded_name(const CellConfig& cell, const std::string* size_label)
                                                        : cell.name + "-" + *size_label;
 }
 
+namespace {
+
+// A plain cell named like a suite's row ("s/x" beside suite "s", or its
+// control's "s-control/x"): one row name would mean two things.
+void check_row_names(const std::vector<CellConfig>& cells) {
+  for (const auto& suite : cells) {
+    if (!suite.suite) {
+      continue;
+    }
+    for (const auto& cell : cells) {
+      for (const auto& prefix : {suite.name + "/", suite.name + std::string(runner::k_control_suffix) + "/"}) {
+        if (&cell != &suite && cell.name.starts_with(prefix)) {
+          throw UsageError(fmt::format("{}: cell name '{}' is the name of a row of suite '{}' (at {}): one name "
+                                       "would mean two things in the report",
+                                       cell.where, cell.name, suite.name, suite.where),
+                           "rename the cell (a suite's rows are named SUITE/BENCHMARK)");
+        }
+      }
+    }
+  }
+}
+
+} // namespace
+
 void check_cell_names(const std::vector<CellConfig>& cells, const std::vector<PayloadSize>& sizes) {
+  check_row_names(cells);
   std::map<std::string, const CellConfig*> seen;
   for (const auto& cell : cells) {
     std::vector<const std::string*> labels{nullptr};

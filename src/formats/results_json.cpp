@@ -305,6 +305,9 @@ json to_json(const RunDocument& d) {
 
 RunDocument document_from_json(const json& json_document, const std::string& source) {
   const Fields f(json_document, source, "", formats::k_run_file_hint);
+  if (json_document.is_object() && !f.has("cells") && !f.has("analysis")) { // {"schema_version": 1}, say
+    f.fail("has neither `cells` nor `analysis`: no run to read");
+  }
   RunDocument d;
   d.header = header_from_json(f);
   d.results = f.each("analysis", metric_result_from_json);

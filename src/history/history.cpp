@@ -213,6 +213,17 @@ std::optional<Record> record_from_json(const json& line, std::string& problem) {
       return std::nullopt;
     }
   }
+  for (auto [key, value] :
+       {std::pair{"ratio", r.ratio}, std::pair{"ci_low", r.ci_low}, std::pair{"ci_high", r.ci_high}}) {
+    if (value && !(std::isfinite(*value) && *value > 0)) { // a ratio is positive: the line was not written by refbench
+      problem = fmt::format("\"{}\" is {}, not a positive ratio", key, *value);
+      return std::nullopt;
+    }
+  }
+  if (r.ci_low && r.ci_high && *r.ci_low > *r.ci_high) {
+    problem = fmt::format("\"ci_low\" {} is above \"ci_high\" {}", *r.ci_low, *r.ci_high);
+    return std::nullopt;
+  }
   if (line.contains("n") && line["n"].is_number_unsigned()) {
     r.n = line["n"].get<std::size_t>();
   }

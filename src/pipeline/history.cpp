@@ -37,13 +37,20 @@ int run_history(const HistoryOptions& o, const CommonOptions& common) {
       std::cerr << "refbench: warning: " << util::printable(warning) << "\n";
     }
   }
+  const auto skipped =
+      history.warnings.empty() ? std::string() : fmt::format(" ({} lines skipped, above)", history.warnings.size());
   if (history.records.empty()) {
-    throw RefusedError(fmt::format("the history in {} has no records", o.dir),
+    throw RefusedError(fmt::format("the history in {} has no records{}", o.dir, skipped),
                        "append runs with `refbench run --history DIR` first");
   }
   auto settings = o.settings;
   settings.window = o.window ? *o.window : config_window(o.config).value_or(history::k_default_window);
   const auto series = history::build_series(history.records, settings);
+  if (series.empty()) { // nothing judged is not "no regression"
+    throw RefusedError(fmt::format("the history in {} has {} records and no series with a ratio to judge{}", o.dir,
+                                   history.records.size(), skipped),
+                       "append runs whose cells measured a ratio with `refbench run --history DIR`");
+  }
   switch (o.format) {
   case HistoryFormat::json:
     history::write_history_json(std::cout, series, history.warnings);

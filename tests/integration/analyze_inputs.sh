@@ -66,6 +66,10 @@ printf '{"results":[{"command":"./old","times":[0.101,0.102,0.100]}]}' >"$D/one_
 expect_bad_input "$D/one_result.json" "exactly two results" -- "$D/one_result.json"
 expect_bad_input "$D/does_not_exist.csv" -- "$D/does_not_exist.csv"
 expect_bad_input "$D/missing.json" -- "$D/good.csv" "$D/missing.json"
+printf '{"schema_version": 1}\n' >"$D/empty_run.json"
+expect_bad_input "$D/empty_run.json" "neither \`cells\` nor \`analysis\`" -- "$D/empty_run.json"
+run_refbench report "$D/empty_run.json"
+expect_rc 2
 
 # --- one pair: no crash, INCONCLUSIVE, strict JSON (no NaN)
 printf 'round,baseline,candidate\n1,0.50,0.60\n' >"$D/single.csv"

@@ -195,4 +195,36 @@ mkdir -p "$WORK/h4" && ln -s "$WORK/target.jsonl" "$WORK/h4/history.jsonl"
 run_refbench run -q --repo "$repo" --baseline night5 --candidate night6 --history "$WORK/h4" --out "$WORK/o9"
 expect_rc 3
 [ ! -e "$WORK/target.jsonl" ] || fail "the history was written through a symlink"
+# lines whose ratios no run writes are each skipped with a warning, and a history left with no
+# series is refused (exit 3), never "✅ no regression · 0 series"
+mkdir -p "$WORK/h5"
+/usr/bin/python3 - "$H/history.jsonl" "$WORK/h5/history.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+with open(sys.argv[2], "w") as out:
+    for i, line in enumerate(lines):
+        if i % 2:
+            line["ratio"] = -line["ratio"]
+        else:
+            line["ci_low"], line["ci_high"] = 2.0, 0.5
+        out.write(json.dumps(line) + "\n")
+PY
+run_refbench history "$WORK/h5"
+expect_rc 3
+[ "$(grep -c 'skipped, ' "$WORK/err")" = "$(wc -l <"$WORK/h5/history.jsonl")" ] || fail "a dropped line without its warning"
+expect_in "$WORK/err" "not a positive ratio"
+expect_in "$WORK/err" "has no records ($(wc -l <"$WORK/h5/history.jsonl") lines skipped, above)"
+! grep -q "no regression" "$WORK/out" || fail "an empty history read as no regression"
+mkdir -p "$WORK/h6" # records of failed cells only: no ratio, so no series
+/usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    if l.strip():
+        line = json.loads(l)
+        line.update(ratio=None, ci_low=None, ci_high=None, verdict="ERROR")
+        print(json.dumps(line))' "$H/history.jsonl" >"$WORK/h6/history.jsonl"
+run_refbench history "$WORK/h6"
+expect_rc 3
+expect_in "$WORK/err" "records and no series with a ratio to judge"
+! grep -q "no regression" "$WORK/out" || fail "a history of no series read as no regression"
 echo "ok: a creep of five 4 % nights is found across a chain; a docs-only chain is not"

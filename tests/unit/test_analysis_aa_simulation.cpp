@@ -120,3 +120,46 @@ TEST_CASE("analysis: an A/A run of a 500-benchmark suite reads no change in at l
   // the run could tell: most rows pass against their own floors, none is left undecided wholesale
   CHECK(passes > runs * k_aa_benchmarks * 8 / 10);
 }
+
+TEST_CASE("analysis: a suite row's metrics are the harness's measures, even one named like a built-in") {
+  // hyperfine's `user` and a Google Benchmark counter named `wall` beside refbench's own `user` and `wall`
+  for (const auto harness : {suites::Harness::hyperfine, suites::Harness::google_benchmark}) {
+    CAPTURE(suites::harness_name(harness));
+    runner::CellSpec suite;
+    suite.name = "s";
+    suite.meta.suite = runner::SuiteSpec{harness};
+    suite.baseline.argv = {"a/bench"};
+    suite.candidate.argv = {"b/bench"};
+    runner::RoundSettings settings;
+    settings.budget_seconds = 1e9;
+    settings.min_rounds = 10;
+    settings.max_rounds = 12;
+    FakeExecutor fake([&](const Invocation&, std::size_t) {
+      Outcome outcome;
+      outcome.readings[process::Reading::wall] = 0.5;
+      outcome.readings[process::Reading::user] = 0.4; // the harness process's own: not the row's
+      outcome.stdout_text =
+          harness == suites::Harness::hyperfine
+              ? R"({"results": [{"command": "c", "mean": 0.1, "median": 0.1, "user": 0.07, "system": 0.01}]})"
+              : R"({"benchmarks": [{"name": "c", "real_time": 3, "cpu_time": 3, "time_unit": "ns", "wall": 7}]})";
+      return outcome;
+    });
+    formats::JournalWriter journal;
+    runner::RoundHooks hooks;
+    hooks.clock = [&fake] { return fake.now(); };
+    auto record = runner::run_rounds({suite}, settings, fake, journal, hooks);
+    std::vector<std::string> removed;
+    runner::to_rows(record, removed);
+    const auto results = analysis::analyze(
+        analysis::cell_samples(record, {runner::Metric::wall, runner::Metric::user}, {runner::Metric::wall}), {});
+    const std::string name = harness == suites::Harness::hyperfine ? "user" : "wall";
+    std::vector<const analysis::MetricResult*> named;
+    for (const auto& r : results) {
+      if (r.cell == "s/c" && r.metric == name) {
+        named.push_back(&r);
+      }
+    }
+    REQUIRE(named.size() == 1); // one row name, one thing
+    CHECK(named[0]->baseline_median == doctest::Approx(harness == suites::Harness::hyperfine ? 0.07 : 7.0));
+  }
+}

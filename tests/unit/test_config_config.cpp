@@ -140,6 +140,13 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(error_of(cell + "metrics = [\"wall\", \"speed\"]\n").find("unknown metric 'speed'") != std::string::npos);
     CHECK(error_of(cell + "metrics = [\"wall\"]\ngate = [\"rss\"]\n").find("'rss' is not among") != std::string::npos);
     CHECK(error_of(cell + cell).find("appears twice") != std::string::npos);
+    // a plain cell named like a suite's row, or its control's row
+    const std::string suite = "[[cell]]\nname = \"s\"\ncommand = \"./bench\"\nsuite = \"google-benchmark\"\n";
+    CHECK(error_of(suite + "[[cell]]\nname = \"s/BM_x\"\ncommand = \"true\"\n") ==
+          "refbench.toml:5:1: cell name 's/BM_x' is the name of a row of suite 's' (at refbench.toml:1:1): one name "
+          "would mean two things in the report");
+    CHECK(error_of(suite + "[[cell]]\nname = \"s-control/BM_x\"\ncommand = \"true\"\n")
+              .find("is the name of a row of suite 's'") != std::string::npos);
   }
   SUBCASE("custom metrics, windows and requirements") {
     CHECK(error_of(cell + "[[cell.metric]]\nkey = \"x\"\n") ==

@@ -74,6 +74,23 @@ TEST_CASE("history::append: whole runs, once, under a lock; read back line by li
   CHECK(read.warnings.size() == 1);
 }
 
+TEST_CASE("history::read_history: a negative or inverted ratio is a line skipped with a warning, never silently") {
+  test::ScratchDir dir;
+  auto negative = link("b", "c", 1.0, "run2");
+  negative.ratio = -1.0;
+  auto inverted = link("c", "d", 1.0, "run3");
+  inverted.ci_low = 1.2;
+  inverted.ci_high = 0.9;
+  history::append(dir.path(), {link("a", "b", 1.0, "run1")});
+  history::append(dir.path(), {negative});
+  history::append(dir.path(), {inverted});
+  const auto read = history::read_history(dir.path());
+  CHECK(read.records.size() == 1);
+  REQUIRE(read.warnings.size() == 2);
+  CHECK(read.warnings[0].ends_with("history.jsonl:2: skipped, \"ratio\" is -1, not a positive ratio"));
+  CHECK(read.warnings[1].ends_with("history.jsonl:3: skipped, \"ci_low\" 1.2 is above \"ci_high\" 0.9"));
+}
+
 TEST_CASE("history::read_history refuses another repository and another schema version by line") {
   test::ScratchDir dir;
   auto other = link("b", "c", 1.0, "run2");

@@ -280,8 +280,10 @@ TEST_CASE("formats::document_from_json: what other commands leave out") {
     CHECK(text.find("### refbench: ❌ 1 regression\n") != std::string::npos);
     CHECK(text.find("noise floor unknown (no A/A control)") != std::string::npos);
   }
-  SUBCASE("an empty document") {
-    auto model = read(json::object());
+  SUBCASE("an empty document is no run: refused, never an empty report") {
+    CHECK_THROWS_WITH_AS(read(json::object()), doctest::Contains("has neither `cells` nor `analysis`"), UsageError);
+    CHECK_THROWS_AS(read(json{{"schema_version", 1}}), UsageError);
+    auto model = read(json{{"analysis", json::array()}}); // an analysis of nothing is one
     CHECK(model.verdict == analysis::RunVerdict::inconclusive);
     CHECK(model.header.settings.threshold == 1.15);
     CHECK(report::render_markdown(model).starts_with(
