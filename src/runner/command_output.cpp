@@ -1,5 +1,6 @@
 #include <refbench/process/invocation.hpp>
 #include <refbench/runner/command_output.hpp>
+#include <refbench/runner/suite_rows.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
@@ -166,6 +167,13 @@ void read_suite_report(const CellMeta& meta, Sample& sample, std::string_view te
   auto benchmarks = suites::read_suite(meta.suite->harness, text, report_source(meta));
   if (!benchmarks) {
     sample.problem = fmt::format("reported no {} results: {}", harness, benchmarks.error());
+    return;
+  }
+  std::erase_if(*benchmarks, [&](const suites::Benchmark& b) { return !wanted(meta, b.name); }); // --cells
+  if (benchmarks->size() > suites::k_max_benchmarks) {
+    sample.problem = fmt::format("reported {} benchmarks, more than the {} one run judges: pick some with --cells "
+                                 "'SUITE/PATTERN'",
+                                 benchmarks->size(), suites::k_max_benchmarks);
     return;
   }
   sample.benchmarks = std::move(*benchmarks);

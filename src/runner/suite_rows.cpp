@@ -35,12 +35,6 @@ CustomMetric measure_metric(const SuiteSpec& suite, const std::string& measure) 
   return metric;
 }
 
-bool wanted(const CellMeta& meta, const std::string& benchmark) {
-  return meta.rows.empty() || std::any_of(meta.rows.begin(), meta.rows.end(), [&](const std::string& glob) {
-           return ::fnmatch(glob.c_str(), benchmark.c_str(), 0) == 0;
-         });
-}
-
 // What the samples of one suite cell say of each of its benchmarks.
 struct Seen {
   std::vector<std::string> order;                                      // first reported first
@@ -267,6 +261,12 @@ std::string suite_of_row(const CellRecord& row) {
     name.resize(name.size() - k_control_suffix.size());
   }
   return name;
+}
+
+bool wanted(const CellMeta& meta, const std::string& benchmark) {
+  return meta.rows.empty() || std::any_of(meta.rows.begin(), meta.rows.end(), [&](const std::string& glob) {
+           return ::fnmatch(glob.c_str(), benchmark.c_str(), 0) == 0;
+         });
 }
 
 } // namespace refbench::runner

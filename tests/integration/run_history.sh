@@ -211,7 +211,8 @@ with open(sys.argv[2], "w") as out:
 PY
 run_refbench history "$WORK/h5"
 expect_rc 3
-[ "$(grep -c 'skipped, ' "$WORK/err")" = "$(wc -l <"$WORK/h5/history.jsonl")" ] || fail "a dropped line without its warning"
+[ "$(grep -c 'jsonl:[0-9]*: skipped, ' "$WORK/err")" = "$(wc -l <"$WORK/h5/history.jsonl")" ] ||
+  fail "a dropped line without its warning: $(wc -l <"$WORK/h5/history.jsonl") lines; stderr: $(cat "$WORK/err")"
 expect_in "$WORK/err" "not a positive ratio"
 expect_in "$WORK/err" "has no records ($(wc -l <"$WORK/h5/history.jsonl") lines skipped, above)"
 ! grep -q "no regression" "$WORK/out" || fail "an empty history read as no regression"

@@ -163,3 +163,47 @@ TEST_CASE("analysis: a suite row's metrics are the harness's measures, even one 
     CHECK(named[0]->baseline_median == doctest::Approx(harness == suites::Harness::hyperfine ? 0.07 : 7.0));
   }
 }
+
+TEST_CASE("runner: a suite that reports more benchmarks than a run judges is its ERROR after the warm-up") {
+  std::string many = "{";
+  for (std::size_t b = 0; b <= suites::k_max_benchmarks; ++b) {
+    many += fmt::format(R"({}"b{}": {{"latency": {{"value": 5}}}})", b == 0 ? "" : ", ", b);
+  }
+  many += "}";
+  for (const bool picked : {false, true}) {
+    CAPTURE(picked);
+    runner::CellSpec suite;
+    suite.name = "s";
+    suite.meta.suite = runner::SuiteSpec{suites::Harness::bmf};
+    suite.baseline.argv = {"a/bench"};
+    suite.candidate.argv = {"b/bench"};
+    if (picked) {
+      suite.meta.rows = {"b1?"}; // --cells 's/b1?': ten of them
+    }
+    runner::RoundSettings settings;
+    settings.budget_seconds = 1e9;
+    settings.min_rounds = 2;
+    settings.max_rounds = 2;
+    FakeExecutor fake([&](const Invocation&, std::size_t) {
+      Outcome outcome;
+      outcome.readings[process::Reading::wall] = 0.5;
+      outcome.stdout_text = many;
+      return outcome;
+    });
+    formats::JournalWriter journal;
+    runner::RoundHooks hooks;
+    hooks.clock = [&fake] { return fake.now(); };
+    const auto record = runner::run_rounds({suite}, settings, fake, journal, hooks);
+    REQUIRE(record.cells.size() == 1);
+    if (picked) {
+      CHECK_FALSE(record.cells[0].failure);
+      CHECK(record.cells[0].rounds == 2);
+      CHECK(record.samples.back().benchmarks.size() == 10);
+    } else {
+      REQUIRE(record.cells[0].failure);
+      CHECK(record.cells[0].failure->description.find("reported 20001 benchmarks, more than the 20000 one run judges: "
+                                                      "pick some with --cells 'SUITE/PATTERN'") != std::string::npos);
+      CHECK(fake.calls().size() <= 2); // the warm-up, then no round
+    }
+  }
+}

@@ -22,6 +22,10 @@ struct SuiteRows {
 // Whether `record` has a suite cell that is not yet rows.
 bool has_suite_cells(const RunRecord& record);
 
+// Whether `benchmark` of a suite cell with `meta` is one --cells asked for
+// (CellMeta::rows; all when none).
+bool wanted(const CellMeta& meta, const std::string& benchmark);
+
 // `record` with each suite cell replaced by its rows, in the order its
 // harness first reported them; every other cell as it was. A row:
 // * takes the suite's usable samples, each with its benchmark's figures;

@@ -65,6 +65,14 @@ MeasureInfo measure_info(Harness harness, std::string_view measure);
 // hyperfine's mean; every measure of a BMF document.
 bool primary_measure(Harness harness, std::string_view measure);
 
+// The most benchmarks of one invocation of a suite a run judges, after
+// --cells picked them (README: Suites, Many rows): every benchmark is a row
+// of results.json, report.csv and the analysis, about 57 KB of refbench's
+// memory each over a run, and far past what a report or a comment can show
+// (its table is cut at 64 KiB). More is the suite's ERROR after its warm-up,
+// which names --cells SUITE/PATTERN to narrow it.
+inline constexpr std::size_t k_max_benchmarks = 20000;
+
 // The benchmarks in `text`, the whole output of one invocation (stdout or
 // the {output} file, `source` naming which for messages), or why it cannot
 // be read: "its {output} file, line 12: `benchmarks[3].real_time` is
