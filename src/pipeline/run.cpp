@@ -222,12 +222,15 @@ report::EnvironmentInfo boxed_environment(const Bench& bench, process::SandboxMo
 // README: Security model: records the arms' trees (and the payloads) as
 // built, for `sinks`' rounds to check; says what that cost, unless `quiet`.
 void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, const fs::path& payloads,
-                 const std::vector<std::string>& writable, bool quiet) {
+                 const std::vector<std::string>& writable, double budget_seconds, bool quiet) {
   const double hashing = util::monotonic_seconds();
   const auto manifests =
       std::make_shared<const std::vector<build::TreeManifest>>(take_manifests(arms, replicas, payloads, writable));
+  const double hashed = util::monotonic_seconds() - hashing;
   const auto checking = std::make_shared<double>(0.0);
-  sinks.check_trees = tree_check(manifests, checking);
+  // trees whose hashing alone would take more than a tenth of the budget are not hashed again at the end
+  const bool rehash = hashed <= k_tree_check_share * budget_seconds;
+  sinks.check_trees = tree_check(manifests, checking, k_tree_check_free, rehash);
   if (auto exempt = exempt_line(*manifests, writable); !exempt.empty()) {
     sinks.amend = [exempt = std::move(exempt), next = std::move(sinks.amend)](report::RunDocument& document) {
       document.warnings.push_back({"", exempt});
@@ -237,7 +240,12 @@ void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, co
     };
   }
   if (!quiet) {
-    std::cerr << trees_line(*manifests, util::monotonic_seconds() - hashing);
+    std::cerr << trees_line(*manifests, hashed);
+    if (!rehash) {
+      std::cerr << fmt::format("refbench: hashing them took more than a tenth of the {:.0f} s budget: the last check "
+                               "compares what lstat says (kind, mode, size, inode, times), not their bytes again\n",
+                               budget_seconds);
+    }
     sinks.after_rounds = [checking] {
       std::cerr << fmt::format("refbench: the checks of the arms' trees took {:.3f} s in all\n", *checking);
     };
@@ -338,7 +346,8 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   Sinks sinks = sinks_of(bench, common);
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
   sinks.check_links = [&] { return arms.moved_links(); };
-  watch_trees(sinks, arms, replicas, out / "payloads", in.config.run.writable, common.quiet);
+  watch_trees(sinks, arms, replicas, out / "payloads", in.config.run.writable, in.settings.budget_seconds.value,
+              common.quiet);
   if (in.shard) { // README: Suites: a suite's benchmarks split over the shards, once the suite has listed them
     for (const auto& line : split_suites(plan, *in.shard, bench.executor, sinks.place)) {
       if (!common.quiet) {

@@ -341,17 +341,27 @@ std::string trees_line(const std::vector<build::TreeManifest>& manifests, double
 }
 
 runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests,
-                             std::shared_ptr<double> seconds) {
-  return [manifests, seconds](int, bool last) {
+                             std::shared_ptr<double> seconds, double free_seconds, bool rehash) {
+  const double created = util::monotonic_seconds();
+  auto last_cost = std::make_shared<double>(0.0);
+  return [manifests, seconds, created, last_cost, free_seconds, rehash](int round, bool last) {
     const double start = util::monotonic_seconds();
+    // a tree too large to walk after every round within the budget is walked
+    // less often, its checks at most k_tree_check_share of the time; the
+    // warm-up's and the last (hashed) are always made
+    if (!last && round > 0 && *last_cost > free_seconds &&
+        *seconds + *last_cost > k_tree_check_share * (start - created)) {
+      return std::string();
+    }
     std::string found;
     for (const auto& manifest : *manifests) {
-      const auto changes = manifest.changes(last);
+      const auto changes = manifest.changes(last && rehash);
       if (!changes.empty()) {
         found += (found.empty() ? "" : "; ") + manifest.label() + ": " + build::summarize_changes(changes);
       }
     }
-    *seconds += util::monotonic_seconds() - start;
+    *last_cost = util::monotonic_seconds() - start;
+    *seconds += *last_cost;
     return found.empty() ? found : "a change to " + found;
   };
 }

@@ -5,6 +5,8 @@
 #include <refbench/pipeline/run_arms.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,4 +54,28 @@ TEST_CASE("pipeline::Arms::moved_links: a link re-pointed, replaced or removed, 
     CHECK(fs::read_symlink(work / "a") == head);
     CHECK(arms.moved_links().empty());
   }
+}
+
+TEST_CASE("pipeline::tree_check: a tree too large to walk every round is walked at most a tenth of the time") {
+  test::ScratchDir dir;
+  const std::filesystem::path tree = dir / "tree";
+  std::filesystem::create_directories(tree);
+  for (int i = 0; i < 3000; ++i) {
+    std::ofstream(tree / ("f" + std::to_string(i))) << i;
+  }
+  const auto manifests = std::make_shared<const std::vector<build::TreeManifest>>(
+      std::vector<build::TreeManifest>{build::TreeManifest::take(tree, "the baseline's tree", {})});
+  const auto seconds = std::make_shared<double>(0.0);
+  const auto check = pipeline::tree_check(manifests, seconds, 0.0); // no check is free here
+  CHECK(check(0, false).empty());                                   // the warm-up's: always made
+  const double one = *seconds;
+  CHECK(one > 0);
+  std::ofstream(tree / "f7") << "slower";
+  // rounds that follow at once: walking again would take the checks past 10 % of the time, so they wait
+  CHECK(check(1, false).empty());
+  CHECK(check(2, false).empty());
+  CHECK(*seconds == one);
+  // the last is always made, and sees the change that stayed
+  CHECK(check(3, true).find("the baseline's tree: f7") != std::string::npos);
+  CHECK(*seconds > one);
 }

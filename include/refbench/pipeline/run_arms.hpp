@@ -148,11 +148,22 @@ std::string exempt_line(const std::vector<build::TreeManifest>& manifests, const
 // files, 5.6 MiB (hashed in 0.04 s)\n".
 std::string trees_line(const std::vector<build::TreeManifest>& manifests, double seconds);
 
+// The share of the measurement's time the checks of the trees may take
+// between the warm-up's and the last, once one check costs more than
+// k_tree_check_free seconds (README: Security model): a tree of thousands
+// of files is walked after every round whatever the share.
+inline constexpr double k_tree_check_share = 0.10;
+inline constexpr double k_tree_check_free = 0.05;
+
 // The rounds' check of `manifests`: lstat after each round, the bytes
 // hashed again after the last; what changed ("the baseline's tree:
-// bin/work (content); …") or "". Adds the seconds each check took to
-// `*seconds` (what the README quotes).
+// bin/work (content); …") or "". A round's check is skipped when the last
+// cost more than `free_seconds` and it would take the checks past
+// k_tree_check_share of the time since this was made (a tree of 200 000
+// files); the warm-up's and the last are always made, the last hashing
+// the bytes again when `rehash`. Adds the seconds each check took to `*seconds` (what the README quotes).
 runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests,
-                             std::shared_ptr<double> seconds);
+                             std::shared_ptr<double> seconds, double free_seconds = k_tree_check_free,
+                             bool rehash = true);
 
 } // namespace refbench::pipeline
