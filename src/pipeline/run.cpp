@@ -220,9 +220,12 @@ report::EnvironmentInfo boxed_environment(const Bench& bench, process::SandboxMo
 }
 
 // README: Security model: records the arms' trees (and the payloads) as
-// built, for `sinks`' rounds to check; says what that cost, unless `quiet`.
+// built, for `sinks`' rounds to check within `in`'s budget, exempting
+// what its run.writable says; says what that cost, unless `quiet`.
 void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, const fs::path& payloads,
-                 const std::vector<std::string>& writable, double budget_seconds, bool quiet) {
+                 const Inputs& in, bool quiet) {
+  const auto& writable = in.config.run.writable;
+  const double budget_seconds = in.settings.budget_seconds.value;
   const double hashing = util::monotonic_seconds();
   const auto manifests =
       std::make_shared<const std::vector<build::TreeManifest>>(take_manifests(arms, replicas, payloads, writable));
@@ -346,8 +349,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   Sinks sinks = sinks_of(bench, common);
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
   sinks.check_links = [&] { return arms.moved_links(); };
-  watch_trees(sinks, arms, replicas, out / "payloads", in.config.run.writable, in.settings.budget_seconds.value,
-              common.quiet);
+  watch_trees(sinks, arms, replicas, out / "payloads", in, common.quiet);
   if (in.shard) { // README: Suites: a suite's benchmarks split over the shards, once the suite has listed them
     for (const auto& line : split_suites(plan, *in.shard, bench.executor, sinks.place)) {
       if (!common.quiet) {
