@@ -16,8 +16,11 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace refbench;
@@ -47,6 +50,44 @@ std::string aa_suite_output(std::mt19937_64& random, const std::vector<double>& 
   return R"({"context": {}, "benchmarks": [)" + rows + "]}";
 }
 
+// Suite cell "NAME" of `harness`, its arms a/bench and b/bench.
+runner::CellSpec suite_cell(const std::string& name, suites::Harness harness) {
+  runner::CellSpec suite;
+  suite.name = name;
+  suite.meta.suite = runner::SuiteSpec{harness};
+  suite.baseline.argv = {"a/bench"};
+  suite.candidate.argv = {"b/bench"};
+  return suite;
+}
+
+// Rounds of `min_rounds` … `max_rounds` (no budget) over a FakeExecutor
+// whose every invocation takes 0.5 s and prints `output()` (and `user`
+// seconds of CPU when given); the record, and how many invocations ran.
+std::pair<runner::RunRecord, std::size_t> run_suite(const std::vector<runner::CellSpec>& cells, int min_rounds,
+                                                    int max_rounds, std::uint64_t seed,
+                                                    const std::function<std::string()>& output,
+                                                    std::optional<double> user = std::nullopt) {
+  runner::RoundSettings settings;
+  settings.budget_seconds = 1e9;
+  settings.min_rounds = min_rounds;
+  settings.max_rounds = max_rounds;
+  settings.seed = seed;
+  FakeExecutor fake([&](const Invocation&, std::size_t) {
+    Outcome outcome;
+    outcome.readings[process::Reading::wall] = 0.5;
+    if (user) {
+      outcome.readings[process::Reading::user] = *user;
+    }
+    outcome.stdout_text = output();
+    return outcome;
+  });
+  formats::JournalWriter journal;
+  runner::RoundHooks hooks;
+  hooks.clock = [&fake] { return fake.now(); };
+  auto record = runner::run_rounds(cells, settings, fake, journal, hooks);
+  return {std::move(record), fake.calls().size()};
+}
+
 struct AaTally {
   int regressions = 0;
   int improvements = 0;
@@ -61,31 +102,13 @@ AaTally aa_run(std::uint64_t seed) {
   for (int b = 0; b < k_aa_benchmarks; ++b) {
     truth.push_back(sizes(random));
   }
-  runner::CellSpec suite;
-  suite.name = "zip";
-  suite.meta.suite = runner::SuiteSpec{suites::Harness::google_benchmark};
-  suite.baseline.argv = {"a/bench", "--benchmark_format=json"};
-  suite.candidate.argv = {"b/bench", "--benchmark_format=json"}; // the same build: an A/A
-  const std::vector<runner::CellSpec> cells{suite, runner::control_of(suite)};
-  runner::RoundSettings settings;
-  settings.budget_seconds = 1e9;
-  settings.min_rounds = 10;
-  settings.max_rounds = 20;
-  settings.seed = seed;
-  FakeExecutor fake([&](const Invocation&, std::size_t) {
-    Outcome outcome;
-    outcome.readings[process::Reading::wall] = 0.5;
-    outcome.stdout_text = aa_suite_output(random, truth);
-    return outcome;
-  });
-  formats::JournalWriter journal;
-  runner::RoundHooks hooks;
-  hooks.clock = [&fake] { return fake.now(); };
-  auto record = runner::run_rounds(cells, settings, fake, journal, hooks);
+  const auto suite = suite_cell("zip", suites::Harness::google_benchmark); // the same build on both arms: an A/A
+  auto record =
+      run_suite({suite, runner::control_of(suite)}, 10, 20, seed, [&] { return aa_suite_output(random, truth); }).first;
   std::vector<std::string> removed;
   runner::to_rows(record, removed);
   analysis::Settings analysis_settings;
-  analysis_settings.min_rounds = static_cast<std::size_t>(settings.min_rounds);
+  analysis_settings.min_rounds = 10;
   analysis_settings.seed = seed;
   const auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
                                          analysis_settings);
@@ -125,29 +148,14 @@ TEST_CASE("analysis: a suite row's metrics are the harness's measures, even one 
   // hyperfine's `user` and a Google Benchmark counter named `wall` beside refbench's own `user` and `wall`
   for (const auto harness : {suites::Harness::hyperfine, suites::Harness::google_benchmark}) {
     CAPTURE(suites::harness_name(harness));
-    runner::CellSpec suite;
-    suite.name = "s";
-    suite.meta.suite = runner::SuiteSpec{harness};
-    suite.baseline.argv = {"a/bench"};
-    suite.candidate.argv = {"b/bench"};
-    runner::RoundSettings settings;
-    settings.budget_seconds = 1e9;
-    settings.min_rounds = 10;
-    settings.max_rounds = 12;
-    FakeExecutor fake([&](const Invocation&, std::size_t) {
-      Outcome outcome;
-      outcome.readings[process::Reading::wall] = 0.5;
-      outcome.readings[process::Reading::user] = 0.4; // the harness process's own: not the row's
-      outcome.stdout_text =
-          harness == suites::Harness::hyperfine
-              ? R"({"results": [{"command": "c", "mean": 0.1, "median": 0.1, "user": 0.07, "system": 0.01}]})"
-              : R"({"benchmarks": [{"name": "c", "real_time": 3, "cpu_time": 3, "time_unit": "ns", "wall": 7}]})";
-      return outcome;
-    });
-    formats::JournalWriter journal;
-    runner::RoundHooks hooks;
-    hooks.clock = [&fake] { return fake.now(); };
-    auto record = runner::run_rounds({suite}, settings, fake, journal, hooks);
+    const std::string output =
+        harness == suites::Harness::hyperfine
+            ? R"({"results": [{"command": "c", "mean": 0.1, "median": 0.1, "user": 0.07, "system": 0.01}]})"
+            : R"({"benchmarks": [{"name": "c", "real_time": 3, "cpu_time": 3, "time_unit": "ns", "wall": 7}]})";
+    // 0.4 s of user CPU: the harness process's own, not the row's
+    auto record = run_suite(
+                      {suite_cell("s", harness)}, 10, 12, 0, [&] { return output; }, 0.4)
+                      .first;
     std::vector<std::string> removed;
     runner::to_rows(record, removed);
     const auto results = analysis::analyze(
@@ -172,28 +180,11 @@ TEST_CASE("runner: a suite that reports more benchmarks than a run judges is its
   many += "}";
   for (const bool picked : {false, true}) {
     CAPTURE(picked);
-    runner::CellSpec suite;
-    suite.name = "s";
-    suite.meta.suite = runner::SuiteSpec{suites::Harness::bmf};
-    suite.baseline.argv = {"a/bench"};
-    suite.candidate.argv = {"b/bench"};
+    auto suite = suite_cell("s", suites::Harness::bmf);
     if (picked) {
       suite.meta.rows = {"b1?"}; // --cells 's/b1?': ten of them
     }
-    runner::RoundSettings settings;
-    settings.budget_seconds = 1e9;
-    settings.min_rounds = 2;
-    settings.max_rounds = 2;
-    FakeExecutor fake([&](const Invocation&, std::size_t) {
-      Outcome outcome;
-      outcome.readings[process::Reading::wall] = 0.5;
-      outcome.stdout_text = many;
-      return outcome;
-    });
-    formats::JournalWriter journal;
-    runner::RoundHooks hooks;
-    hooks.clock = [&fake] { return fake.now(); };
-    const auto record = runner::run_rounds({suite}, settings, fake, journal, hooks);
+    const auto [record, calls] = run_suite({suite}, 2, 2, 0, [&] { return many; });
     REQUIRE(record.cells.size() == 1);
     if (picked) {
       CHECK_FALSE(record.cells[0].failure);
@@ -203,7 +194,7 @@ TEST_CASE("runner: a suite that reports more benchmarks than a run judges is its
       REQUIRE(record.cells[0].failure);
       CHECK(record.cells[0].failure->description.find("reported 20001 benchmarks, more than the 20000 one run judges: "
                                                       "pick some with --cells 'SUITE/PATTERN'") != std::string::npos);
-      CHECK(fake.calls().size() <= 2); // the warm-up, then no round
+      CHECK(calls <= 2); // the warm-up, then no round
     }
   }
 }
