@@ -1,5 +1,5 @@
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/runner/command_output.hpp>
+#include <refbench/model/command_output.hpp>
 #include <refbench/stats/bootstrap.hpp>
 #include <refbench/stats/multiple.hpp>
 #include <refbench/stats/signed_rank.hpp>
@@ -203,15 +203,15 @@ void judge_slo(const MetricSamples& samples, MetricResult& r) {
   const auto& slo = *samples.slo;
   auto met = [&](const std::vector<double>& values) {
     const auto count = std::count_if(values.begin(), values.end(),
-                                     [&](double v) { return runner::condition_holds(v, slo.op, slo.value); });
+                                     [&](double v) { return model::condition_holds(v, slo.op, slo.value); });
     return static_cast<double>(count) / static_cast<double>(values.size());
   };
   r.slo = slo;
   r.baseline_slo_share = met(samples.baseline);
   r.candidate_slo_share = met(samples.candidate);
   // the A/A control shows its shares, but both its arms are the baseline: nothing can break there
-  r.slo_broken = !r.control && runner::condition_holds(r.baseline_median, slo.op, slo.value) &&
-                 !runner::condition_holds(r.candidate_median, slo.op, slo.value);
+  r.slo_broken = !r.control && model::condition_holds(r.baseline_median, slo.op, slo.value) &&
+                 !model::condition_holds(r.candidate_median, slo.op, slo.value);
 }
 
 MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, const Settings& settings,
@@ -245,7 +245,7 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
     r.ratio = r.ci_low = r.ci_high = r.min_detectable_ratio = k_nan;
     return r;
   }
-  if (samples.kind == runner::MetricKind::count) {
+  if (samples.kind == model::MetricKind::count) {
     estimate_count(samples, settings, seed, r);
   } else {
     estimate_ratio(samples, settings, seed, r);
@@ -265,7 +265,7 @@ std::optional<double> control_floor(const MetricResult& r) {
   if (!r.control || r.error || r.censored) {
     return std::nullopt;
   }
-  if (r.kind == runner::MetricKind::count) {
+  if (r.kind == model::MetricKind::count) {
     if (!std::isfinite(r.diff_low) || !std::isfinite(r.diff_high)) {
       return std::nullopt;
     }
@@ -288,7 +288,7 @@ stats::VerdictInput verdict_input(const MetricResult& r, const Settings& setting
   in.n = r.n;
   in.min_rounds = settings.min_rounds;
   in.interval_reaches_confidence = r.interval_reaches_confidence;
-  if (r.kind == runner::MetricKind::count) {
+  if (r.kind == model::MetricKind::count) {
     in.scale = stats::Scale::difference;
     in.ci_low = flip ? -r.diff_high : r.diff_low;
     in.ci_high = flip ? -r.diff_low : r.diff_high;

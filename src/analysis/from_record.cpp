@@ -1,5 +1,5 @@
 #include <refbench/analysis/from_record.hpp>
-#include <refbench/runner/suite_rows.hpp>
+#include <refbench/model/suite_rows.hpp>
 #include <refbench/stats/bootstrap.hpp>
 #include <refbench/stats/signed_rank.hpp>
 
@@ -9,14 +9,14 @@
 namespace refbench::analysis {
 namespace {
 
-std::string failure_text(const runner::CellRecord& cell, const runner::CellFailure& failure) {
-  return fmt::format("{} {} {}", runner::failure_subject(cell, failure), failure.description,
-                     runner::failure_when(failure));
+std::string failure_text(const model::CellRecord& cell, const model::CellFailure& failure) {
+  return fmt::format("{} {} {}", model::failure_subject(cell, failure), failure.description,
+                     model::failure_when(failure));
 }
 
 // Per reading, whether it is at or past `metric`'s censor_above or
 // censor_below; empty when it has neither.
-std::vector<bool> past_limit(const runner::CustomMetric& metric, const std::vector<double>& values) {
+std::vector<bool> past_limit(const model::CustomMetric& metric, const std::vector<double>& values) {
   if (!metric.censor_above && !metric.censor_below) {
     return {};
   }
@@ -29,7 +29,7 @@ std::vector<bool> past_limit(const runner::CustomMetric& metric, const std::vect
 }
 
 // "censor_above = 10000", "censor_below = 1", both joined by " or ", or "".
-std::string censor_limit_text(const runner::CustomMetric& metric) {
+std::string censor_limit_text(const model::CustomMetric& metric) {
   std::string text;
   if (metric.censor_above) {
     text = fmt::format("censor_above = {}", *metric.censor_above);
@@ -44,7 +44,7 @@ std::string censor_limit_text(const runner::CustomMetric& metric) {
 // fall on one side of max_increase: half-width ≤ max_increase / 2 (a
 // max_increase of 0 asks for an interval of one point, such as a count that
 // stays 0). Like the ratio's rule, it looks at the width, never the place.
-bool count_precise(const runner::PairedValues& values, const runner::CustomMetric& metric, const Settings& settings) {
+bool count_precise(const model::PairedValues& values, const model::CustomMetric& metric, const Settings& settings) {
   std::vector<double> d;
   for (std::size_t i = 0; i < std::min(values.baseline.size(), values.candidate.size()); ++i) {
     d.push_back(values.candidate[i] - values.baseline[i]);
@@ -61,8 +61,8 @@ bool count_precise(const runner::PairedValues& values, const runner::CustomMetri
 namespace {
 
 // A suite cell is precise when each of its rows is, on the measures it gates.
-bool suite_precise(const runner::RunRecord& record, std::size_t cell, double precision, const Settings& settings) {
-  runner::RunRecord one;
+bool suite_precise(const model::RunRecord& record, std::size_t cell, double precision, const Settings& settings) {
+  model::RunRecord one;
   one.cells = {record.cells[cell]};
   for (const auto& sample : record.samples) {
     if (sample.cell == cell) {
@@ -70,7 +70,7 @@ bool suite_precise(const runner::RunRecord& record, std::size_t cell, double pre
       one.samples.back().cell = 0;
     }
   }
-  const auto rows = runner::suite_rows(one).record;
+  const auto rows = model::suite_rows(one).record;
   for (std::size_t r = 0; r < rows.cells.size(); ++r) {
     if (!rows.cells[r].meta.candidate_only && !rows.cells[r].failure &&
         !precise_enough(rows, r, {}, precision, settings)) {
@@ -82,29 +82,29 @@ bool suite_precise(const runner::RunRecord& record, std::size_t cell, double pre
 
 } // namespace
 
-CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, const std::vector<runner::Metric>& metrics,
-                            const std::vector<runner::Metric>& gated, const std::map<std::string, double>& thresholds,
-                            const runner::SampleIndex* index) {
+CellSamples cell_samples_of(const model::RunRecord& record, std::size_t c, const std::vector<model::Metric>& metrics,
+                            const std::vector<model::Metric>& gated, const std::map<std::string, double>& thresholds,
+                            const model::SampleIndex* index) {
   const auto& cell = record.cells[c];
   CellSamples samples{cell.name, cell.control, std::nullopt, {}};
   samples.candidate_only = cell.meta.candidate_only;
   samples.candidate = cell.meta.candidate;
   if (!cell.meta.benchmark.empty()) { // a suite's row: the control's row of the same benchmark is its floor
-    samples.floor_key = runner::suite_of_row(cell) + "/" + cell.meta.benchmark;
+    samples.floor_key = model::suite_of_row(cell) + "/" + cell.meta.benchmark;
   }
   if (cell.failure) {
     samples.error = failure_text(cell, *cell.failure);
   }
-  for (runner::Metric metric : metrics) {
-    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, metric, "", index)
-                                        : runner::complete_pairs(record, c, metric, index);
+  for (model::Metric metric : metrics) {
+    auto pairs = samples.candidate_only ? model::candidate_values(record, c, metric, "", index)
+                                        : model::complete_pairs(record, c, metric, index);
     MetricSamples m;
-    const auto& info = runner::metric_info(metric);
+    const auto& info = model::metric_info(metric);
     m.metric = std::string(info.name);
     m.unit = info.unit;
     m.direction = info.direction;
     m.kind = info.kind;
-    m.counted = runner::counted(info);
+    m.counted = model::counted(info);
     m.unit_label = std::string(info.label);
     m.gated = std::find(gated.begin(), gated.end(), metric) != gated.end();
     m.baseline = std::move(pairs.baseline);
@@ -124,8 +124,8 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
     if (meta.metrics && !listed(meta.metrics, custom.name)) {
       continue;
     }
-    auto pairs = samples.candidate_only ? runner::candidate_values(record, c, {}, custom.name, index)
-                                        : runner::complete_pairs(record, c, custom.name, index);
+    auto pairs = samples.candidate_only ? model::candidate_values(record, c, {}, custom.name, index)
+                                        : model::complete_pairs(record, c, custom.name, index);
     MetricSamples m;
     m.metric = custom.name;
     m.unit = custom.base;
@@ -149,10 +149,10 @@ CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t c, cons
   return samples;
 }
 
-std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
-                                      const std::vector<runner::Metric>& gated) {
+std::vector<CellSamples> cell_samples(const model::RunRecord& record, const std::vector<model::Metric>& metrics,
+                                      const std::vector<model::Metric>& gated) {
   std::vector<CellSamples> cells;
-  const runner::SampleIndex index(record);
+  const model::SampleIndex index(record);
   for (std::size_t c = 0; c < record.cells.size(); ++c) {
     const auto& meta = record.cells[c].meta;
     if (!meta.benchmark.empty()) { // a suite's row: its metrics are the harness's measures, whatever their names
@@ -165,14 +165,14 @@ std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std
   return cells;
 }
 
-std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::string>>& names,
-                                          const std::vector<runner::Metric>& fallback) {
+std::vector<model::Metric> metrics_named(const std::optional<std::vector<std::string>>& names,
+                                         const std::vector<model::Metric>& fallback) {
   if (!names) {
     return fallback;
   }
-  std::vector<runner::Metric> metrics;
+  std::vector<model::Metric> metrics;
   for (const auto& name : *names) {
-    if (auto metric = runner::parse_metric(name)) {
+    if (auto metric = model::parse_metric(name)) {
       metrics.push_back(*metric);
     }
   }
@@ -180,29 +180,29 @@ std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::s
 }
 
 bool counted_metric(std::string_view name) {
-  const auto metric = runner::parse_metric(name);
-  return metric && runner::counted(runner::metric_info(*metric));
+  const auto metric = model::parse_metric(name);
+  return metric && model::counted(model::metric_info(*metric));
 }
 
-bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
+bool precise_enough(const model::RunRecord& record, std::size_t cell, const std::vector<model::Metric>& gated,
                     double precision, const Settings& settings) {
   if (record.cells[cell].meta.suite && record.cells[cell].meta.benchmark.empty()) {
     return suite_precise(record, cell, precision, settings);
   }
-  std::vector<runner::PairedValues> metrics;
-  for (runner::Metric metric : gated) {
-    metrics.push_back(runner::complete_pairs(record, cell, metric));
+  std::vector<model::PairedValues> metrics;
+  for (model::Metric metric : gated) {
+    metrics.push_back(model::complete_pairs(record, cell, metric));
   }
   const auto& meta = record.cells[cell].meta;
   for (const auto& custom : meta.custom) {
     if (meta.gate && std::find(meta.gate->begin(), meta.gate->end(), custom.name) != meta.gate->end()) {
-      if (custom.kind == runner::MetricKind::count) {
-        if (!count_precise(runner::complete_pairs(record, cell, custom.name), custom, settings)) {
+      if (custom.kind == model::MetricKind::count) {
+        if (!count_precise(model::complete_pairs(record, cell, custom.name), custom, settings)) {
           return false;
         }
         continue;
       }
-      metrics.push_back(runner::complete_pairs(record, cell, custom.name));
+      metrics.push_back(model::complete_pairs(record, cell, custom.name));
     }
   }
   for (std::size_t m = 0; m < metrics.size(); ++m) {

@@ -11,19 +11,19 @@ namespace refbench::analysis {
 namespace {
 
 // The label of `arm` in `cell`: the control's candidate side runs the baseline.
-std::string side_of(const runner::CellRecord& cell, runner::Arm arm) {
-  return cell.control && arm == runner::Arm::candidate ? "control" : std::string(runner::arm_name(arm));
+std::string side_of(const model::CellRecord& cell, model::Arm arm) {
+  return cell.control && arm == model::Arm::candidate ? "control" : std::string(model::arm_name(arm));
 }
 
 // Wall times of usable measured samples, by cell, arm label and replica.
 using Walls = std::map<std::pair<std::size_t, std::string>, std::map<int, std::vector<double>>>;
 
-Walls walls_by_replica(const runner::RunRecord& record) {
+Walls walls_by_replica(const model::RunRecord& record) {
   Walls walls;
   for (const auto& s : record.samples) {
-    if (s.round > 0 && runner::usable(s) && s.cell < record.cells.size()) {
+    if (s.round > 0 && model::usable(s) && s.cell < record.cells.size()) {
       walls[{s.cell, side_of(record.cells[s.cell], s.arm)}][s.replica].push_back(
-          s.outcome.readings[process::Reading::wall]);
+          s.outcome.readings[model::Reading::wall]);
     }
   }
   return walls;
@@ -39,7 +39,7 @@ std::vector<double> logs_of(const std::vector<double>& values) {
   return logs;
 }
 
-bool replicated(const runner::RunRecord& record) {
+bool replicated(const model::RunRecord& record) {
   return std::any_of(record.samples.begin(), record.samples.end(), [](const auto& s) { return s.replica != 0; });
 }
 
@@ -54,7 +54,7 @@ std::optional<double> wall_floor(const std::string& cell, const std::vector<Metr
 
 } // namespace
 
-std::vector<ReplicaMedian> replica_medians(const runner::RunRecord& record) {
+std::vector<ReplicaMedian> replica_medians(const model::RunRecord& record) {
   std::vector<ReplicaMedian> medians;
   if (!replicated(record)) {
     return medians;
@@ -67,7 +67,7 @@ std::vector<ReplicaMedian> replica_medians(const runner::RunRecord& record) {
   return medians;
 }
 
-std::vector<PlacementWarning> placement_warnings(const runner::RunRecord& record,
+std::vector<PlacementWarning> placement_warnings(const model::RunRecord& record,
                                                  const std::vector<MetricResult>& results) {
   std::vector<PlacementWarning> warnings;
   if (!replicated(record)) {

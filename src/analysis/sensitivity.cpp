@@ -71,7 +71,7 @@ std::vector<SensitivityWarning> sensitivity_warnings(const std::vector<FamilyPoi
   return warnings;
 }
 
-std::vector<FamilyPoint> family_points(const runner::RunRecord& record, const std::vector<MetricResult>& results) {
+std::vector<FamilyPoint> family_points(const model::RunRecord& record, const std::vector<MetricResult>& results) {
   std::vector<FamilyPoint> points;
   for (const auto& cell : record.cells) {
     if (cell.control || cell.meta.family.empty()) {
@@ -83,7 +83,7 @@ std::vector<FamilyPoint> family_points(const runner::RunRecord& record, const st
     if (wall == results.end()) {
       continue;
     }
-    points.push_back({runner::cell_title(cell), runner::cell_title(cell.meta.family, cell.meta.candidate),
+    points.push_back({model::cell_title(cell), model::cell_title(cell.meta.family, cell.meta.candidate),
                       static_cast<double>(cell.meta.payload_bytes), wall->baseline_median, wall->threshold});
   }
   return points;

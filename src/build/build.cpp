@@ -19,10 +19,10 @@
 namespace refbench::build {
 namespace {
 
-process::Invocation build_invocation(const ArmBuild& arm, const config::Command& command,
-                                     const std::vector<std::string>& env, const std::vector<std::string>& base_env,
-                                     std::chrono::nanoseconds timeout) {
-  process::Invocation invocation;
+model::Invocation build_invocation(const ArmBuild& arm, const config::Command& command,
+                                   const std::vector<std::string>& env, const std::vector<std::string>& base_env,
+                                   std::chrono::nanoseconds timeout) {
+  model::Invocation invocation;
   invocation.argv = command.is_shell() ? std::vector<std::string>{"/bin/sh", "-c", command.shell} : command.argv;
   invocation.env = process::with_overrides(base_env, env); // config entries override inherited ones
   invocation.cwd = arm.worktree;
@@ -33,7 +33,7 @@ process::Invocation build_invocation(const ArmBuild& arm, const config::Command&
 }
 
 // Runs one build; the outcome says how it ended.
-process::Outcome run_build(const process::Invocation& invocation) {
+model::Outcome run_build(const model::Invocation& invocation) {
   return process::run_process(invocation, process::interrupt_fd());
 }
 
@@ -64,18 +64,18 @@ std::string log_tail(const std::string& path, std::size_t lines) {
     text.insert(0, block);
   }
   const bool first_line_cut = start > 0 && line_breaks() < lines;
-  const std::string tail = process::last_lines(text, lines);
+  const std::string tail = model::last_lines(text, lines);
   return first_line_cut ? "…" + tail : tail;
 }
 
 BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& command,
                       const std::vector<std::string>& env, const std::vector<std::string>& base_env,
                       std::chrono::nanoseconds timeout, bool parallel) {
-  std::vector<process::Invocation> invocations;
+  std::vector<model::Invocation> invocations;
   for (const auto& arm : arms) {
     invocations.push_back(build_invocation(arm, command, env, base_env, timeout));
   }
-  std::vector<process::Outcome> outcomes(arms.size());
+  std::vector<model::Outcome> outcomes(arms.size());
   if (parallel) {
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < arms.size(); ++i) {
@@ -87,7 +87,7 @@ BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& 
   } else {
     for (std::size_t i = 0; i < arms.size(); ++i) {
       outcomes[i] = run_build(invocations[i]);
-      if (!process::succeeded(outcomes[i])) {
+      if (!model::succeeded(outcomes[i])) {
         break; // no point building the other arm
       }
     }
@@ -95,22 +95,22 @@ BuildTimes build_arms(const std::vector<ArmBuild>& arms, const config::Command& 
   BuildTimes times;
   for (std::size_t i = 0; i < arms.size(); ++i) {
     const auto& outcome = outcomes[i];
-    if (outcome.termination == process::Termination::cancelled || process::interrupt_signal() != 0) {
+    if (outcome.termination == model::Termination::cancelled || process::interrupt_signal() != 0) {
       process::throw_if_interrupted();
     }
-    if (!process::succeeded(outcome)) { // arms are checked in order, so a skipped arm is never reached
+    if (!model::succeeded(outcome)) { // arms are checked in order, so a skipped arm is never reached
       std::cerr << fmt::format("refbench: the {} build {}; the last lines of {}:\n", arms[i].arm,
-                               process::describe(outcome, timeout), arms[i].log_path);
+                               model::describe(outcome, timeout), arms[i].log_path);
       std::string tail = log_tail(arms[i].log_path, k_build_log_tail_lines);
       std::istringstream lines(tail);
       for (std::string line; std::getline(lines, line);) {
         std::cerr << "  | " << util::printable(line, "\t") << "\n";
       }
       throw RefusedError(
-          fmt::format("the {} build {} (log: {})", arms[i].arm, process::describe(outcome, timeout), arms[i].log_path),
+          fmt::format("the {} build {} (log: {})", arms[i].arm, model::describe(outcome, timeout), arms[i].log_path),
           "fix the build of that ref, or the [build] command in refbench.toml");
     }
-    times.seconds.push_back(outcome.readings[process::Reading::wall]);
+    times.seconds.push_back(outcome.readings[model::Reading::wall]);
   }
   return times;
 }

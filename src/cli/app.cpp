@@ -1,7 +1,6 @@
 #include <refbench/cli/app.hpp>
 #include <refbench/cli/commands.hpp>
 #include <refbench/cli/options.hpp>
-#include <refbench/process/launcher.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
@@ -48,9 +47,6 @@ int json_error_exit(const nlohmann::json::exception& error, bool from_files) {
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 2 && argv[1] == process::k_launcher_argument) {
-    return process::launcher_main(process::k_launcher_fd);
-  }
   CLI::App app{"refbench: did the candidate get slower or fatter than the baseline, and can this run tell?",
                "refbench"};
   app.set_version_flag("--version", std::string("refbench ") + k_version);

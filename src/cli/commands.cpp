@@ -34,7 +34,7 @@ void add_checkout_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--keep-worktrees", o.keep_worktrees, "Leave the worktrees in place");
   cmd.add_option("--scrub-env", o.scrub_env,
                  "Keep this variable (a name or a glob like AWS_*) from build and cell commands; repeatable");
-  add_choice_option(cmd, "--sandbox", o.sandbox, process::k_sandbox_mode_names,
+  add_choice_option(cmd, "--sandbox", o.sandbox, model::k_sandbox_mode_names,
                     "Run the benchmarked commands in a box of namespaces: auto (default: where the kernel allows), "
                     "required or off");
 }
@@ -107,7 +107,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--cleanup", o.cleanup, "Run this once per arm at the end, also after an error or interrupt");
   cmd->add_option("--scrub-env", o.scrub_env,
                   "Keep this variable (a name or a glob like AWS_*) from the commands; repeatable");
-  add_choice_option(*cmd, "--sandbox", o.sandbox, process::k_sandbox_mode_names,
+  add_choice_option(*cmd, "--sandbox", o.sandbox, model::k_sandbox_mode_names,
                     "Run the commands in a box of namespaces: auto (default: where the kernel allows), required or "
                     "off");
   return cmd;

@@ -1,5 +1,5 @@
 #include <refbench/cli/options.hpp>
-#include <refbench/process/counters.hpp>
+#include <refbench/model/counter_tool.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/quantity.hpp>
 
@@ -29,9 +29,9 @@ void add_measurement_options(CLI::App& cmd, config::MeasurementFlags& f, const c
   add_interval_option(cmd, f.interval, "Interval (default signed-rank; bootstrap: BCa, 10 000 resamples)");
   add_choice_option(cmd, "--fail-on", f.fail_on, config::k_fail_on_names, "Which verdict fails (default regression)");
   cmd.add_option("--isolate", f.isolate, "CPU isolation: auto (default), off or a CPU list like 2-3");
-  add_choice_option(cmd, "--counters", f.counters, process::k_counter_source_names,
+  add_choice_option(cmd, "--counters", f.counters, model::k_counter_source_names,
                     fmt::format("Where instruction counts come from (default {})",
-                                process::counter_source_name(config::k_default_counters)));
+                                model::counter_source_name(config::k_default_counters)));
   cmd.add_option(
       "--replicas", f.replicas,
       fmt::format("Byte-identical copies of each arm's program, one drawn per round (default {}, at most {})",

@@ -2,7 +2,7 @@
 // custom metrics (README: Custom metrics), windows and requirements, CPU groups (README: CPU isolation).
 #include "table_reader.hpp"
 
-#include <refbench/runner/command_output.hpp>
+#include <refbench/model/command_output.hpp>
 #include <refbench/suites/suite.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -74,9 +74,9 @@ void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::s
 
 // A metric's kind, its count gate, its censoring limits and its SLO
 // (README: Metric kinds, ceilings and SLOs) into `metric`.
-void read_metric_kind(TableReader& r, runner::CustomMetric& metric, const std::string& kind) {
-  metric.kind = *runner::parse_metric_kind(kind);
-  const bool count = metric.kind == runner::MetricKind::count;
+void read_metric_kind(TableReader& r, model::CustomMetric& metric, const std::string& kind) {
+  metric.kind = *model::parse_metric_kind(kind);
+  const bool count = metric.kind == model::MetricKind::count;
   if (auto max_increase = r.number("max_increase")) {
     if (!count) {
       r.fail(*r.get("max_increase"), fmt::format("cell.metric.max_increase gates a count metric; '{}' is a ratio "
@@ -100,12 +100,12 @@ void read_metric_kind(TableReader& r, runner::CustomMetric& metric, const std::s
   if (metric.censor_above && metric.censor_below && !(*metric.censor_below < *metric.censor_above)) {
     r.fail(*r.get("censor_below"), "cell.metric.censor_below must be below censor_above");
   }
-  if (metric.kind == runner::MetricKind::ratio && metric.censor_below && *metric.censor_below < 0) {
+  if (metric.kind == model::MetricKind::ratio && metric.censor_below && *metric.censor_below < 0) {
     r.fail(*r.get("censor_below"),
            "cell.metric.censor_below must be 0 or more: a ratio metric's readings are positive");
   }
   if (auto slo = r.string("slo")) {
-    auto parsed = runner::parse_slo(*slo);
+    auto parsed = model::parse_slo(*slo);
     if (!parsed) {
       r.fail(*r.get("slo"), "cell.metric.slo: " + parsed.error());
     }
@@ -114,15 +114,15 @@ void read_metric_kind(TableReader& r, runner::CustomMetric& metric, const std::s
 }
 
 // One [[cell.metric]] table (README: Custom metrics).
-runner::CustomMetric read_custom_metric(const toml::table& table, const std::string& source) {
+model::CustomMetric read_custom_metric(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "cell.metric");
-  runner::CustomMetric metric;
+  model::CustomMetric metric;
   auto name = r.string("name");
   if (!name || name->empty() || name->find_first_of(",{} \t") != std::string::npos) {
     r.fail(name ? *r.table().get("name") : static_cast<const toml::node&>(table),
            "a [[cell.metric]] needs a name without spaces, commas or braces, like \"throughput\"");
   }
-  if (runner::parse_metric(*name)) {
+  if (model::parse_metric(*name)) {
     r.fail(*r.table().get("name"),
            fmt::format("cell.metric.name '{}' is a built-in metric; name yours otherwise", *name));
   }
@@ -138,10 +138,10 @@ runner::CustomMetric read_custom_metric(const toml::table& table, const std::str
     }
     return value;
   };
-  metric.from = *runner::parse_report_source(pick("from", "stdout", {"stdout", "file"}));
-  metric.format = *runner::parse_report_format(pick("format", "json", {"json", "bmf"}));
+  metric.from = *model::parse_report_source(pick("from", "stdout", {"stdout", "file"}));
+  metric.format = *model::parse_report_format(pick("format", "json", {"json", "bmf"}));
   metric.key = r.string("key").value_or(metric.name);
-  if (metric.format == runner::ReportFormat::bmf && metric.key.find('/') == std::string::npos) {
+  if (metric.format == model::ReportFormat::bmf && metric.key.find('/') == std::string::npos) {
     r.fail(r.table().get("key") ? *r.table().get("key") : static_cast<const toml::node&>(table),
            fmt::format("cell.metric.key for format = \"bmf\" is \"<benchmark>/<measure>\", got \"{}\"", metric.key));
   }
@@ -182,13 +182,13 @@ void read_reported_keys(TableReader& r, CellConfig& cell, const std::string& sou
     r.fail(*r.table().get("window"), "cell.window names the reported window length; it needs a min_duration");
   }
   for (const auto& text : r.strings("require")) {
-    auto requirement = runner::parse_requirement(text);
+    auto requirement = model::parse_requirement(text);
     if (!requirement) {
       r.fail(*r.table().get("require"), "cell.require: " + requirement.error());
     }
     cell.require.push_back(*requirement);
   }
-  if (!cell.custom.empty() && cell.custom.front().format == runner::ReportFormat::bmf) {
+  if (!cell.custom.empty() && cell.custom.front().format == model::ReportFormat::bmf) {
     // a BMF report holds only <benchmark>/<measure> values
     auto flat_key = [&](const char* key) {
       r.fail(*r.get(key), fmt::format("cell.{}: this cell's report is Bencher Metric Format, so its keys are "
@@ -218,7 +218,7 @@ template <typename Known> void read_thresholds(TableReader& r, CellConfig& cell,
         r.fail(value, fmt::format("cell.threshold.{} must be a ratio above 1 for a known metric", metric.str()));
       }
       if (std::any_of(cell.custom.begin(), cell.custom.end(),
-                      [&](const auto& m) { return m.name == metric.str() && m.kind == runner::MetricKind::count; })) {
+                      [&](const auto& m) { return m.name == metric.str() && m.kind == model::MetricKind::count; })) {
         r.fail(value, fmt::format("cell.threshold.{}: '{}' is a count metric, gated by its max_increase in "
                                   "[[cell.metric]], not by a ratio",
                                   metric.str(), metric.str()));
@@ -341,15 +341,15 @@ void read_suite(TableReader& r, CellConfig& cell, const std::vector<std::string>
     r.fail(*r.get("suite"), fmt::format("cell.suite must be one of {}, got \"{}\"",
                                         suites::k_harness_names.list(", ", " or "), *harness));
   }
-  runner::SuiteSpec suite{*parsed, runner::ReportSource::stdout_line};
+  model::SuiteSpec suite{*parsed, model::ReportSource::stdout_line};
   if (from) {
-    auto source = runner::parse_report_source(*from);
+    auto source = model::parse_report_source(*from);
     if (!source) {
       r.fail(*r.get("from"), fmt::format("cell.from must be \"stdout\" or \"file\", got \"{}\"", *from));
     }
     suite.from = *source;
   }
-  if (suite.from == runner::ReportSource::file &&
+  if (suite.from == model::ReportSource::file &&
       std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
     r.fail(*r.get("from"), fmt::format("cell '{}' reads its {} results from {{output}} (from = \"file\"), but its "
                                        "command never mentions {{output}}: pass it where the harness writes its "
@@ -388,7 +388,7 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
   const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;
   read_suite(r, cell, words);
   read_reported_keys(r, cell, source);
-  if (!cell.custom.empty() && cell.custom.front().from == runner::ReportSource::file &&
+  if (!cell.custom.empty() && cell.custom.front().from == model::ReportSource::file &&
       std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
     throw UsageError(fmt::format("{}: cell '{}' reads its metrics from {{output}} (from = \"file\"), but its command "
                                  "never mentions {{output}}",
@@ -396,7 +396,7 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
                      "pass {output} to the command as the path to write its report to");
   }
   auto known = [&](const std::string& metric) {
-    return cell.suite || runner::parse_metric(metric) ||
+    return cell.suite || model::parse_metric(metric) ||
            std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric; });
   };
   for (const char* key : {"metrics", "gate"}) {
@@ -405,7 +405,7 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
       if (!known(metric)) {
         r.fail(*r.table().get(key),
                fmt::format("cell.{}: unknown metric '{}' (use {} or a [[cell.metric]] of this cell)", key, metric,
-                           runner::metric_choices()));
+                           model::metric_choices()));
       }
     }
     (std::string_view(key) == "metrics" ? cell.metrics : cell.gate) = names;
@@ -413,16 +413,16 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
   // a suite shows every measure unless its metrics says otherwise, and
   // gates its harness's primary one unless its gate does
   if (cell.metrics.empty() && !cell.suite) {
-    for (const auto metric : runner::k_default_metrics) {
-      cell.metrics.emplace_back(runner::metric_name(metric));
+    for (const auto metric : model::k_default_metrics) {
+      cell.metrics.emplace_back(model::metric_name(metric));
     }
     for (const auto& metric : cell.custom) {
       cell.metrics.push_back(metric.name);
     }
   }
   if (cell.gate.empty() && !cell.suite) {
-    for (const auto metric : runner::k_default_gate) {
-      cell.gate.emplace_back(runner::metric_name(metric));
+    for (const auto metric : model::k_default_gate) {
+      cell.gate.emplace_back(model::metric_name(metric));
     }
   }
   for (const auto& gated : cell.gate) {
@@ -433,7 +433,7 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
       }
       r.fail(table, fmt::format("cell '{}' does not show {}, the default gate; add gate = [...] naming the "
                                 "metrics that may fail the run",
-                                cell.name, runner::metric_list_text(runner::k_default_gate)));
+                                cell.name, model::metric_list_text(model::k_default_gate)));
     }
   }
   read_thresholds(r, cell, known);
@@ -443,8 +443,8 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
     r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but the command never "
                                    "mentions {output}; pass {output} as the path to write to, or drop check_output");
   }
-  const bool report_file = cell.suite ? cell.suite->from == runner::ReportSource::file
-                                      : !cell.custom.empty() && cell.custom.front().from == runner::ReportSource::file;
+  const bool report_file = cell.suite ? cell.suite->from == model::ReportSource::file
+                                      : !cell.custom.empty() && cell.custom.front().from == model::ReportSource::file;
   if (cell.check_output && report_file) {
     r.fail(*r.get("check_output"), "cell.check_output compares the arms' {output} files, but this cell's {output} is "
                                    "its metric report; use from = \"stdout\" or drop check_output");

@@ -1,6 +1,6 @@
 #include <refbench/config/cells.hpp>
+#include <refbench/model/shard.hpp>
 #include <refbench/process/environment.hpp>
-#include <refbench/runner/shard.hpp>
 #include <refbench/suites/suite.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/shell_words.hpp>
@@ -65,10 +65,10 @@ struct ArmAdditions {
 };
 
 // `command` of `cell` (its command or a hook) as run in `arm`, with `added`.
-process::Invocation arm_invocation(const CellConfig& cell, const Command& command, const std::string& arm,
-                                   const PayloadFile* payload, const std::vector<std::string>& base_env,
-                                   std::chrono::nanoseconds timeout, const GroupLists& cpus, ArmAdditions added) {
-  process::Invocation invocation;
+model::Invocation arm_invocation(const CellConfig& cell, const Command& command, const std::string& arm,
+                                 const PayloadFile* payload, const std::vector<std::string>& base_env,
+                                 std::chrono::nanoseconds timeout, const GroupLists& cpus, ArmAdditions added) {
+  model::Invocation invocation;
   const auto& args = added.settings.args;
   if (command.is_shell()) {
     std::string script = command.shell;
@@ -97,15 +97,15 @@ process::Invocation arm_invocation(const CellConfig& cell, const Command& comman
 }
 
 // `cell`'s setup, prepare and cleanup hooks as run in `arm`, with its env.
-runner::ArmHooks arm_hooks(const CellConfig& cell, const std::string& arm, const PayloadFile* payload,
-                           const std::vector<std::string>& base_env, std::chrono::nanoseconds timeout,
-                           const GroupLists& cpus, const ArmSettings& settings) {
-  auto hook = [&](const std::optional<Command>& command) -> std::optional<runner::HookCommand> {
+model::ArmHooks arm_hooks(const CellConfig& cell, const std::string& arm, const PayloadFile* payload,
+                          const std::vector<std::string>& base_env, std::chrono::nanoseconds timeout,
+                          const GroupLists& cpus, const ArmSettings& settings) {
+  auto hook = [&](const std::optional<Command>& command) -> std::optional<model::HookCommand> {
     if (!command) {
       return std::nullopt;
     }
-    return runner::HookCommand{arm_invocation(cell, *command, arm, payload, base_env, timeout, cpus, {settings, false}),
-                               command->is_shell()};
+    return model::HookCommand{arm_invocation(cell, *command, arm, payload, base_env, timeout, cpus, {settings, false}),
+                              command->is_shell()};
   };
   return {hook(cell.setup), hook(cell.prepare), hook(cell.cleanup)};
 }
@@ -132,7 +132,7 @@ void check_row_names(const std::vector<CellConfig>& cells) {
       continue;
     }
     for (const auto& cell : cells) {
-      for (const auto& prefix : {suite.name + "/", suite.name + std::string(runner::k_control_suffix) + "/"}) {
+      for (const auto& prefix : {suite.name + "/", suite.name + std::string(model::k_control_suffix) + "/"}) {
         if (&cell != &suite && cell.name.starts_with(prefix)) {
           throw UsageError(fmt::format("{}: cell name '{}' is the name of a row of suite '{}' (at {}): one name "
                                        "would mean two things in the report",
@@ -164,9 +164,9 @@ void check_cell_names(const std::vector<CellConfig>& cells, const std::vector<Pa
     }
     for (const std::string* label : labels) {
       const std::string name = expanded_name(cell, label);
-      if (name.ends_with(runner::k_control_suffix)) {
+      if (name.ends_with(model::k_control_suffix)) {
         throw UsageError(fmt::format("{}: cell name '{}' ends in '{}', which names the A/A control cells", cell.where,
-                                     name, runner::k_control_suffix),
+                                     name, model::k_control_suffix),
                          "rename the cell");
       }
       auto [it, fresh] = seen.emplace(name, &cell);
@@ -192,7 +192,7 @@ std::vector<process::CpuSplitRequest> cpu_split_requests(const std::vector<CellC
   return requests;
 }
 
-CpuGroupLists cpu_group_lists(const std::vector<CellConfig>& cells, const process::IsolationPlan& plan) {
+CpuGroupLists cpu_group_lists(const std::vector<CellConfig>& cells, const model::IsolationPlan& plan) {
   CpuGroupLists lists;
   for (const auto& cell : cells) {
     for (const auto& group : cell.cpus) {
@@ -202,10 +202,10 @@ CpuGroupLists cpu_group_lists(const std::vector<CellConfig>& cells, const proces
   return lists;
 }
 
-std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
-                                         const ArmPaths& arms, const std::vector<std::string>& base_env,
-                                         std::chrono::nanoseconds timeout, const CpuGroupLists& cpus) {
-  std::vector<runner::CellSpec> planned;
+std::vector<model::CellSpec> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
+                                        const ArmPaths& arms, const std::vector<std::string>& base_env,
+                                        std::chrono::nanoseconds timeout, const CpuGroupLists& cpus) {
+  std::vector<model::CellSpec> planned;
   for (const auto& cell : cells) {
     const auto found = cpus.find(cell.name);
     static const GroupLists k_no_groups;
@@ -218,7 +218,7 @@ std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, c
       }
     }
     for (const PayloadFile* payload : variants) {
-      runner::CellSpec spec;
+      model::CellSpec spec;
       spec.name = expanded_name(cell, payload != nullptr ? &payload->label : nullptr);
       if (payload != nullptr) {
         spec.meta.family = cell.name;
@@ -275,7 +275,7 @@ std::string glob_literal(const std::string& name) {
 }
 
 // Appends `arguments` to every arm's invocation of `cell`.
-void append_arguments(runner::CellSpec& cell, const std::vector<std::string>& arguments) {
+void append_arguments(model::CellSpec& cell, const std::vector<std::string>& arguments) {
   for (auto* invocation : {&cell.baseline, &cell.candidate}) {
     invocation->argv.insert(invocation->argv.end(), arguments.begin(), arguments.end());
   }
@@ -287,7 +287,7 @@ void append_arguments(runner::CellSpec& cell, const std::vector<std::string>& ar
 // A suite cell that --cells narrowed to one glob of benchmarks runs only
 // those, through its harness's own filter where it has one (appended to a
 // command that is not a shell script); the rows are picked afterwards either way.
-void filter_suite(runner::CellSpec& cell) {
+void filter_suite(model::CellSpec& cell) {
   if (cell.meta.rows.size() != 1 || cell.shell) {
     return;
   }
@@ -298,11 +298,11 @@ void filter_suite(runner::CellSpec& cell) {
 
 } // namespace
 
-void narrow_suite(runner::CellSpec& cell, const std::vector<std::string>& benchmarks) {
+void narrow_suite(model::CellSpec& cell, const std::vector<std::string>& benchmarks) {
   std::set<std::string> families;
   for (const auto& name : benchmarks) {
     cell.meta.rows.push_back(glob_literal(name));
-    families.insert(runner::benchmark_family(name));
+    families.insert(model::benchmark_family(name));
   }
   const auto arguments = suites::family_filter_arguments(cell.meta.suite->harness, {families.begin(), families.end()});
   if (arguments && !cell.shell) {
@@ -310,16 +310,16 @@ void narrow_suite(runner::CellSpec& cell, const std::vector<std::string>& benchm
   }
 }
 
-std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, const std::vector<std::string>& globs,
-                                           const std::string& flag) {
+std::vector<model::CellSpec> select_cells(std::vector<model::CellSpec> cells, const std::vector<std::string>& globs,
+                                          const std::string& flag) {
   if (globs.empty()) {
     return cells;
   }
-  auto whole = [](const std::string& glob, const runner::CellSpec& cell) {
+  auto whole = [](const std::string& glob, const model::CellSpec& cell) {
     return ::fnmatch(glob.c_str(), cell.name.c_str(), 0) == 0;
   };
   // README: Suites: "micro/BM_b*" picks suite micro's benchmarks that match BM_b*
-  auto rows_of = [](const std::string& glob, const runner::CellSpec& cell) -> std::optional<std::string> {
+  auto rows_of = [](const std::string& glob, const model::CellSpec& cell) -> std::optional<std::string> {
     const auto slash = glob.find('/');
     if (!cell.meta.suite || slash == std::string::npos ||
         ::fnmatch(glob.substr(0, slash).c_str(), cell.name.c_str(), 0) != 0) {
@@ -327,7 +327,7 @@ std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, 
     }
     return glob.substr(slash + 1);
   };
-  auto matches = [&](const std::string& glob, const runner::CellSpec& cell) {
+  auto matches = [&](const std::string& glob, const model::CellSpec& cell) {
     return whole(glob, cell) || rows_of(glob, cell);
   };
   for (const auto& glob : globs) {
@@ -340,7 +340,7 @@ std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, 
                        fmt::format("the cells are: {}{}", names, cells.size() > 20 ? ", …" : ""));
     }
   }
-  std::erase_if(cells, [&](const runner::CellSpec& cell) {
+  std::erase_if(cells, [&](const model::CellSpec& cell) {
     return std::none_of(globs.begin(), globs.end(), [&](const std::string& glob) { return matches(glob, cell); });
   });
   for (auto& cell : cells) {

@@ -86,10 +86,10 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.control_cell = r.string("control_cell");
   run.isolate = r.string("isolate");
   if (auto counters = r.string("counters")) {
-    run.counters = process::k_counter_source_names.parse(*counters);
+    run.counters = model::k_counter_source_names.parse(*counters);
     if (!run.counters) {
       r.fail(*r.table().get("counters"),
-             fmt::format("run.counters must be {}, got \"{}\"", process::k_counter_source_names.list(), *counters));
+             fmt::format("run.counters must be {}, got \"{}\"", model::k_counter_source_names.list(), *counters));
     }
   }
   run.scrub_env = r.strings("scrub_env");
@@ -97,10 +97,10 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
   run.replicate = r.strings("replicate");
   run.writable = r.strings("writable");
   if (auto sandbox = r.string("sandbox")) {
-    run.sandbox = process::k_sandbox_mode_names.parse(*sandbox);
+    run.sandbox = model::k_sandbox_mode_names.parse(*sandbox);
     if (!run.sandbox) {
       r.fail(*r.table().get("sandbox"),
-             fmt::format("run.sandbox must be {}, got \"{}\"", process::k_sandbox_mode_names.list(), *sandbox));
+             fmt::format("run.sandbox must be {}, got \"{}\"", model::k_sandbox_mode_names.list(), *sandbox));
     }
   }
   run.candidates = r.strings("candidates");

@@ -154,8 +154,8 @@ MeasurementSettings resolve(const MeasurementFlags& flags, const RunConfig* file
   return s;
 }
 
-runner::RoundSettings MeasurementSettings::rounds() const {
-  runner::RoundSettings rounds;
+model::RoundSettings MeasurementSettings::rounds() const {
+  model::RoundSettings rounds;
   rounds.budget_seconds = budget_seconds.value;
   rounds.max_rounds = max_rounds.value;
   rounds.min_rounds = min_rounds.value;

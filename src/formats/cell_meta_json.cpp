@@ -2,12 +2,12 @@
 // journal's cell lines and results.json's cells; records.cpp checks it
 // member by member before cell_meta_from_json reads it.
 #include <refbench/formats/records.hpp>
-#include <refbench/runner/command_output.hpp>
+#include <refbench/model/command_output.hpp>
 #include <refbench/util/json_input.hpp>
 
 namespace refbench::formats {
 
-using namespace runner; // the record types whose JSON forms these are
+using namespace model; // the record types whose JSON forms these are
 
 nlohmann::json to_json(const CellMeta& meta) {
   nlohmann::json j = nlohmann::json::object();

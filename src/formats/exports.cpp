@@ -1,5 +1,5 @@
 #include <refbench/formats/exports.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <cmath>
 #include <fmt/format.h>
@@ -12,12 +12,12 @@ using analysis::MetricResult;
 // What an export holds of `r`: a measured, non-control result with a median.
 bool exported(const MetricResult& r) { return !r.control && !r.error && std::isfinite(r.candidate_median) && r.n > 0; }
 
-std::string name_of(const MetricResult& r) { return runner::cell_title(r.cell, r.candidate); }
+std::string name_of(const MetricResult& r) { return model::cell_title(r.cell, r.candidate); }
 
 // The candidate's plausible range from the ratio's interval, when it has one.
 std::optional<std::pair<double, double>> value_range(const MetricResult& r) {
-  if (r.candidate_only || r.kind != runner::MetricKind::ratio || !std::isfinite(r.ci_low) ||
-      !std::isfinite(r.ci_high) || !(r.baseline_median > 0)) {
+  if (r.candidate_only || r.kind != model::MetricKind::ratio || !std::isfinite(r.ci_low) || !std::isfinite(r.ci_high) ||
+      !(r.baseline_median > 0)) {
     return std::nullopt;
   }
   return std::pair{r.baseline_median * r.ci_low, r.baseline_median * r.ci_high};

@@ -2,7 +2,7 @@
 #include <refbench/formats/results_json.hpp>
 
 #include "document_limits.hpp"
-#include <refbench/runner/command_output.hpp>
+#include <refbench/model/command_output.hpp>
 #include <refbench/util/error.hpp>
 
 #include <refbench/util/json_fields.hpp>
@@ -17,7 +17,7 @@
 
 namespace refbench::formats {
 
-using namespace runner; // the record types whose JSON forms these are
+using namespace model; // the record types whose JSON forms these are
 namespace {
 
 using limits::k_max_count;
@@ -134,11 +134,11 @@ Sample sample_from(const Fields& f, std::size_t cell) {
   s.round = f.count("round");
   s.order = static_cast<std::size_t>(f.integer("order", 0, k_max_count));
   auto& o = s.outcome;
-  o.termination = k_termination_names.parse(f.string("status")).value_or(process::Termination::spawn_failed);
+  o.termination = k_termination_names.parse(f.string("status")).value_or(model::Termination::spawn_failed);
   o.exit_code = static_cast<int>(f.integer("exit_code", INT_MIN, INT_MAX, 0));
   o.signal = static_cast<int>(f.integer("signal", 0, 1024, 0));
   for (const auto& metric : built_in_metrics()) {
-    if (!metric.stored || (runner::counted(metric) && !f.object().contains(metric.name))) {
+    if (!metric.stored || (model::counted(metric) && !f.object().contains(metric.name))) {
       continue; // made of others, or a counted reading the sample has none of
     }
     o.readings[*metric.stored] =
@@ -196,7 +196,7 @@ nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cell
     j[std::string(metric.name)] =
         metric.integral ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
   }
-  if (o.termination == process::Termination::signaled) {
+  if (o.termination == model::Termination::signaled) {
     j["signal"] = o.signal;
   }
   if (!sample.values.empty()) {
@@ -346,11 +346,11 @@ ReadJournal read_journal(const std::string& text, const std::string& source) {
       auto sample = sample_from(j, cell_of(j));
       auto& cell = run.record.cells[sample.cell];
       cell.rounds = std::max(cell.rounds, sample.round);
-      if (!process::succeeded(sample.outcome) && !cell.failure &&
-          sample.outcome.termination != process::Termination::cancelled) {
-        std::string what = sample.outcome.termination == process::Termination::timed_out
+      if (!model::succeeded(sample.outcome) && !cell.failure &&
+          sample.outcome.termination != model::Termination::cancelled) {
+        std::string what = sample.outcome.termination == model::Termination::timed_out
                                ? std::string("timed out")
-                               : process::describe(sample.outcome, {});
+                               : model::describe(sample.outcome, {});
         cell.failure = CellFailure{sample.arm, sample.round, what, sample.outcome.stderr_tail, false};
       } else if (!sample.problem.empty() && !cell.failure) {
         cell.failure = CellFailure{sample.arm, sample.round, sample.problem, sample.outcome.stderr_tail, false};

@@ -1,10 +1,10 @@
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
-#include <refbench/runner/command_output.hpp>
+#include <refbench/model/command_output.hpp>
 #include <refbench/util/error.hpp>
 
 #include "document_limits.hpp"
-#include <refbench/runner/suite_rows.hpp>
+#include <refbench/model/suite_rows.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -77,7 +77,7 @@ DocumentWarning warning_from(const json& entry, const Fields& document, std::siz
   return warning;
 }
 
-json cells_json(const runner::RunRecord& record) {
+json cells_json(const model::RunRecord& record) {
   json cells = json::array();
   std::vector<json> samples(record.cells.size(), json::array());
   for (const auto& sample : record.samples) {
@@ -111,8 +111,8 @@ json merged_json(const std::vector<MergedFile>& merged) {
 MergedFile merged_file_from(const Fields& f) {
   MergedFile file{f.string("file", ""), std::nullopt};
   if (f.has("index")) {
-    file.shard = runner::Shard{static_cast<std::size_t>(f.integer("index", 1, k_max_shards)),
-                               static_cast<std::size_t>(f.integer("count", 1, k_max_shards))};
+    file.shard = model::Shard{static_cast<std::size_t>(f.integer("index", 1, k_max_shards)),
+                              static_cast<std::size_t>(f.integer("count", 1, k_max_shards))};
   }
   return file;
 }
@@ -152,8 +152,8 @@ json to_json(const analysis::MetricResult& r) {
          {"noise_floor", optional_number(r.noise_floor)},
          {"better", r.direction == analysis::Direction::higher_is_better ? "higher" : "lower"},
          {"unit_label", r.unit_label},
-         {"kind", runner::metric_kind_name(r.kind)}};
-  if (r.kind == runner::MetricKind::count) {
+         {"kind", model::metric_kind_name(r.kind)}};
+  if (r.kind == model::MetricKind::count) {
     j["difference"] = number(r.difference);
     j["diff_ci_low"] = number(r.diff_low);
     j["diff_ci_high"] = number(r.diff_high);
@@ -163,7 +163,7 @@ json to_json(const analysis::MetricResult& r) {
     j["censor_limit"] = r.censor_limit;
   }
   if (r.slo) {
-    j["slo"] = runner::slo_text(*r.slo);
+    j["slo"] = model::slo_text(*r.slo);
     j["baseline_slo_share"] = optional_number(r.baseline_slo_share);
     j["candidate_slo_share"] = optional_number(r.candidate_slo_share);
     j["slo_broken"] = r.slo_broken;
@@ -185,12 +185,12 @@ namespace {
 // The kind, count, censoring and SLO members of an "analysis" entry into `r`.
 void read_metric_kind(const Fields& f, analysis::MetricResult& r) {
   const auto kind = f.string("kind", "ratio");
-  const auto parsed = runner::parse_metric_kind(kind);
+  const auto parsed = model::parse_metric_kind(kind);
   if (!parsed) {
     f.fail(fmt::format("{}: unknown kind \"{}\" (ratio or count)", f.name("kind"), kind));
   }
   r.kind = *parsed;
-  if (r.kind == runner::MetricKind::count) {
+  if (r.kind == model::MetricKind::count) {
     r.difference = nullable(f, "difference");
     r.diff_low = nullable(f, "diff_ci_low");
     r.diff_high = nullable(f, "diff_ci_high");
@@ -200,7 +200,7 @@ void read_metric_kind(const Fields& f, analysis::MetricResult& r) {
   r.censor_limit = f.string("censor_limit", "");
   if (f.has("slo")) {
     const auto text = f.string("slo");
-    auto slo = runner::parse_slo(text);
+    auto slo = model::parse_slo(text);
     if (!slo) {
       f.fail(fmt::format("{}: {}", f.name("slo"), slo.error()));
     }
@@ -326,7 +326,7 @@ RunDocument document_from_json(const json& json_document, const std::string& sou
     d.harness_peak_rss_bytes = f.integer("harness_peak_rss_bytes", 0, INT64_MAX);
   }
   d.record.seed = d.header.seed;
-  d.record.rss = d.header.rss.value_or(process::RssProbe{});
+  d.record.rss = d.header.rss.value_or(model::RssProbe{});
   d.record.elapsed_seconds = d.elapsed_seconds.value_or(0.0);
   if (f.has("cells") || d.header.rss) { // a run's document has cells; outside data has none
     formats::read_cells(f, d.record);
@@ -352,8 +352,8 @@ RunDocument document_from_journal(const formats::ReadJournal& journal, const std
   d.header = header_from_json(Fields(journal.header, source + ":1", "", formats::k_run_file_hint));
   d.record = journal.record;
   d.record.seed = d.header.seed;
-  d.record.rss = d.header.rss.value_or(process::RssProbe{});
-  runner::to_rows(d.record, d.header.removed_cells); // README: Suites: every benchmark a row
+  d.record.rss = d.header.rss.value_or(model::RssProbe{});
+  model::to_rows(d.record, d.header.removed_cells); // README: Suites: every benchmark a row
   d.partial = journal.partial;
   d.from_journal = true;
   return d;

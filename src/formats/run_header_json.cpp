@@ -20,26 +20,26 @@ using Fields = util::JsonFields;
 using limits::k_max_count;
 using limits::k_max_replicas;
 
-json metric_names(const std::vector<runner::Metric>& metrics) {
+json metric_names(const std::vector<model::Metric>& metrics) {
   json list = json::array();
   for (auto m : metrics) {
-    list.push_back(runner::metric_name(m));
+    list.push_back(model::metric_name(m));
   }
   return list;
 }
 
 // The metrics named in member `key`, or `fallback` when it is missing;
 // names refbench does not measure itself are left out.
-std::vector<runner::Metric> metrics_at(const Fields& f, std::string_view key, std::vector<runner::Metric> fallback) {
+std::vector<model::Metric> metrics_at(const Fields& f, std::string_view key, std::vector<model::Metric> fallback) {
   if (!f.has(key)) {
     return fallback;
   }
-  std::vector<runner::Metric> metrics;
+  std::vector<model::Metric> metrics;
   for (const auto& item : f.part(key, true, false)) {
     if (!item.is_string()) {
       f.fail(fmt::format("{} must hold only strings, got {}", f.name(key), util::json_excerpt(item)));
     }
-    if (auto parsed = runner::parse_metric_list(item.get<std::string>())) {
+    if (auto parsed = model::parse_metric_list(item.get<std::string>())) {
       metrics.insert(metrics.end(), parsed->begin(), parsed->end());
     }
   }
@@ -91,13 +91,13 @@ RecordedSettings settings_from(const Fields& document) {
   RecordedSettings s;
   s.budget_seconds = f.optional_number("budget_seconds", 0.0, util::k_max_recorded_seconds);
   s.max_rounds = optional_count(f, "max_rounds", 0);
-  s.min_rounds = static_cast<int>(f.integer("min_rounds", 1, k_max_count, runner::k_default_min_rounds));
+  s.min_rounds = static_cast<int>(f.integer("min_rounds", 1, k_max_count, model::k_default_min_rounds));
   s.warmup = optional_count(f, "warmup", 0);
   if (f.has("replicas")) {
     s.replicas = static_cast<int>(f.integer("replicas", 1, k_max_replicas));
   }
-  s.metrics = metrics_at(f, "metrics", runner::default_metrics());
-  s.gate = metrics_at(f, "gate", runner::default_gate());
+  s.metrics = metrics_at(f, "metrics", model::default_metrics());
+  s.gate = metrics_at(f, "gate", model::default_gate());
   s.threshold = f.number("threshold", 1.0, 1e9, analysis::k_default_threshold);
   s.alpha = f.number("alpha", 0.0, 1.0, analysis::k_default_alpha);
   s.precision = f.optional_number("precision", 0.0, 1e9);
@@ -254,14 +254,14 @@ std::optional<EnvironmentInfo> environment_from(const Fields& document) {
   return env;
 }
 
-std::optional<process::RssProbe> rss_from(const Fields& document) {
+std::optional<model::RssProbe> rss_from(const Fields& document) {
   if (!document.has("rss")) {
     return std::nullopt;
   }
   const auto object = document.part("rss", false, true);
   const Fields f = document.inner(object, document.name("rss"));
-  return process::RssProbe{f.string("method"), f.integer("floor_bytes", 0, INT64_MAX),
-                           f.seconds("spawn_resolution_seconds", 0.0)};
+  return model::RssProbe{f.string("method"), f.integer("floor_bytes", 0, INT64_MAX),
+                         f.seconds("spawn_resolution_seconds", 0.0)};
 }
 
 void check_schema_version(const Fields& document) {
@@ -303,7 +303,7 @@ json to_json(const RunHeader& h) {
                 {"spawn_resolution_seconds", h.rss->spawn_resolution_seconds}};
   }
   if (h.shard) {
-    j["shard"] = runner::to_json(*h.shard);
+    j["shard"] = model::to_json(*h.shard);
   }
   if (!h.removed_cells.empty()) {
     j["removed_cells"] = h.removed_cells;
@@ -331,7 +331,7 @@ RunHeader header_from_json(const Fields& f) {
   h.environment = environment_from(f);
   h.rss = rss_from(f);
   if (f.has("shard")) {
-    h.shard = runner::shard_identity_from_json(f.part("shard", false, true), f.where());
+    h.shard = model::shard_identity_from_json(f.part("shard", false, true), f.where());
   }
   for (const auto& name : f.part("removed_cells", true, false)) {
     if (!name.is_string()) {
@@ -342,7 +342,7 @@ RunHeader header_from_json(const Fields& f) {
   return h;
 }
 
-json journal_header(const RunHeader& header, const std::vector<runner::CellSpec>& cells) {
+json journal_header(const RunHeader& header, const std::vector<model::CellSpec>& cells) {
   json cell_list = json::array();
   for (const auto& cell : cells) {
     cell_list.push_back({{"name", cell.name}, {"control", cell.control}, {"meta", formats::to_json(cell.meta)}});

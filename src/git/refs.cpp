@@ -291,20 +291,20 @@ ResolvedRef resolve_commitish(const std::string& repo, const std::string& ref) {
 } // namespace
 
 std::string run_git(const std::string& repo, const std::vector<std::string>& args, int cancel_fd) {
-  process::Invocation invocation;
+  model::Invocation invocation;
   invocation.argv = {"git", "-C", repo};
   invocation.argv.insert(invocation.argv.end(), args.begin(), args.end());
   invocation.env = git_environment();
   invocation.capture_stdout = true;
   auto outcome = process::run_process(invocation, cancel_fd);
-  if (!process::succeeded(outcome)) {
+  if (!model::succeeded(outcome)) {
     // git dies of the same SIGTERM to the process group: that is the interrupt, not git's failure
     process::throw_if_interrupted();
-    std::string what = "`" + command_line(args) + "` in " + repo + " " + process::describe(outcome, {});
-    if (auto last = process::last_lines(outcome.stderr_tail, 1); !last.empty()) {
+    std::string what = "`" + command_line(args) + "` in " + repo + " " + model::describe(outcome, {});
+    if (auto last = model::last_lines(outcome.stderr_tail, 1); !last.empty()) {
       what += ": " + last;
     }
-    int exit_code = outcome.termination == process::Termination::exited ? outcome.exit_code : -1;
+    int exit_code = outcome.termination == model::Termination::exited ? outcome.exit_code : -1;
     throw GitError(what, exit_code, std::move(outcome.stderr_tail));
   }
   auto& text = outcome.stdout_text;

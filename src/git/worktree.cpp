@@ -1,7 +1,7 @@
 #include <refbench/git/worktree.hpp>
 
 #include <refbench/git/refs.hpp>
-#include <refbench/process/invocation.hpp>
+#include <refbench/model/invocation.hpp>
 #include <refbench/util/error.hpp>
 
 #include <charconv>
@@ -20,7 +20,7 @@ std::string absolute_path(const std::string& path) {
 
 // Git's own last words, falling back to our description of the failure.
 std::string git_message(const GitError& error) {
-  auto last = process::last_lines(error.stderr_tail(), 1);
+  auto last = model::last_lines(error.stderr_tail(), 1);
   return last.empty() ? std::string(error.what()) : last;
 }
 

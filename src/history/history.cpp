@@ -131,7 +131,7 @@ std::vector<Record> records_of(const report::RunDocument& document, const std::s
     record.gated = r.gated;
     record.higher_is_better = r.direction == analysis::Direction::higher_is_better;
     record.unit = r.unit_label.empty() ? std::string(analysis::unit_name(r.unit)) : r.unit_label;
-    if (r.kind == runner::MetricKind::ratio) {
+    if (r.kind == model::MetricKind::ratio) {
       record.ratio = finite(r.ratio);
       record.ci_low = finite(r.ci_low);
       record.ci_high = finite(r.ci_high);

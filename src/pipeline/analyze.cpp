@@ -121,14 +121,14 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
   std::optional<std::uint64_t> seed = o.seed;
   bool partial = false;
   std::optional<report::RunDocument> first_run;
-  runner::RunRecord runs; // the cells and samples of every refbench run given
+  model::RunRecord runs; // the cells and samples of every refbench run given
   for (std::size_t group = 0; group < o.files.size(); ++group) {
     auto loaded = load(o.files[group], direction);
     if (loaded.run) {
       min_rounds = std::max(min_rounds, static_cast<std::size_t>(loaded.run->header.settings.min_rounds));
       seed = seed ? seed : loaded.run->header.seed;
       partial = partial || loaded.run->partial;
-      runner::append_record(runs, loaded.run->record);
+      model::append_record(runs, loaded.run->record);
       if (!first_run) {
         first_run = std::move(loaded.run);
       }

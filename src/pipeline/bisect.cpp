@@ -5,6 +5,7 @@
 #include <refbench/git/commits.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
+#include <refbench/model/pairs.hpp>
 #include <refbench/pipeline/bisect.hpp>
 #include <refbench/pipeline/bisect_checks.hpp>
 #include <refbench/pipeline/bisect_report.hpp>
@@ -19,7 +20,6 @@
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/launcher.hpp>
 #include <refbench/report/run_document.hpp>
-#include <refbench/runner/pairs.hpp>
 #include <refbench/runner/preflight.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
@@ -266,7 +266,7 @@ namespace {
 // before anything is built. A step's rounds then stop on that metric's
 // precision alone.
 void show_metric(Inputs& in, const std::string& metric) {
-  const bool builtin = runner::parse_metric(metric).has_value();
+  const bool builtin = model::parse_metric(metric).has_value();
   bool shown = false;
   for (auto& cell : in.config.cells) {
     if (builtin && std::ranges::find(cell.metrics, metric) == cell.metrics.end()) {
@@ -281,7 +281,7 @@ void show_metric(Inputs& in, const std::string& metric) {
     return;
   }
   throw UsageError(fmt::format("--metric {}: no cell of {} shows that metric", metric, in.config_path),
-                   fmt::format("name a built-in metric ({}) or a [[cell.metric]] of a cell", runner::metric_choices()));
+                   fmt::format("name a built-in metric ({}) or a [[cell.metric]] of a cell", model::metric_choices()));
 }
 
 // The path good..bad, first parent only, refused before anything is built
@@ -374,7 +374,7 @@ int bisect_on(const Bench& bench, const BisectOptions& o, const CommonOptions& c
                                       "compares commits with the same settings",
                      "bisect with a config without [arms.*] (pass -c FILE)");
   }
-  check_box_possible(o.run.sandbox.value_or(in.config.run.sandbox.value_or(process::SandboxMode::automatic)),
+  check_box_possible(o.run.sandbox.value_or(in.config.run.sandbox.value_or(model::SandboxMode::automatic)),
                      static_cast<bool>(bench.box));
   const auto good = git::resolve(in.repo, o.good);
   const auto bad = git::resolve(in.repo, o.bad);

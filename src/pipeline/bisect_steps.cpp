@@ -5,6 +5,7 @@
 #include <refbench/git/commits.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
+#include <refbench/model/pairs.hpp>
 #include <refbench/pipeline/bisect_report.hpp>
 #include <refbench/pipeline/bisect_steps.hpp>
 #include <refbench/pipeline/github_run.hpp>
@@ -17,7 +18,6 @@
 #include <refbench/process/launcher.hpp>
 #include <refbench/process/machine.hpp>
 #include <refbench/report/run_document.hpp>
-#include <refbench/runner/pairs.hpp>
 #include <refbench/runner/preflight.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
@@ -39,7 +39,7 @@ namespace refbench::pipeline {
 namespace fs = std::filesystem;
 
 BisectSteps::BisectSteps(Inputs& in, const BisectOptions& o, fs::path out, fs::path work, const Bench& bench,
-                         process::IsolationPlan& isolation, BisectReport& report, bool quiet)
+                         model::IsolationPlan& isolation, BisectReport& report, bool quiet)
     : m_in(in), m_o(o), m_out(std::move(out)), m_work(std::move(work)), m_bench(bench), m_isolation(isolation),
       m_report(report), m_quiet(quiet), m_deadline(runner::monotonic_now() + in.settings.budget_seconds.value) {
   auto scrub = in.config.run.scrub_env;
@@ -138,13 +138,13 @@ MeasurementPlan BisectSteps::plan_step(const std::vector<std::string>& shas, Arm
   record_arms(plan.header, arms, refs[0], {refs.begin() + 1, refs.end()}, o, in.config,
               {std::vector<double>(shas.size(), 0.0)});
   const ArmReplicas replicas{
-      {}, {std::vector{arms.tree(runner::Arm::baseline)}, std::vector{arms.tree(runner::Arm::candidate)}}};
+      {}, {std::vector{arms.tree(model::Arm::baseline)}, std::vector{arms.tree(model::Arm::candidate)}}};
   plan.cells =
       with_control(plan_candidates(in, arms, replicas, m_payloads, m_env, m_isolation, labels), in, plan.auto_control);
   plan.header.command = "bisect";
   plan.header.reproduce =
       fmt::format("refbench report {}", util::quote_shell_word((plan.out / "journal.jsonl").string()));
-  if (const auto metric = runner::parse_metric(m_o.metric)) {
+  if (const auto metric = model::parse_metric(m_o.metric)) {
     plan.gate = {*metric}; // precision stopping looks at the metric bisected
     if (std::ranges::find(plan.metrics, *metric) == plan.metrics.end()) {
       plan.metrics.push_back(*metric); // the cells show it (show_metric): instructions, say
@@ -171,14 +171,14 @@ std::vector<std::string> BisectSteps::trees_of(const std::vector<std::string>& s
   return trees;
 }
 
-runner::RunRecord BisectSteps::measure_block(const std::vector<std::string>& shas, const std::string& dir,
-                                             std::optional<double> precision, double confidence,
-                                             std::uint64_t seed_offset, bool print, MeasurementPlan* planned) {
+model::RunRecord BisectSteps::measure_block(const std::vector<std::string>& shas, const std::string& dir,
+                                            std::optional<double> precision, double confidence,
+                                            std::uint64_t seed_offset, bool print, MeasurementPlan* planned) {
   const auto trees = trees_of(shas);
   if (!m_pinned) { // after the first builds, which use every CPU
     apply_isolation(m_isolation, m_bench, m_quiet);
     m_pinned = true;
-    const auto mode = m_o.run.sandbox.value_or(m_in.config.run.sandbox.value_or(process::SandboxMode::automatic));
+    const auto mode = m_o.run.sandbox.value_or(m_in.config.run.sandbox.value_or(model::SandboxMode::automatic));
     m_sandbox = box_commands(m_bench.box, mode, box_paths_of_bisect(m_out, m_work, m_in.config.run.writable),
                              *m_bench.err, m_quiet);
   }
@@ -260,7 +260,7 @@ std::optional<BisectSteps::Run> BisectSteps::measure_more(const Run& run) {
   }
   // every round of the block: no precision stop, the width is the merged blocks'
   const auto record = measure_block(run.shas, more.more_dirs.back(), 0.0, run.confidence, block, false, nullptr);
-  runner::merge_rounds(more.record, record);
+  model::merge_rounds(more.record, record);
   analyse_run(more, m_in.settings);
   return more;
 }

@@ -41,8 +41,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<runner::Metric> metric_flag(const std::string& flag, const std::string& text) {
-  auto parsed = runner::parse_metric_list(text);
+std::vector<model::Metric> metric_flag(const std::string& flag, const std::string& text) {
+  auto parsed = model::parse_metric_list(text);
   if (!parsed) {
     throw UsageError(flag + ": " + parsed.error());
   }
@@ -84,7 +84,7 @@ struct ProgramReplicas {
 
 // Copies `cells`' programs `count` times under <out>/replicas and points
 // their argv[0] (and the control twin's) at <out>/arms/{a,b,c}/NAME.
-ProgramReplicas replicate_programs(runner::CellSpec& cell, const fs::path& out, int count) {
+ProgramReplicas replicate_programs(model::CellSpec& cell, const fs::path& out, int count) {
   ProgramReplicas replicas;
   replicas.links = out / "arms";
   for (const fs::path& dir : {out / "arms", out / "replicas"}) { // nothing is written through a planted link
@@ -95,8 +95,8 @@ ProgramReplicas replicate_programs(runner::CellSpec& cell, const fs::path& out, 
     }
   }
   fs::create_directories(replicas.links);
-  process::Invocation twin = cell.baseline;
-  process::Invocation* invocations[] = {&cell.baseline, &cell.candidate};
+  model::Invocation twin = cell.baseline;
+  model::Invocation* invocations[] = {&cell.baseline, &cell.candidate};
   for (std::size_t arm = 0; arm < 2; ++arm) {
     auto& argv = invocations[arm]->argv;
     const auto path = process::env_value(invocations[arm]->env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
@@ -163,7 +163,7 @@ std::string reproduce_line(const CompareOptions& o, const config::MeasurementSet
     line += fmt::format(" --replicas {}", s.replicas.value);
   }
   if (s.counters.value != config::k_default_counters) {
-    line += fmt::format(" --counters {}", process::counter_source_name(s.counters.value));
+    line += fmt::format(" --counters {}", model::counter_source_name(s.counters.value));
   }
   line += fmt::format(" --threshold {} --alpha {} --precision {} --interval {} --fail-on {}", s.threshold.value,
                       s.alpha.value, s.precision.value, analysis::interval_name(s.interval.value),
@@ -214,12 +214,12 @@ std::vector<std::string> candidate_labels(const CompareOptions& o) {
 
 // The cell of each candidate of `o` (and the control, unless --no-control),
 // with the programs replicated under `out` when --replicas asks for copies.
-std::vector<runner::CellSpec> compare_cells(const CompareOptions& o, const config::MeasurementSettings& settings,
-                                            const fs::path& out, ProgramReplicas& replicas) {
+std::vector<model::CellSpec> compare_cells(const CompareOptions& o, const config::MeasurementSettings& settings,
+                                           const fs::path& out, ProgramReplicas& replicas) {
   validate_scrub_names("--scrub-env", o.scrub_env);
   const auto labels = candidate_labels(o);
   auto env = process::without_secrets(process::current_environment(), o.scrub_env);
-  process::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", settings.timeout.value, ""};
+  model::Invocation baseline{command_argv("baseline", o.baseline, o.shell), env, "", settings.timeout.value, ""};
   require_runnable("baseline", baseline.argv, env);
   if (settings.replicas.value > 1 && o.shell) {
     throw UsageError("--replicas copies the program each command names first, and with --shell that is the shell",
@@ -230,19 +230,19 @@ std::vector<runner::CellSpec> compare_cells(const CompareOptions& o, const confi
                          std::to_string(o.candidates.size()),
                      "pass --replicas 1 to compare several candidates");
   }
-  auto hook = [&](const char* flag, const std::string& command) -> std::optional<runner::HookCommand> {
+  auto hook = [&](const char* flag, const std::string& command) -> std::optional<model::HookCommand> {
     if (command.empty()) {
       return std::nullopt;
     }
-    process::Invocation invocation{command_argv(flag, command, o.shell), env, "", settings.timeout.value, ""};
+    model::Invocation invocation{command_argv(flag, command, o.shell), env, "", settings.timeout.value, ""};
     require_runnable(flag, invocation.argv, env);
-    return runner::HookCommand{invocation, o.shell};
+    return model::HookCommand{invocation, o.shell};
   };
-  const runner::ArmHooks hooks{hook("--setup", o.setup), hook("--prepare", o.prepare), hook("--cleanup", o.cleanup)};
-  std::vector<runner::CellSpec> cells;
+  const model::ArmHooks hooks{hook("--setup", o.setup), hook("--prepare", o.prepare), hook("--cleanup", o.cleanup)};
+  std::vector<model::CellSpec> cells;
   for (std::size_t k = 0; k < o.candidates.size(); ++k) {
     const std::string arm = o.candidates.size() == 1 ? "candidate" : "candidate '" + labels[k] + "'";
-    process::Invocation candidate{command_argv(arm, o.candidates[k], o.shell), env, "", settings.timeout.value, ""};
+    model::Invocation candidate{command_argv(arm, o.candidates[k], o.shell), env, "", settings.timeout.value, ""};
     require_runnable(arm, candidate.argv, env);
     cells.push_back({o.name, baseline, candidate, false});
     cells.back().baseline_hooks = hooks;
@@ -259,7 +259,7 @@ std::vector<runner::CellSpec> compare_cells(const CompareOptions& o, const confi
     replicas = replicate_programs(cells.front(), fs::absolute(out), settings.replicas.value);
   }
   if (settings.control.value) {
-    cells.push_back(runner::control_of(cells.front()));
+    cells.push_back(model::control_of(cells.front()));
   }
   return cells;
 }
@@ -271,9 +271,9 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   if (o.name.empty()) {
     throw UsageError("--name must not be empty");
   }
-  if (o.name.ends_with(runner::k_control_suffix)) {
+  if (o.name.ends_with(model::k_control_suffix)) {
     throw UsageError(
-        fmt::format("--name {} ends in '{}', which names the A/A control cell", o.name, runner::k_control_suffix),
+        fmt::format("--name {} ends in '{}', which names the A/A control cell", o.name, model::k_control_suffix),
         "choose another cell name");
   }
   const auto settings = config::resolve(o.measure, nullptr, config::k_compare_defaults);
@@ -282,12 +282,12 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
   for (auto metric : gated) {
     if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
       throw UsageError(
-          fmt::format("--gate {} is not among the shown metrics ({})", runner::metric_name(metric), o.metrics),
+          fmt::format("--gate {} is not among the shown metrics ({})", model::metric_name(metric), o.metrics),
           "add it to --metric");
     }
   }
   auto isolation = process::plan_isolation_here(settings.isolate.value, {}); // a bad list: exit 2 before anything runs
-  const auto sandbox_mode = o.sandbox.value_or(process::SandboxMode::automatic);
+  const auto sandbox_mode = o.sandbox.value_or(model::SandboxMode::automatic);
   check_box_possible(sandbox_mode, true);
   const fs::path out(o.out);
   ProgramReplicas replicas;

@@ -108,7 +108,7 @@ void publish_to_github(const fs::path& out, const report::RunDocument& document,
   std::vector<github::Regression> regressions;
   for (const auto& r : document.results) {
     if (r.verdict == stats::Verdict::regression) {
-      regressions.push_back({runner::cell_title(r.cell, r.candidate), r.metric, r.ratio, r.ci_low, r.ci_high,
+      regressions.push_back({model::cell_title(r.cell, r.candidate), r.metric, r.ratio, r.ci_low, r.ci_high,
                              r.threshold, report::regression_reason(r)});
     }
   }

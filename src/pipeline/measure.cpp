@@ -1,5 +1,6 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/results_json.hpp>
+#include <refbench/model/suite_rows.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/terminal.hpp>
@@ -9,7 +10,6 @@
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/preflight.hpp>
-#include <refbench/runner/suite_rows.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
 #include <refbench/version.hpp>
@@ -26,8 +26,8 @@ namespace {
 
 // Runs the rounds of `plan` with the progress on `sinks.err` and precision
 // stopping on the gated metrics; the journal is synced before it returns.
-runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
-                          const Sinks& sinks) {
+model::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
+                         const Sinks& sinks) {
   const auto rounds = plan.rounds();
   auto header = plan.header;
   header.seed = rounds.seed;
@@ -47,7 +47,7 @@ runner::RunRecord measure(const MeasurementPlan& plan, process::Executor& execut
   const auto& gated = plan.gate;
   auto precision_settings = analysis_settings;
   precision_settings.confidence = plan.stop_confidence.value_or(analysis_settings.confidence);
-  hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
+  hooks.precise = [&](const model::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, gated),
                                     plan.settings.precision.value, precision_settings);
   };
@@ -77,7 +77,7 @@ void print_results(const MeasurementPlan& plan, const report::RunDocument& docum
 
 // The exit code of `record` and its `results`, after the partial results
 // are written: 130/143 when interrupted, 3 when a command could not start.
-int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
+int conclude(const MeasurementPlan& plan, const model::RunRecord& record,
              const std::vector<analysis::MetricResult>& results, const Sinks& sinks) {
   if (record.interrupted_by != 0) {
     throw InterruptedError(record.interrupted_by, true);
@@ -88,8 +88,8 @@ int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
   for (const auto& cell : record.cells) {
     if (cell.failure && cell.failure->could_not_start) {
       const auto command =
-          fmt::format("{} command {}", runner::arm_label(cell, cell.failure->arm), cell.failure->description);
-      throw RefusedError(plan.cell_in_refusal ? fmt::format("cell {}: the {}", runner::cell_title(cell), command)
+          fmt::format("{} command {}", model::arm_label(cell, cell.failure->arm), cell.failure->description);
+      throw RefusedError(plan.cell_in_refusal ? fmt::format("cell {}: the {}", model::cell_title(cell), command)
                                               : command,
                          plan.could_not_start_hint);
     }
@@ -107,7 +107,7 @@ int conclude(const MeasurementPlan& plan, const runner::RunRecord& record,
 
 } // namespace
 
-runner::RoundSettings MeasurementPlan::rounds() const {
+model::RoundSettings MeasurementPlan::rounds() const {
   auto rounds = settings.rounds();
   rounds.output_dir = output_dir;
   rounds.replicas = replicas;
@@ -120,8 +120,8 @@ runner::RoundSettings MeasurementPlan::rounds() const {
   return rounds;
 }
 
-process::CounterTool counter_here(const config::MeasurementSettings& settings,
-                                  const std::function<process::PerfProbe()>& probe, std::string_view path) {
+model::CounterTool counter_here(const config::MeasurementSettings& settings,
+                                const std::function<process::PerfProbe()>& probe, std::string_view path) {
   const char* here = std::getenv("PATH");
   const std::string_view searched = !path.empty() ? path : here != nullptr ? here : "/usr/local/bin:/usr/bin:/bin";
   auto tool = process::find_counter_tool(settings.counters.value, probe(), searched);
@@ -138,17 +138,17 @@ void plan_counts(MeasurementPlan& plan, const std::function<process::PerfProbe()
   bool instructions = false;
   bool allocations = false;
   for (auto& cell : plan.cells) {
-    cell.counted = runner::counted_readings(analysis::metrics_named(cell.meta.metrics, plan.metrics));
+    cell.counted = model::counted_readings(analysis::metrics_named(cell.meta.metrics, plan.metrics));
     for (const auto reading : cell.counted) {
-      instructions = instructions || reading == process::Reading::instructions;
-      allocations = allocations || reading != process::Reading::instructions;
+      instructions = instructions || reading == model::Reading::instructions;
+      allocations = allocations || reading != model::Reading::instructions;
     }
   }
   plan.counter.reset();
   std::optional<report::CounterInfo> recorded;
   if (instructions) {
     plan.counter = counter_here(plan.settings, probe, path);
-    recorded = report::CounterInfo{std::string(process::counter_source_name(plan.counter->source)), plan.counter->probe,
+    recorded = report::CounterInfo{std::string(model::counter_source_name(plan.counter->source)), plan.counter->probe,
                                    plan.counter->version, ""};
   }
   if (allocations) {
@@ -176,7 +176,7 @@ report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
           .alpha = s.alpha.value,
           .precision = s.precision.value,
           .interval = s.interval.value,
-          .counters = std::string(process::counter_source_name(s.counters.value))};
+          .counters = std::string(model::counter_source_name(s.counters.value))};
 }
 
 int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
@@ -184,7 +184,7 @@ int measure_and_report(const MeasurementPlan& plan, process::Executor& executor,
   auto planned = plan;
   planned.header.settings = recorded_settings(plan);
   auto record = measure(planned, executor, journal, sinks);
-  runner::to_rows(record, planned.header.removed_cells); // README: Suites: every benchmark a row
+  model::to_rows(record, planned.header.removed_cells); // README: Suites: every benchmark a row
   auto results = analysis::analyze(analysis::cell_samples(record, plan.metrics, plan.gate), plan.settings.analysis());
   auto document = report::make_document(planned.header, std::move(record), std::move(results));
   document.config = plan.config;
@@ -205,7 +205,7 @@ int measure_and_report(const MeasurementPlan& plan, process::Executor& executor,
 Bench launcher_bench(process::Launcher& launcher) {
   return {.executor = launcher,
           .keep = launcher.pid(),
-          .pin = [&launcher](const process::CpuList& cpus) { return launcher.pin(cpus); },
+          .pin = [&launcher](const model::CpuList& cpus) { return launcher.pin(cpus); },
           .box = [&launcher](const process::BoxPaths& paths) { return launcher.box(paths); }};
 }
 
@@ -213,25 +213,25 @@ Sinks sinks_of(const Bench& bench, const CommonOptions& common) {
   return {.common = common, .out = bench.out, .err = bench.err, .err_fd = bench.err_fd};
 }
 
-void apply_isolation(process::IsolationPlan& plan, const Bench& bench, bool quiet) {
+void apply_isolation(model::IsolationPlan& plan, const Bench& bench, bool quiet) {
   if (plan.pinned && !(bench.pin && bench.pin(plan.benchmark))) {
     const int saved = errno;
     process::unpin(plan, fmt::format("CPU isolation: the kernel refused to pin to CPUs {} ({}); running unpinned",
-                                     process::format_cpu_list(plan.benchmark), std::strerror(saved)));
+                                     model::format_cpu_list(plan.benchmark), std::strerror(saved)));
   }
   if (plan.pinned && !plan.refbench.empty() && !process::set_affinity(0, plan.refbench)) {
     const int saved = errno;
     // the benchmark is still pinned; refbench stays where it is
     plan.warning = fmt::format("CPU isolation: the kernel refused to move refbench to CPUs {} ({}); it shares the "
                                "benchmark's CPUs",
-                               process::format_cpu_list(plan.refbench), std::strerror(saved));
+                               model::format_cpu_list(plan.refbench), std::strerror(saved));
     plan.refbench.clear();
   }
   if (!plan.warning.empty() && !quiet) {
     std::cerr << "refbench: warning: " << plan.warning << "\n";
   }
   if (plan.pinned && !quiet) { // once, before round 1
-    std::cerr << "refbench: CPU layout: " << process::layout_text(plan) << "\n";
+    std::cerr << "refbench: CPU layout: " << model::layout_text(plan) << "\n";
   }
 }
 

@@ -1,8 +1,8 @@
 #include <refbench/formats/exports.hpp>
 #include <refbench/formats/results_json.hpp>
+#include <refbench/model/invocation.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/terminal.hpp>
-#include <refbench/process/invocation.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -35,14 +35,14 @@ std::string results_text(const report::RunDocument& document) {
 
 // What a failed invocation's user fixes: the command, the named hook, or the
 // command's run under a counter (whose metrics can also be dropped).
-std::string what_to_fix(const runner::CellFailure& failure) {
+std::string what_to_fix(const model::CellFailure& failure) {
   if (failure.hook.empty()) {
     return "fix the command";
   }
-  if (failure.hook == runner::k_counted_run) {
+  if (failure.hook == model::k_counted_run) {
     return "make the command run under valgrind or measure without the counted metric";
   }
-  if (failure.hook == runner::k_allocation_run) {
+  if (failure.hook == model::k_allocation_run) {
     return "link the program dynamically against libc or measure without allocations and allocated_bytes";
   }
   return "fix the " + failure.hook + " hook";
@@ -97,28 +97,28 @@ void print_warnings(const report::RunDocument& document, std::ostream& err) {
   }
 }
 
-void print_failures(const runner::RunRecord& record) {
+void print_failures(const model::RunRecord& record) {
   bool tree_told = false;
   for (const auto& cell : record.cells) {
     if (!cell.failure) {
       continue;
     }
     const auto& f = *cell.failure;
-    if (f.hook == runner::k_tree_check) { // one change, every cell's: said once
+    if (f.hook == model::k_tree_check) { // one change, every cell's: said once
       if (!tree_told) {
         std::cerr << fmt::format("refbench: error: {} {} {} — a benchmarked command wrote into an arm's tree, so no "
                                  "verdict is evidence; make it write under {{output}} or $TMPDIR (or list the path "
                                  "in run.writable) and rerun\n",
-                                 runner::failure_subject(cell, f), util::printable(f.description),
-                                 runner::failure_when(f));
+                                 model::failure_subject(cell, f), util::printable(f.description),
+                                 model::failure_when(f));
       }
       tree_told = true;
       continue;
     }
     std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — {} (its stderr ends below) and rerun\n",
-                             util::printable(runner::cell_title(cell)), runner::failure_subject(cell, f),
-                             util::printable(f.description), runner::failure_when(f), what_to_fix(f));
-    std::string tail = util::printable(process::last_lines(f.stderr_tail, 10), "\n\t");
+                             util::printable(model::cell_title(cell)), model::failure_subject(cell, f),
+                             util::printable(f.description), model::failure_when(f), what_to_fix(f));
+    std::string tail = util::printable(model::last_lines(f.stderr_tail, 10), "\n\t");
     std::size_t start = 0;
     while (!tail.empty() && start <= tail.size()) {
       std::size_t end = std::min(tail.find('\n', start), tail.size());

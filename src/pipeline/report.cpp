@@ -1,11 +1,11 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/config/settings.hpp>
 #include <refbench/formats/results_json.hpp>
+#include <refbench/model/shard.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/report.hpp>
 #include <refbench/report/csv.hpp>
 #include <refbench/report/markdown.hpp>
-#include <refbench/runner/shard.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -19,15 +19,15 @@ namespace {
 
 // Appends `run`'s cells and samples to `merged`, refusing a cell name that
 // is already there.
-void append_run(runner::RunRecord& merged, const runner::RunRecord& run, const std::string& file) {
+void append_run(model::RunRecord& merged, const model::RunRecord& run, const std::string& file) {
   for (const auto& cell : run.cells) {
     if (std::any_of(merged.cells.begin(), merged.cells.end(),
-                    [&](const auto& c) { return runner::cell_title(c) == runner::cell_title(cell); })) {
-      throw UsageError(fmt::format("{}: cell '{}' is also in an earlier file", file, runner::cell_title(cell)),
+                    [&](const auto& c) { return model::cell_title(c) == model::cell_title(cell); })) {
+      throw UsageError(fmt::format("{}: cell '{}' is also in an earlier file", file, model::cell_title(cell)),
                        "pass each shard's results once; shards must run disjoint cells");
     }
   }
-  runner::append_record(merged, run);
+  model::append_record(merged, run);
 }
 
 // Refuses to merge `runs` (from `files`) when they are not all shards, or
@@ -60,9 +60,9 @@ void check_same_kind(const std::vector<report::RunDocument>& runs, const std::ve
 
 // README: run --shard: the `shard` records of `runs` (read from `files`), refused
 // unless they are distinct shards of one run; empty when none is a shard.
-std::vector<runner::ShardIdentity> checked_shards(const std::vector<report::RunDocument>& runs,
-                                                  const std::vector<std::string>& files) {
-  std::vector<runner::ShardIdentity> shards;
+std::vector<model::ShardIdentity> checked_shards(const std::vector<report::RunDocument>& runs,
+                                                 const std::vector<std::string>& files) {
+  std::vector<model::ShardIdentity> shards;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     check_same_kind(runs, files, i);
     if (!runs[i].header.shard) {
@@ -70,7 +70,7 @@ std::vector<runner::ShardIdentity> checked_shards(const std::vector<report::RunD
     }
     shards.push_back(*runs[i].header.shard);
     for (std::size_t earlier = 0; earlier + 1 < shards.size(); ++earlier) {
-      if (auto difference = runner::shard_mismatch(shards[earlier], shards.back())) {
+      if (auto difference = model::shard_mismatch(shards[earlier], shards.back())) {
         const bool twice = shards[earlier].shard == shards.back().shard;
         throw UsageError(fmt::format("cannot merge {} with {}: {}", files[i], files[earlier], *difference),
                          twice ? "pass each shard's results once"
@@ -88,7 +88,7 @@ report::RunDocument analysed_document(const std::vector<report::RunDocument>& ru
                                       const std::vector<std::string>& files) {
   const auto shards = checked_shards(runs, files);
   auto header = runs.front().header;
-  runner::RunRecord merged;
+  model::RunRecord merged;
   merged.seed = runs.front().record.seed;
   merged.rss = runs.front().record.rss;
   std::vector<analysis::CellSamples> cells;

@@ -80,7 +80,7 @@ std::string reproduce_line(const RunOptions& o, const std::string& config_path, 
          (o.allow_same_commit ? " --allow-same-commit" : "") +
          (o.measure.isolate ? " --isolate " + util::quote_shell_word(*o.measure.isolate) : "") +
          (o.measure.replicas ? fmt::format(" --replicas {}", *o.measure.replicas) : "") +
-         (o.measure.counters ? " --counters " + std::string(process::counter_source_name(*o.measure.counters)) : "") +
+         (o.measure.counters ? " --counters " + std::string(model::counter_source_name(*o.measure.counters)) : "") +
          (o.cells.empty() ? "" : " --cells " + util::quote_shell_word(fmt::format("{}", fmt::join(o.cells, ","))));
 }
 
@@ -99,7 +99,7 @@ build::BuildTimes build_both(const config::Config& config, const Arms& arms, con
   process::become_subreaper();
   const ReapBuildLeftovers reap{keep};
   std::vector<build::ArmBuild> builds{
-      {"baseline", arms.tree(runner::Arm::baseline), (out / "logs/build-baseline.log").string()}};
+      {"baseline", arms.tree(model::Arm::baseline), (out / "logs/build-baseline.log").string()}};
   for (std::size_t k = 0; k < arms.candidate_count(); ++k) { // candidate, candidate-2, …
     const std::string name = k == 0 ? "candidate" : fmt::format("candidate-{}", k + 1);
     builds.push_back({name, arms.candidate_tree(k), (out / "logs" / ("build-" + name + ".log")).string()});
@@ -161,8 +161,8 @@ void check_candidates(const RunOptions& o, Inputs& in, bool quiet, bool history)
 void check_counter(const Inputs& in) {
   for (const auto& cell : in.config.cells) {
     for (const auto& name : cell.metrics) {
-      if (const auto metric = runner::parse_metric(name);
-          metric && runner::metric_info(*metric).stored == process::Reading::instructions) {
+      if (const auto metric = model::parse_metric(name);
+          metric && model::metric_info(*metric).stored == model::Reading::instructions) {
         counter_here(in.settings);
         return;
       }
@@ -189,8 +189,8 @@ void check_run_disk(const Inputs& in, const fs::path& out, const fs::path& work,
 }
 
 // The cells to measure: every candidate's, NEW ones marked, the A/A control added.
-std::vector<runner::CellSpec> run_cells(std::vector<runner::CellSpec> planned, const Inputs& in,
-                                        const BaselineCells& lifecycle, MeasurementPlan& plan, bool quiet) {
+std::vector<model::CellSpec> run_cells(std::vector<model::CellSpec> planned, const Inputs& in,
+                                       const BaselineCells& lifecycle, MeasurementPlan& plan, bool quiet) {
   plan.header.removed_cells = mark_new_cells(planned, in.config, lifecycle);
   if (!quiet && !planned.empty() &&
       std::all_of(planned.begin(), planned.end(), [](const auto& c) { return c.meta.candidate_only; })) {
@@ -203,8 +203,8 @@ std::vector<runner::CellSpec> run_cells(std::vector<runner::CellSpec> planned, c
 
 // README: Security model: the box that `o` (over the config) asks for; where
 // it is "required", refused at once (exit 3) when the kernel already says no.
-process::SandboxMode sandbox_mode_of(const RunOptions& o, const Inputs& in, const Bench& bench) {
-  const auto mode = o.sandbox.value_or(in.config.run.sandbox.value_or(process::SandboxMode::automatic));
+model::SandboxMode sandbox_mode_of(const RunOptions& o, const Inputs& in, const Bench& bench) {
+  const auto mode = o.sandbox.value_or(in.config.run.sandbox.value_or(model::SandboxMode::automatic));
   check_box_possible(mode, static_cast<bool>(bench.box));
   return mode;
 }
@@ -212,8 +212,8 @@ process::SandboxMode sandbox_mode_of(const RunOptions& o, const Inputs& in, cons
 // The run's environment once `bench`'s commands are in the box of `paths`
 // that `mode` asks for (README: Security model): after the builds and the
 // replicas, before the payloads are used.
-report::EnvironmentInfo boxed_environment(const Bench& bench, process::SandboxMode mode, const process::BoxPaths& paths,
-                                          const process::IsolationPlan& isolation, bool quiet) {
+report::EnvironmentInfo boxed_environment(const Bench& bench, model::SandboxMode mode, const process::BoxPaths& paths,
+                                          const model::IsolationPlan& isolation, bool quiet) {
   auto environment = report::environment_info(process::machine_facts(), &isolation);
   environment.sandbox = box_commands(bench.box, mode, paths, std::cerr, quiet);
   return environment;
@@ -280,7 +280,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
   const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
   if (seed_derived) {
-    in.settings.seed = {runner::derived_seed(baseline.sha, candidates.front().sha, in.config_text), "derived"};
+    in.settings.seed = {model::derived_seed(baseline.sha, candidates.front().sha, in.config_text), "derived"};
   }
   if (pr_base_sha) { // a PR's arms are reported by branch name
     baseline.name = event->baseline_name.value_or(baseline.name);

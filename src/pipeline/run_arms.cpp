@@ -90,11 +90,11 @@ Arms::~Arms() {
   }
 }
 
-std::string Arms::path(runner::Arm arm) const { return (m_work / (arm == runner::Arm::baseline ? "a" : "b")).string(); }
+std::string Arms::path(model::Arm arm) const { return (m_work / (arm == model::Arm::baseline ? "a" : "b")).string(); }
 
 std::string Arms::control_path() const { return (m_work / "c").string(); }
 
-std::string Arms::tree(runner::Arm arm) const { return m_paths.at(arm == runner::Arm::baseline ? 0 : 1); }
+std::string Arms::tree(model::Arm arm) const { return m_paths.at(arm == model::Arm::baseline ? 0 : 1); }
 
 std::string Arms::candidate_path(std::size_t index) const { return (m_work / candidate_link(index)).string(); }
 
@@ -168,7 +168,7 @@ std::string Arms::moved_links() const {
 ArmReplicas make_replicas(const Arms& arms, const fs::path& out, const fs::path& work, int count,
                           const std::vector<std::string>& globs, bool keep) {
   ArmReplicas replicas;
-  const std::array<std::string, 2> trees{arms.tree(runner::Arm::baseline), arms.tree(runner::Arm::candidate)};
+  const std::array<std::string, 2> trees{arms.tree(model::Arm::baseline), arms.tree(model::Arm::candidate)};
   if (count <= 1) {
     replicas.dirs = {std::vector{trees[0]}, std::vector{trees[1]}};
     return replicas;
@@ -278,8 +278,8 @@ process::BoxPaths box_paths_of_bisect(const fs::path& out, const fs::path& work,
   return paths;
 }
 
-void check_box_possible(process::SandboxMode mode, bool has_box) {
-  if (mode != process::SandboxMode::required || !has_box) {
+void check_box_possible(model::SandboxMode mode, bool has_box) {
+  if (mode != model::SandboxMode::required || !has_box) {
     return;
   }
   if (const auto refusal = process::box_refusal(); !refusal.empty()) {
@@ -289,21 +289,21 @@ void check_box_possible(process::SandboxMode mode, bool has_box) {
 }
 
 report::SandboxInfo box_commands(const std::function<process::SandboxState(const process::BoxPaths&)>& box,
-                                 process::SandboxMode mode, const process::BoxPaths& paths, std::ostream& err,
+                                 model::SandboxMode mode, const process::BoxPaths& paths, std::ostream& err,
                                  bool quiet) {
   process::SandboxState state;
-  if (mode == process::SandboxMode::off) {
+  if (mode == model::SandboxMode::off) {
     state.reason = "run.sandbox = \"off\"";
   } else if (!box) {
     state.reason = "the commands do not run through refbench's launcher";
   } else {
     state = box(paths);
   }
-  if (state.mode == "none" && mode == process::SandboxMode::required) {
+  if (state.mode == "none" && mode == model::SandboxMode::required) {
     throw RefusedError("run.sandbox = \"required\", but the box cannot be made here: " + state.reason,
                        std::string(k_required_hint));
   }
-  if (state.mode == "none" && mode == process::SandboxMode::automatic && !quiet) {
+  if (state.mode == "none" && mode == model::SandboxMode::automatic && !quiet) {
     err << "refbench: warning: sandbox: " << util::printable(state.reason)
         << "; the commands run unboxed, the trees' and links' checks watch them (run.sandbox = \"required\" refuses "
            "this)\n";

@@ -88,13 +88,13 @@ std::vector<config::PayloadFile> make_payloads(const Inputs& in, const fs::path&
   return files;
 }
 
-std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in, bool& auto_control) {
+std::vector<model::CellSpec> with_control(std::vector<model::CellSpec> cells, const Inputs& in, bool& auto_control) {
   const auto& control_cell = in.config.run.control_cell;
   auto named = [&](const auto& c) { return control_cell && c.name == *control_cell; };
   const bool control_planned =
       (in.shard || !in.cells.empty()) && std::any_of(cells.begin(), cells.end(), named); // among all cells
   if (in.shard) {
-    cells = runner::cells_of_shard(cells, *in.shard);
+    cells = model::cells_of_shard(cells, *in.shard);
   }
   cells = config::select_cells(std::move(cells), in.cells, "--cells");
   const bool control = in.settings.control.value;
@@ -108,21 +108,20 @@ std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, 
       auto_control = control;
       return cells;
     }
-    cells.push_back(runner::control_of(*it));
+    cells.push_back(model::control_of(*it));
   } else {
     auto_control = control;
   }
   return cells;
 }
 
-std::vector<runner::CellSpec> plan_candidates(const Inputs& in, const Arms& arms, const ArmReplicas& replicas,
-                                              const std::vector<config::PayloadFile>& payloads,
-                                              const std::vector<std::string>& env,
-                                              const process::IsolationPlan& isolation,
-                                              const std::vector<std::string>& labels) {
-  std::vector<std::vector<runner::CellSpec>> per_candidate;
+std::vector<model::CellSpec> plan_candidates(const Inputs& in, const Arms& arms, const ArmReplicas& replicas,
+                                             const std::vector<config::PayloadFile>& payloads,
+                                             const std::vector<std::string>& env, const model::IsolationPlan& isolation,
+                                             const std::vector<std::string>& labels) {
+  std::vector<std::vector<model::CellSpec>> per_candidate;
   for (std::size_t k = 0; k < arms.candidate_count(); ++k) {
-    config::ArmPaths paths{arms.path(runner::Arm::baseline),
+    config::ArmPaths paths{arms.path(model::Arm::baseline),
                            arms.candidate_path(k),
                            replicas.dirs[0].size() > 1 ? arms.control_path() : std::string(),
                            in.config.baseline_arm,
@@ -131,7 +130,7 @@ std::vector<runner::CellSpec> plan_candidates(const Inputs& in, const Arms& arms
     per_candidate.push_back(config::plan_cells(in.config.cells, payloads, paths, env, in.settings.timeout.value,
                                                config::cpu_group_lists(in.config.cells, isolation)));
   }
-  std::vector<runner::CellSpec> cells;
+  std::vector<model::CellSpec> cells;
   for (std::size_t i = 0; i < per_candidate.front().size(); ++i) {
     for (auto& planned : per_candidate) {
       cells.push_back(std::move(planned[i]));

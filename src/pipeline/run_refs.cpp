@@ -80,7 +80,7 @@ void record_arms(report::RunHeader& header, const Arms& arms, const git::Resolve
     return report::ArmInfo{typed, ref.name, ref.sha, tree, "", seconds, settings.env, settings.args};
   };
   header.baseline =
-      arm(baseline, *o.baseline, arms.tree(runner::Arm::baseline), build_times.seconds[0], config.baseline_arm);
+      arm(baseline, *o.baseline, arms.tree(model::Arm::baseline), build_times.seconds[0], config.baseline_arm);
   header.candidates.clear();
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     header.candidates.push_back(arm(candidates[k], o.candidates[k], arms.candidate_tree(k),

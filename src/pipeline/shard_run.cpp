@@ -17,7 +17,7 @@ namespace {
 
 // The cells `config` plans, with stand-in paths: the same names, order and
 // payload sizes as the real plan, which is all the partition looks at.
-std::vector<runner::CellSpec> cells_of_config(const config::Config& config) {
+std::vector<model::CellSpec> cells_of_config(const config::Config& config) {
   std::vector<config::PayloadFile> payloads;
   for (const auto& size : config.payload_sizes) {
     payloads.push_back({size.label, "{payload}", size.bytes});
@@ -26,8 +26,8 @@ std::vector<runner::CellSpec> cells_of_config(const config::Config& config) {
 }
 
 // The suite cell a cell of the plan runs: itself, or the one its A/A control replicates.
-std::string suite_of(const runner::CellSpec& cell) {
-  const std::string_view suffix = runner::k_control_suffix;
+std::string suite_of(const model::CellSpec& cell) {
+  const std::string_view suffix = model::k_control_suffix;
   return cell.control && cell.name.ends_with(suffix) ? cell.name.substr(0, cell.name.size() - suffix.size())
                                                      : cell.name;
 }
@@ -36,7 +36,7 @@ std::string suite_of(const runner::CellSpec& cell) {
 // per arm, by cell name; none for a suite that reported nothing.
 std::map<std::string, std::set<std::string>> list_suites(const MeasurementPlan& plan, process::Executor& executor,
                                                          const runner::PlacementHook& place) {
-  std::vector<runner::CellSpec> suites;
+  std::vector<model::CellSpec> suites;
   for (const auto& cell : plan.cells) {
     if (cell.meta.suite && !cell.control) {
       suites.push_back(cell);
@@ -60,7 +60,7 @@ std::map<std::string, std::set<std::string>> list_suites(const MeasurementPlan& 
   for (std::size_t cell = 0; cell < suites.size(); ++cell) {
     auto& reported = names[suites[cell].name];
     for (const auto& sample : listing.samples) {
-      if (sample.cell == cell && runner::usable(sample) && !listing.cells[cell].failure) {
+      if (sample.cell == cell && model::usable(sample) && !listing.cells[cell].failure) {
         for (const auto& benchmark : sample.benchmarks) {
           reported.insert(benchmark.name);
         }
@@ -72,10 +72,10 @@ std::map<std::string, std::set<std::string>> list_suites(const MeasurementPlan& 
 
 } // namespace
 
-std::vector<std::string> split_suites(MeasurementPlan& plan, runner::Shard shard, process::Executor& executor,
+std::vector<std::string> split_suites(MeasurementPlan& plan, model::Shard shard, process::Executor& executor,
                                       const runner::PlacementHook& place) {
   if (shard.count == 1 || std::none_of(plan.cells.begin(), plan.cells.end(),
-                                       [](const runner::CellSpec& cell) { return cell.meta.suite.has_value(); })) {
+                                       [](const model::CellSpec& cell) { return cell.meta.suite.has_value(); })) {
     return {};
   }
   const auto listed = list_suites(plan, executor, place);
@@ -91,10 +91,10 @@ std::vector<std::string> split_suites(MeasurementPlan& plan, runner::Shard shard
       }
       continue;
     }
-    const auto families = runner::families_of_shard({names.begin(), names.end()}, shard);
+    const auto families = model::families_of_shard({names.begin(), names.end()}, shard);
     std::vector<std::string> mine;
     for (const auto& name : names) {
-      if (std::find(families.begin(), families.end(), runner::benchmark_family(name)) != families.end()) {
+      if (std::find(families.begin(), families.end(), model::benchmark_family(name)) != families.end()) {
         mine.push_back(name);
       }
     }
@@ -105,7 +105,7 @@ std::vector<std::string> split_suites(MeasurementPlan& plan, runner::Shard shard
     }
   }
   std::erase_if(plan.cells,
-                [&](const runner::CellSpec& cell) { return cell.meta.suite && !rows.contains(suite_of(cell)); });
+                [&](const model::CellSpec& cell) { return cell.meta.suite && !rows.contains(suite_of(cell)); });
   for (auto& cell : plan.cells) {
     const auto found = cell.meta.suite ? rows.find(suite_of(cell)) : rows.end();
     if (found != rows.end() && !found->second.empty()) { // else not a suite, or one that runs whole
@@ -120,32 +120,32 @@ std::vector<std::string> split_suites(MeasurementPlan& plan, runner::Shard shard
   return lines;
 }
 
-runner::Shard checked_shard(const std::string& flag, const config::Config& config) {
-  const auto shard = runner::parse_shard(flag);
-  runner::cells_of_shard(cells_of_config(config), shard); // throws when a shard would get no cell
+model::Shard checked_shard(const std::string& flag, const config::Config& config) {
+  const auto shard = model::parse_shard(flag);
+  model::cells_of_shard(cells_of_config(config), shard); // throws when a shard would get no cell
   return shard;
 }
 
-std::vector<runner::CellSpec> cells_of_run(const config::Config& config, std::optional<runner::Shard> shard,
-                                           const std::vector<std::string>& globs) {
+std::vector<model::CellSpec> cells_of_run(const config::Config& config, std::optional<model::Shard> shard,
+                                          const std::vector<std::string>& globs) {
   auto cells = cells_of_config(config);
   if (shard) {
-    cells = runner::cells_of_shard(cells, *shard);
+    cells = model::cells_of_shard(cells, *shard);
   }
   return config::select_cells(std::move(cells), globs, "--cells");
 }
 
-bool run_uses_payload(const config::Config& config, std::optional<runner::Shard> shard,
+bool run_uses_payload(const config::Config& config, std::optional<model::Shard> shard,
                       const std::vector<std::string>& globs, std::uint64_t bytes) {
   const auto mine = cells_of_run(config, shard, globs);
-  return std::any_of(mine.begin(), mine.end(), [&](const runner::CellSpec& cell) {
+  return std::any_of(mine.begin(), mine.end(), [&](const model::CellSpec& cell) {
     return !cell.meta.family.empty() && cell.meta.payload_bytes == bytes;
   });
 }
 
-runner::ShardIdentity shard_identity(runner::Shard shard, const std::string& baseline_sha,
-                                     const std::string& candidate_sha, std::uint64_t seed, bool seed_derived,
-                                     const std::string& config_text, const std::string& settings) {
+model::ShardIdentity shard_identity(model::Shard shard, const std::string& baseline_sha,
+                                    const std::string& candidate_sha, std::uint64_t seed, bool seed_derived,
+                                    const std::string& config_text, const std::string& settings) {
   util::Sha256 hash;
   hash.update(config_text);
   hash.update(std::string_view("\n--\n"));
@@ -180,7 +180,7 @@ BaselineCells baseline_cells(const std::string& repo, const std::string& sha, co
   }
 }
 
-std::vector<std::string> mark_new_cells(std::vector<runner::CellSpec>& cells, const config::Config& config,
+std::vector<std::string> mark_new_cells(std::vector<model::CellSpec>& cells, const config::Config& config,
                                         const BaselineCells& baseline) {
   if (!baseline.names) {
     return {};

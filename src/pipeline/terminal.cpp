@@ -128,7 +128,7 @@ int terminal_width(int fd) {
   return k_default_width;
 }
 
-Progress::Progress(std::ostream& out, int fd, ProgressMode mode, const runner::RoundSettings& settings,
+Progress::Progress(std::ostream& out, int fd, ProgressMode mode, const model::RoundSettings& settings,
                    runner::Clock clock)
     : m_out(out), m_fd(fd), m_mode(mode), m_max_rounds(settings.max_rounds), m_budget_seconds(settings.budget_seconds),
       m_clock(std::move(clock)), m_start(m_clock()) {}
@@ -140,12 +140,12 @@ void Progress::attach(runner::RoundHooks& hooks) {
     return;
   }
   hooks.observer = [this](int round, std::size_t active, double elapsed) { round_done(round, active, elapsed); };
-  hooks.before_invocation = [this](const runner::CellRecord& cell, runner::Arm arm, int round) {
+  hooks.before_invocation = [this](const model::CellRecord& cell, model::Arm arm, int round) {
     invocation_starts(cell, arm, round);
   };
 }
 
-void Progress::invocation_starts(const runner::CellRecord& cell, runner::Arm arm, int round) {
+void Progress::invocation_starts(const model::CellRecord& cell, model::Arm arm, int round) {
   if (round >= 1 && !m_round_one_seen) {
     m_round_one_seen = true;
     m_times.first_round_start = elapsed();
@@ -158,7 +158,7 @@ void Progress::invocation_starts(const runner::CellRecord& cell, runner::Arm arm
     return;
   }
   auto end = estimate_end(m_times, m_max_rounds, m_budget_seconds);
-  draw({runner::cell_title(cell), std::string(runner::arm_name(arm)), round, m_max_rounds, m_times.active_cells, now,
+  draw({model::cell_title(cell), std::string(model::arm_name(arm)), round, m_max_rounds, m_times.active_cells, now,
         m_budget_seconds, end ? std::optional<double>(*end - now) : std::nullopt});
   m_drawn_round = round;
   m_drawn_at = now;

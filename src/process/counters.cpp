@@ -25,8 +25,9 @@ constexpr std::string_view k_count_prefix = "cachegrind.";
 
 // The first line `valgrind --version` prints, e.g. "valgrind-3.19.0".
 std::string tool_version(const std::string& program) {
-  Invocation version{.argv = {program, "--version"}, .timeout = std::chrono::seconds(10), .capture_stdout = true};
-  const Outcome outcome = run_process(version);
+  model::Invocation version{
+      .argv = {program, "--version"}, .timeout = std::chrono::seconds(10), .capture_stdout = true};
+  const model::Outcome outcome = run_process(version);
   if (!succeeded(outcome)) {
     return "unknown (valgrind --version " + describe(outcome, version.timeout) + ")";
   }
@@ -62,9 +63,9 @@ PerfProbe perf_probe() {
   return {true, "opened"};
 }
 
-std::expected<CounterTool, std::string> find_counter_tool(CounterSource source, const PerfProbe& probe,
-                                                          std::string_view path) {
-  if (source == CounterSource::perf) {
+std::expected<model::CounterTool, std::string> find_counter_tool(model::CounterSource source, const PerfProbe& probe,
+                                                                 std::string_view path) {
+  if (source == model::CounterSource::perf) {
     return std::unexpected(fmt::format(
         "--counters perf: {}; this release counts through valgrind only: use --counters valgrind (apt-get install "
         "valgrind)",
@@ -72,7 +73,7 @@ std::expected<CounterTool, std::string> find_counter_tool(CounterSource source, 
   }
   const auto program = find_executable("valgrind", path);
   if (!program) {
-    if (source == CounterSource::valgrind) {
+    if (source == model::CounterSource::valgrind) {
       return std::unexpected("--counters valgrind: valgrind is not on the PATH: install it (apt-get install valgrind)");
     }
     return std::unexpected(fmt::format(
@@ -80,11 +81,12 @@ std::expected<CounterTool, std::string> find_counter_tool(CounterSource source, 
         "is not built yet ({})",
         probe.answer));
   }
-  return CounterTool{CounterSource::valgrind, probe.answer, tool_version(*program), *program};
+  return model::CounterTool{model::CounterSource::valgrind, probe.answer, tool_version(*program), *program};
 }
 
-Invocation counted_invocation(const Invocation& invocation, const CounterTool& tool, const std::filesystem::path& dir) {
-  Invocation counted = invocation;
+model::Invocation counted_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
+                                     const std::filesystem::path& dir) {
+  model::Invocation counted = invocation;
   counted.argv = {tool.program,
                   "-q",
                   "--tool=cachegrind",
@@ -167,9 +169,10 @@ std::expected<std::filesystem::path, std::string> write_allocation_counter(const
   return path;
 }
 
-Invocation allocation_counted_invocation(const Invocation& invocation, const std::filesystem::path& library,
-                                         const std::filesystem::path& dir) {
-  Invocation counted = invocation;
+model::Invocation allocation_counted_invocation(const model::Invocation& invocation,
+                                                const std::filesystem::path& library,
+                                                const std::filesystem::path& dir) {
+  model::Invocation counted = invocation;
   constexpr std::string_view preload = "LD_PRELOAD=";
   const auto existing = std::find_if(counted.env.begin(), counted.env.end(),
                                      [&](const std::string& entry) { return entry.starts_with(preload); });
@@ -190,7 +193,7 @@ namespace {
 constexpr std::string_view k_allocation_prefix = "alloc.";
 
 // Why no process of `invocation` loaded the allocation counter.
-std::string no_allocation_count(const Invocation& invocation) {
+std::string no_allocation_count(const model::Invocation& invocation) {
   const auto path = env_value(invocation.env, "PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   auto program = invocation.argv.empty() ? std::nullopt : find_executable(invocation.argv[0], path);
   if (program && !program->starts_with('/') && !invocation.cwd.empty()) {
@@ -220,7 +223,7 @@ std::optional<std::uint64_t> little_endian(std::string_view bytes, std::size_t a
 } // namespace
 
 std::expected<AllocationCount, std::string> read_allocation_count(const std::filesystem::path& dir,
-                                                                  const Invocation& invocation) {
+                                                                  const model::Invocation& invocation) {
   std::error_code error;
   std::filesystem::directory_iterator entries(dir, error);
   if (error) {

@@ -39,27 +39,28 @@ unsigned core_of(const Topology& topology, unsigned cpu) {
 }
 
 // `cpus` grouped by physical core, cores ordered by their lowest CPU.
-std::vector<CpuList> cores_of(const Topology& topology, const CpuList& cpus) {
-  std::map<unsigned, CpuList> by_core;
+std::vector<model::CpuList> cores_of(const Topology& topology, const model::CpuList& cpus) {
+  std::map<unsigned, model::CpuList> by_core;
   for (unsigned cpu : cpus) {
     by_core[core_of(topology, cpu)].push_back(cpu);
   }
-  std::vector<CpuList> cores;
+  std::vector<model::CpuList> cores;
   for (auto& [core, members] : by_core) {
     cores.push_back(std::move(members));
   }
-  std::sort(cores.begin(), cores.end(), [](const CpuList& a, const CpuList& b) { return a.front() < b.front(); });
+  std::sort(cores.begin(), cores.end(),
+            [](const model::CpuList& a, const model::CpuList& b) { return a.front() < b.front(); });
   return cores;
 }
 
-CpuList sorted(CpuList cpus) {
+model::CpuList sorted(model::CpuList cpus) {
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   return cpus;
 }
 
-CpuList minus(const CpuList& all, const CpuList& removed) {
-  CpuList out;
+model::CpuList minus(const model::CpuList& all, const model::CpuList& removed) {
+  model::CpuList out;
   std::set_difference(all.begin(), all.end(), removed.begin(), removed.end(), std::back_inserter(out));
   return out;
 }
@@ -74,10 +75,10 @@ std::string split_size(const CpuSplitRequest& request) {
 }
 
 // Every group of every split gets the whole usable list (an unpinned run).
-std::vector<CpuSplit> unpinned_splits(const std::vector<CpuSplitRequest>& splits, const CpuList& usable) {
-  std::vector<CpuSplit> out;
+std::vector<model::CpuSplit> unpinned_splits(const std::vector<CpuSplitRequest>& splits, const model::CpuList& usable) {
+  std::vector<model::CpuSplit> out;
   for (const auto& request : splits) {
-    CpuSplit split{request.owner, {}, {}};
+    model::CpuSplit split{request.owner, {}, {}};
     for (const auto& group : request.groups) {
       split.groups.emplace_back(group.name, usable);
     }
@@ -86,9 +87,9 @@ std::vector<CpuSplit> unpinned_splits(const std::vector<CpuSplitRequest>& splits
   return out;
 }
 
-IsolationPlan unpinned(IsolationMode mode, const CpuList& usable, const std::vector<CpuSplitRequest>& splits,
-                       std::string warning) {
-  IsolationPlan plan;
+model::IsolationPlan unpinned(model::IsolationMode mode, const model::CpuList& usable,
+                              const std::vector<CpuSplitRequest>& splits, std::string warning) {
+  model::IsolationPlan plan;
   plan.mode = mode;
   plan.usable = usable;
   plan.splits = unpinned_splits(splits, usable);
@@ -97,14 +98,14 @@ IsolationPlan unpinned(IsolationMode mode, const CpuList& usable, const std::vec
 }
 
 // The splits of `splits` over `benchmark`, or the first that does not fit.
-std::expected<std::vector<CpuSplit>, std::string> split_all(const Topology& topology, const CpuList& benchmark,
-                                                            const std::vector<CpuSplitRequest>& splits) {
-  std::vector<CpuSplit> out;
+std::expected<std::vector<model::CpuSplit>, std::string>
+split_all(const Topology& topology, const model::CpuList& benchmark, const std::vector<CpuSplitRequest>& splits) {
+  std::vector<model::CpuSplit> out;
   for (const auto& request : splits) {
     auto split = split_cpus(topology, benchmark, request);
     if (!split) {
       return std::unexpected(fmt::format("cell {}: cpus = {} does not fit the {} benchmark CPUs {}", request.owner,
-                                         split_size(request), benchmark.size(), format_cpu_list(benchmark)));
+                                         split_size(request), benchmark.size(), model::format_cpu_list(benchmark)));
     }
     out.push_back(std::move(*split));
   }
@@ -113,12 +114,12 @@ std::expected<std::vector<CpuSplit>, std::string> split_all(const Topology& topo
 
 } // namespace
 
-std::expected<CpuList, std::string> parse_cpu_list(std::string_view text) {
+std::expected<model::CpuList, std::string> parse_cpu_list(std::string_view text) {
   const std::string_view list = trimmed(text);
   if (list.empty()) {
     return std::unexpected("an empty CPU list");
   }
-  CpuList cpus;
+  model::CpuList cpus;
   std::size_t start = 0;
   while (start <= list.size()) {
     std::size_t end = std::min(list.find(',', start), list.size());
@@ -139,20 +140,7 @@ std::expected<CpuList, std::string> parse_cpu_list(std::string_view text) {
   return sorted(std::move(cpus));
 }
 
-std::string format_cpu_list(const CpuList& cpus) {
-  std::string text;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) {
-      ++j;
-    }
-    text += (text.empty() ? "" : ",") + (j == i ? std::to_string(cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]));
-    i = j + 1;
-  }
-  return text;
-}
-
-std::expected<Topology, std::string> read_topology(const CpuList& cpus, const std::string& root) {
+std::expected<Topology, std::string> read_topology(const model::CpuList& cpus, const std::string& root) {
   Topology topology;
   for (unsigned cpu : cpus) {
     const std::string path = fmt::format("{}/cpu{}/topology/thread_siblings_list", root, cpu);
@@ -170,50 +158,19 @@ std::expected<Topology, std::string> read_topology(const CpuList& cpus, const st
   return topology;
 }
 
-std::string layout_text(const IsolationPlan& plan) {
-  if (!plan.pinned) {
-    return "unpinned";
-  }
-  std::string text = "benchmarked processes on CPUs " + format_cpu_list(plan.benchmark) + ", refbench " +
-                     (plan.refbench.empty() ? "not pinned" : "on " + format_cpu_list(plan.refbench));
-  for (const auto& split : plan.splits) {
-    text += "; cell " + split.owner + ":";
-    for (std::size_t i = 0; i < split.groups.size(); ++i) {
-      text += (i == 0 ? " " : ", ") + split.groups[i].first + " " + format_cpu_list(split.groups[i].second);
-    }
-    if (!split.unassigned.empty()) {
-      text += ", unassigned " + format_cpu_list(split.unassigned);
-    }
-  }
-  return text;
-}
-
-std::string IsolationPlan::group_list(const std::string& owner, const std::string& group) const {
-  for (const auto& split : splits) {
-    if (split.owner != owner) {
-      continue;
-    }
-    for (const auto& [name, cpus] : split.groups) {
-      if (name == group) {
-        return format_cpu_list(cpus);
-      }
-    }
-  }
-  return "";
-}
-
-std::optional<CpuSplit> split_cpus(const Topology& topology, const CpuList& benchmark, const CpuSplitRequest& request) {
+std::optional<model::CpuSplit> split_cpus(const Topology& topology, const model::CpuList& benchmark,
+                                          const CpuSplitRequest& request) {
   const auto cores = cores_of(topology, benchmark);
   std::vector<bool> taken(cores.size(), false);
-  CpuSplit split{request.owner, {}, {}};
+  model::CpuSplit split{request.owner, {}, {}};
   std::optional<std::size_t> rest;
   for (const auto& group : request.groups) {
-    split.groups.emplace_back(group.name, CpuList{});
+    split.groups.emplace_back(group.name, model::CpuList{});
     if (!group.count) {
       rest = split.groups.size() - 1;
       continue;
     }
-    CpuList& cpus = split.groups.back().second;
+    model::CpuList& cpus = split.groups.back().second;
     std::size_t need = *group.count;
     for (std::size_t c = 0; c < cores.size() && need > 0; ++c) {
       if (!taken[c] && cores[c].size() <= need) {
@@ -238,7 +195,7 @@ std::optional<CpuSplit> split_cpus(const Topology& topology, const CpuList& benc
   }
   for (std::size_t c = 0; c < cores.size(); ++c) {
     if (!taken[c]) {
-      CpuList& into = rest ? split.groups[*rest].second : split.unassigned;
+      model::CpuList& into = rest ? split.groups[*rest].second : split.unassigned;
       into.insert(into.end(), cores[c].begin(), cores[c].end());
     }
   }
@@ -252,23 +209,23 @@ std::optional<CpuSplit> split_cpus(const Topology& topology, const CpuList& benc
   return split;
 }
 
-IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
-                             const std::expected<Topology, std::string>& topology,
-                             const std::vector<CpuSplitRequest>& splits) {
+model::IsolationPlan plan_isolation(const std::string& request, const model::CpuList& usable,
+                                    const std::expected<Topology, std::string>& topology,
+                                    const std::vector<CpuSplitRequest>& splits) {
   if (request == "off") {
-    return unpinned(IsolationMode::off, usable, splits, "");
+    return unpinned(model::IsolationMode::off, usable, splits, "");
   }
   if (request != "auto") {
     auto list = parse_cpu_list(request);
     if (!list) {
       throw UsageError("isolate: " + list.error(), "use \"auto\", \"off\" or a CPU list like \"2-3\"");
     }
-    CpuList outside = minus(*list, usable);
+    model::CpuList outside = minus(*list, usable);
     if (!outside.empty()) {
       throw UsageError(fmt::format("isolate {}: CPU{} {} {} not usable here (usable: {})", request,
-                                   outside.size() == 1 ? "" : "s", format_cpu_list(outside),
+                                   outside.size() == 1 ? "" : "s", model::format_cpu_list(outside),
                                    outside.size() == 1 ? "is" : "are",
-                                   usable.empty() ? "unknown" : format_cpu_list(usable)),
+                                   usable.empty() ? "unknown" : model::format_cpu_list(usable)),
                        "name CPUs from the usable list, or use --isolate auto");
     }
     // without a readable topology every CPU counts as its own core
@@ -277,13 +234,13 @@ IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
     if (!split) {
       throw UsageError("isolate " + request + ": " + split.error(), "name more CPUs, or ask for fewer in the cell");
     }
-    IsolationPlan plan;
-    plan.mode = IsolationMode::list;
+    model::IsolationPlan plan;
+    plan.mode = model::IsolationMode::list;
     plan.pinned = true;
     plan.usable = usable;
     plan.benchmark = *list;
     // refbench keeps off the listed CPUs' cores, not only off the CPUs
-    CpuList cores_used = *list;
+    model::CpuList cores_used = *list;
     for (unsigned cpu : *list) {
       if (auto it = layout.siblings.find(cpu); it != layout.siblings.end()) {
         cores_used.insert(cores_used.end(), it->second.begin(), it->second.end());
@@ -294,29 +251,30 @@ IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
     return plan;
   }
   if (usable.size() < k_min_isolation_cpus) {
-    return unpinned(IsolationMode::automatic, usable, splits,
+    return unpinned(model::IsolationMode::automatic, usable, splits,
                     fmt::format("CPU isolation needs at least {} usable CPUs, this machine has {} ({}); running "
                                 "unpinned",
-                                k_min_isolation_cpus, usable.size(), format_cpu_list(usable)));
+                                k_min_isolation_cpus, usable.size(), model::format_cpu_list(usable)));
   }
   if (!topology) {
-    return unpinned(IsolationMode::automatic, usable, splits,
+    return unpinned(model::IsolationMode::automatic, usable, splits,
                     "CPU isolation: the SMT topology is unreadable (" + topology.error() + "); running unpinned");
   }
   const auto cores = cores_of(*topology, usable);
-  const CpuList& own = cores.front();
-  const CpuList benchmark = minus(usable, own);
+  const model::CpuList& own = cores.front();
+  const model::CpuList benchmark = minus(usable, own);
   if (benchmark.empty()) {
-    return unpinned(IsolationMode::automatic, usable, splits,
+    return unpinned(model::IsolationMode::automatic, usable, splits,
                     fmt::format("CPU isolation: the usable CPUs {} share one physical core; running unpinned",
-                                format_cpu_list(usable)));
+                                model::format_cpu_list(usable)));
   }
   auto split = split_all(*topology, benchmark, splits);
   if (!split) {
-    return unpinned(IsolationMode::automatic, usable, splits, "CPU isolation: " + split.error() + "; running unpinned");
+    return unpinned(model::IsolationMode::automatic, usable, splits,
+                    "CPU isolation: " + split.error() + "; running unpinned");
   }
-  IsolationPlan plan;
-  plan.mode = IsolationMode::automatic;
+  model::IsolationPlan plan;
+  plan.mode = model::IsolationMode::automatic;
   plan.pinned = true;
   plan.usable = usable;
   plan.refbench = own;
@@ -325,13 +283,13 @@ IsolationPlan plan_isolation(const std::string& request, const CpuList& usable,
   return plan;
 }
 
-CpuList usable_cpus() {
+model::CpuList usable_cpus() {
   for (int count = 1024; count <= static_cast<int>(k_max_cpu); count *= 4) {
     cpu_set_t* set = CPU_ALLOC(count);
     const std::size_t size = CPU_ALLOC_SIZE(count);
     CPU_ZERO_S(size, set);
     if (::sched_getaffinity(0, size, set) == 0) {
-      CpuList cpus;
+      model::CpuList cpus;
       for (int cpu = 0; cpu < count; ++cpu) {
         if (CPU_ISSET_S(cpu, size, set)) {
           cpus.push_back(static_cast<unsigned>(cpu));
@@ -348,7 +306,7 @@ CpuList usable_cpus() {
   return {};
 }
 
-void unpin(IsolationPlan& plan, std::string warning) {
+void unpin(model::IsolationPlan& plan, std::string warning) {
   plan.pinned = false;
   plan.benchmark.clear();
   plan.refbench.clear();
@@ -361,12 +319,12 @@ void unpin(IsolationPlan& plan, std::string warning) {
   plan.warning = std::move(warning);
 }
 
-IsolationPlan plan_isolation_here(const std::string& request, const std::vector<CpuSplitRequest>& splits) {
-  const CpuList usable = usable_cpus();
+model::IsolationPlan plan_isolation_here(const std::string& request, const std::vector<CpuSplitRequest>& splits) {
+  const model::CpuList usable = usable_cpus();
   return plan_isolation(request, usable, read_topology(usable), splits);
 }
 
-bool set_affinity(pid_t pid, const CpuList& cpus) {
+bool set_affinity(pid_t pid, const model::CpuList& cpus) {
   if (cpus.empty()) {
     return false;
   }

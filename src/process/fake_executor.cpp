@@ -2,12 +2,13 @@
 
 namespace refbench::process {
 
-FakeExecutor::FakeExecutor(Script script, RssProbe probe) : m_script(std::move(script)), m_probe(std::move(probe)) {}
+FakeExecutor::FakeExecutor(Script script, model::RssProbe probe)
+    : m_script(std::move(script)), m_probe(std::move(probe)) {}
 
-Outcome FakeExecutor::run(const Invocation& invocation) {
-  Outcome outcome = m_script(invocation, m_calls.size());
+model::Outcome FakeExecutor::run(const model::Invocation& invocation) {
+  model::Outcome outcome = m_script(invocation, m_calls.size());
   m_calls.push_back(invocation);
-  m_now += outcome.readings[Reading::wall];
+  m_now += outcome.readings[model::Reading::wall];
   return outcome;
 }
 

@@ -97,15 +97,15 @@ double spawn_resolution() {
     return 0;
   }
   double smallest = std::numeric_limits<double>::infinity();
-  for (int batch = 0; batch < k_spawn_probe_batches; ++batch) {
+  for (int batch = 0; batch < model::k_spawn_probe_batches; ++batch) {
     std::vector<double> walls;
-    for (int i = 0; i < k_spawn_probe_runs; ++i) {
+    for (int i = 0; i < model::k_spawn_probe_runs; ++i) {
       auto outcome = run_process({{*no_op}, {}, "", std::chrono::seconds(10), "", false, false});
       kill_all_children(); // as after each invocation, so its pages count in the floor
       if (!succeeded(outcome)) {
         return 0;
       }
-      walls.push_back(outcome.readings[Reading::wall]);
+      walls.push_back(outcome.readings[model::Reading::wall]);
     }
     smallest = std::min(smallest, median_absolute_deviation(std::move(walls)));
   }
@@ -256,18 +256,18 @@ int launcher_main(int socket_fd) {
     if (type != wire::k_run || !wire::read_frame(socket_fd, body)) {
       return 1;
     }
-    Outcome outcome;
+    model::Outcome outcome;
     auto invocation = wire::decode_invocation(body);
     if (invocation && invocation->capture_stdout == stdout_pipe.valid()) {
       invocation->stdout_fd = stdout_pipe.get();
       try {
         outcome = run_process(*invocation, socket_fd);
       } catch (const std::system_error& error) {
-        outcome.termination = Termination::spawn_failed;
+        outcome.termination = model::Termination::spawn_failed;
         outcome.spawn_errno = error.code().value();
       }
     } else {
-      outcome.termination = Termination::spawn_failed;
+      outcome.termination = model::Termination::spawn_failed;
       outcome.spawn_errno = EPROTO;
     }
     stdout_pipe.reset();
@@ -279,7 +279,7 @@ int launcher_main(int socket_fd) {
   }
 }
 
-Launcher::Launcher(util::Fd socket, pid_t pid, RssProbe probe)
+Launcher::Launcher(util::Fd socket, pid_t pid, model::RssProbe probe)
     : m_socket(std::move(socket)), m_pid(pid), m_serving(pid), m_probe(std::move(probe)) {}
 
 SandboxState Launcher::box(const BoxPaths& paths) {
@@ -345,8 +345,8 @@ std::unique_ptr<Launcher> Launcher::start(const std::string& self_exe) {
     ::waitpid(pid, nullptr, 0);
     launcher_died();
   }
-  RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)", startup->peak_rss_bytes,
-                 startup->spawn_resolution_seconds};
+  model::RssProbe probe{"launcher (wait4 ru_maxrss of a child spawned by a small launcher process)",
+                        startup->peak_rss_bytes, startup->spawn_resolution_seconds};
   return std::unique_ptr<Launcher>(new Launcher(std::move(ours), pid, std::move(probe)));
 }
 
@@ -356,7 +356,7 @@ Launcher::~Launcher() {
   }
 }
 
-Outcome Launcher::run(const Invocation& invocation) {
+model::Outcome Launcher::run(const model::Invocation& invocation) {
   if (!invocation.despite_interrupt) {
     throw_if_interrupted();
   }
@@ -378,7 +378,7 @@ Outcome Launcher::run(const Invocation& invocation) {
     launcher_died();
   }
   stdout_write.reset();
-  OutputBuffer stdout_tail(k_stdout_tail_bytes, true);
+  OutputBuffer stdout_tail(model::k_stdout_tail_bytes, true);
   bool cancel_sent = false;
   int stopped_seconds = 0;
   for (;;) {
@@ -433,7 +433,7 @@ Outcome Launcher::run(const Invocation& invocation) {
     outcome->stdout_bytes = stdout_tail.total();
     outcome->stdout_text = stdout_tail.take();
   }
-  if (cancel_sent || outcome->termination == Termination::cancelled) {
+  if (cancel_sent || outcome->termination == model::Termination::cancelled) {
     throw_if_interrupted();
   }
   return *outcome;

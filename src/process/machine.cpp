@@ -30,8 +30,8 @@ std::string cpu_model() {
 
 } // namespace
 
-MachineFacts machine_facts() {
-  MachineFacts facts;
+model::MachineFacts machine_facts() {
+  model::MachineFacts facts;
   utsname names{};
   ::uname(&names);
   facts.kernel = std::string(names.sysname) + " " + names.release;

@@ -94,7 +94,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
 // The child's descriptors and directory: stdin /dev/null; stdout to
 // `invocation.stdout_fd`, to the pipe `out` (capture), to /dev/null or to a
 // new file; stderr to the pipe `err`, or where stdout goes.
-void add_file_actions(FileActions& actions, const Invocation& invocation, const Pipe& err, const Pipe& out) {
+void add_file_actions(FileActions& actions, const model::Invocation& invocation, const Pipe& err, const Pipe& out) {
   posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
   if (invocation.stdout_fd >= 0) {
     posix_spawn_file_actions_adddup2(actions.get(), invocation.stdout_fd, 1);
@@ -205,24 +205,24 @@ std::pair<int, rusage> reap(const Child& child) {
 }
 
 // Sets how the child ended from how the wait for its `leader` ended and its wait `status`.
-void set_termination(Outcome& outcome, const LeaderExit& leader, int status) {
+void set_termination(model::Outcome& outcome, const LeaderExit& leader, int status) {
   if (leader.cancelled) {
-    outcome.termination = Termination::cancelled;
+    outcome.termination = model::Termination::cancelled;
   } else if (leader.term_sent) {
-    outcome.termination = Termination::timed_out;
+    outcome.termination = model::Termination::timed_out;
   } else if (WIFSIGNALED(status)) {
-    outcome.termination = Termination::signaled;
+    outcome.termination = model::Termination::signaled;
     outcome.signal = WTERMSIG(status);
   } else {
-    outcome.termination = Termination::exited;
+    outcome.termination = model::Termination::exited;
     outcome.exit_code = WEXITSTATUS(status);
   }
 }
 
 // The outcome of an invocation that could not be started, with `error_number` as why.
-Outcome spawn_failure(int error_number) {
-  Outcome outcome;
-  outcome.termination = Termination::spawn_failed;
+model::Outcome spawn_failure(int error_number) {
+  model::Outcome outcome;
+  outcome.termination = model::Termination::spawn_failed;
   outcome.spawn_errno = error_number;
   return outcome;
 }
@@ -266,7 +266,7 @@ std::optional<std::string> find_executable(std::string_view name, std::string_vi
   return std::nullopt;
 }
 
-Outcome run_process(const Invocation& invocation, int cancel_fd) {
+model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   if (invocation.argv.empty()) {
     return spawn_failure(EINVAL);
   }
@@ -305,8 +305,8 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
     throw_errno("pidfd_open (Linux 5.3 or newer is required)");
   }
 
-  OutputBuffer tail(k_stderr_tail_bytes, true);
-  OutputBuffer captured(k_stdout_capture_bytes, false);
+  OutputBuffer tail(model::k_stderr_tail_bytes, true);
+  OutputBuffer captured(model::k_stdout_capture_bytes, false);
   const LeaderExit leader = wait_for_leader(child, invocation.timeout, cancel_fd, tail, captured);
   const auto [status, usage] = reap(child);
   if (child.err_open) {
@@ -316,11 +316,11 @@ Outcome run_process(const Invocation& invocation, int cancel_fd) {
     drain(child.out.read.get(), captured);
   }
 
-  Outcome outcome;
-  outcome.readings[Reading::wall] = leader.end - child.start;
-  outcome.readings[Reading::user] = seconds_of(usage.ru_utime);
-  outcome.readings[Reading::sys] = seconds_of(usage.ru_stime);
-  outcome.readings[Reading::rss] = static_cast<double>(usage.ru_maxrss) * 1024;
+  model::Outcome outcome;
+  outcome.readings[model::Reading::wall] = leader.end - child.start;
+  outcome.readings[model::Reading::user] = seconds_of(usage.ru_utime);
+  outcome.readings[model::Reading::sys] = seconds_of(usage.ru_stime);
+  outcome.readings[model::Reading::rss] = static_cast<double>(usage.ru_maxrss) * 1024;
   outcome.stderr_tail = tail.take();
   outcome.stdout_bytes = captured.total();
   outcome.stdout_text = captured.take();

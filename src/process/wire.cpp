@@ -95,7 +95,7 @@ std::optional<Startup> decode_startup(std::string_view body) {
   return r.done() ? std::optional(startup) : std::nullopt;
 }
 
-std::string encode(const Invocation& invocation) {
+std::string encode(const model::Invocation& invocation) {
   Writer w;
   w.strs(invocation.argv);
   w.strs(invocation.env);
@@ -107,9 +107,9 @@ std::string encode(const Invocation& invocation) {
   return w.take();
 }
 
-std::optional<Invocation> decode_invocation(std::string_view body) {
+std::optional<model::Invocation> decode_invocation(std::string_view body) {
   Reader r(body);
-  Invocation invocation;
+  model::Invocation invocation;
   invocation.argv = r.strs();
   invocation.env = r.strs();
   invocation.cwd = r.str();
@@ -121,7 +121,7 @@ std::optional<Invocation> decode_invocation(std::string_view body) {
   return r.done() ? std::optional(std::move(invocation)) : std::nullopt;
 }
 
-std::string encode(const Outcome& outcome) {
+std::string encode(const model::Outcome& outcome) {
   Writer w;
   w.i64(static_cast<std::int64_t>(outcome.termination));
   w.i64(outcome.exit_code);
@@ -137,10 +137,10 @@ std::string encode(const Outcome& outcome) {
   return w.take();
 }
 
-std::optional<Outcome> decode_outcome(std::string_view body) {
+std::optional<model::Outcome> decode_outcome(std::string_view body) {
   Reader r(body);
-  Outcome outcome;
-  outcome.termination = static_cast<Termination>(r.i64());
+  model::Outcome outcome;
+  outcome.termination = static_cast<model::Termination>(r.i64());
   outcome.exit_code = static_cast<int>(r.i64());
   outcome.signal = static_cast<int>(r.i64());
   outcome.spawn_errno = static_cast<int>(r.i64());

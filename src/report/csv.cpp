@@ -1,5 +1,5 @@
+#include <refbench/model/command_output.hpp>
 #include <refbench/report/csv.hpp>
-#include <refbench/runner/command_output.hpp>
 
 #include <cmath>
 #include <fmt/format.h>
@@ -40,9 +40,9 @@ std::string render_csv(const std::vector<analysis::MetricResult>& results) {
                        csv_number(r.ratio), csv_number(r.ci_low), csv_number(r.ci_high), csv_optional_number(r.p),
                        csv_optional_number(r.p_bh), stats::verdict_name(r.verdict), r.censored,
                        csv_number(r.min_detectable_ratio), csv_optional_number(r.noise_floor));
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", runner::metric_kind_name(r.kind),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", model::metric_kind_name(r.kind),
                        csv_number(r.difference), csv_number(r.diff_low), csv_number(r.diff_high),
-                       r.slo ? csv_field(runner::slo_text(*r.slo)) : std::string(),
+                       r.slo ? csv_field(model::slo_text(*r.slo)) : std::string(),
                        csv_optional_number(r.baseline_slo_share), csv_optional_number(r.candidate_slo_share),
                        csv_field(r.candidate), csv_optional_number(r.p_improved), csv_optional_number(r.p_improved_bh),
                        csv_optional_number(r.p_better), csv_optional_number(r.p_better_bh));

@@ -64,7 +64,7 @@ Scale scale_for(const std::vector<const analysis::MetricResult*>& rows, double t
 // "cell metric" on one line, at most `width` code points (elided in the
 // middle), then padded to it.
 std::string label(const analysis::MetricResult& r, std::size_t width) {
-  std::string text = runner::cell_title(r.cell, r.candidate) + " " + r.metric;
+  std::string text = model::cell_title(r.cell, r.candidate) + " " + r.metric;
   std::replace_if(
       text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
   text = util::elide_middle(text, width); // never at the end: "…sig_ms_100" and "…sig_ms_1000" stay apart
@@ -161,7 +161,7 @@ std::string render_forest_plot(const std::vector<analysis::MetricResult>& result
   for (const auto& r : results) {
     if (plotted(r, results)) {
       rows.push_back(&r);
-      label_width = std::max(label_width, util::code_points(runner::cell_title(r.cell, r.candidate)) + 1 +
+      label_width = std::max(label_width, util::code_points(model::cell_title(r.cell, r.candidate)) + 1 +
                                               util::code_points(r.metric));
     }
   }

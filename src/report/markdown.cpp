@@ -1,3 +1,4 @@
+#include <refbench/model/record.hpp>
 #include <refbench/report/forest_plot.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/markdown_details.hpp>
@@ -5,7 +6,6 @@
 #include <refbench/report/sweep.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/record.hpp>
 #include <refbench/util/outside_text.hpp>
 #include <refbench/util/shell_words.hpp>
 #include <refbench/util/strings.hpp>
@@ -39,7 +39,7 @@ std::vector<std::string> failed_cells(const RunDocument& document) {
     }
   };
   for (const auto& cell : document.record.cells) {
-    if (cell.failure || cell.stop == runner::StopReason::error) {
+    if (cell.failure || cell.stop == model::StopReason::error) {
       add(cell.name);
     }
   }
@@ -84,7 +84,7 @@ std::string floor_text(const RunDocument& document) {
                               [](const MetricResult& r) { return r.control && r.metric == "wall" && r.noise_floor; });
   if (floored == results.end()) {
     floored = std::find_if(results.begin(), results.end(), [](const MetricResult& r) {
-      return r.control && r.noise_floor && r.kind == runner::MetricKind::ratio; // a count's floor is no ratio
+      return r.control && r.noise_floor && r.kind == model::MetricKind::ratio; // a count's floor is no ratio
     });
   }
   if (floored == results.end()) {

@@ -1,8 +1,8 @@
+#include <refbench/model/command_output.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/markdown_details.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/command_output.hpp>
 #include <refbench/util/outside_text.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -156,8 +156,8 @@ std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocumen
   std::unordered_map<std::string, std::string> by_cell;
   for (const auto& r : document.results) {
     if (gated_row(r, document.results)) {
-      auto& out = by_cell[runner::cell_title(r.cell, r.candidate)];
-      const auto detectable = r.kind != runner::MetricKind::count ? format_ratio(r.min_detectable_ratio)
+      auto& out = by_cell[model::cell_title(r.cell, r.candidate)];
+      const auto detectable = r.kind != model::MetricKind::count ? format_ratio(r.min_detectable_ratio)
                               : std::isfinite(r.half_width)
                                   ? "±" + format_metric_value(r.half_width, r.unit, r.unit_label)
                                   : std::string("—");
@@ -172,13 +172,13 @@ std::unordered_map<std::string, std::string> detectable_by_cell(const RunDocumen
 struct CellRow {
   std::string name;
   int rounds = 0;
-  std::optional<runner::StopReason> stop;
+  std::optional<model::StopReason> stop;
 };
 
 std::string cells_body(const RunDocument& document) {
   std::vector<CellRow> cells;
   for (const auto& cell : document.record.cells) {
-    cells.push_back({runner::cell_title(cell), cell.rounds, cell.stop});
+    cells.push_back({model::cell_title(cell), cell.rounds, cell.stop});
   }
   if (cells.empty()) { // analyze of outside data: the cells of the analysis
     std::unordered_set<std::string> seen;
@@ -197,7 +197,7 @@ std::string cells_body(const RunDocument& document) {
     const auto found = detectable.find(cell.name);
     body += fmt::format("| {} | {} | {} | {} |\n", util::markdown_text(cell.name),
                         cell.stop ? std::to_string(cell.rounds) : "—",
-                        cell.stop ? stop_words(runner::stop_reason_name(*cell.stop)) : "—",
+                        cell.stop ? stop_words(model::stop_reason_name(*cell.stop)) : "—",
                         found == detectable.end() ? "—" : found->second);
   }
   return body;
@@ -261,7 +261,7 @@ std::string censored_body(const RunDocument& document) {
   for (const auto& r : document.results) {
     if (r.verdict == stats::Verdict::censored) {
       body += fmt::format("- {} {}: {} in ≥ 20 % of an arm's samples; its ratio means nothing, so it is not gated\n",
-                          util::markdown_code(runner::cell_title(r.cell, r.candidate)), util::markdown_text(r.metric),
+                          util::markdown_code(model::cell_title(r.cell, r.candidate)), util::markdown_text(r.metric),
                           censored_reason(document, r));
     }
   }
@@ -278,8 +278,8 @@ std::string slo_body(const RunDocument& document) {
     }
     body += fmt::format("- {} {} `{}`: met by {:.0f} % of the baseline's and {:.0f} % of the candidate's invocations "
                         "(medians {} and {}){}\n",
-                        util::markdown_code(runner::cell_title(r.cell, r.candidate)), util::markdown_text(r.metric),
-                        runner::slo_text(*r.slo), 100 * *r.baseline_slo_share, 100 * *r.candidate_slo_share,
+                        util::markdown_code(model::cell_title(r.cell, r.candidate)), util::markdown_text(r.metric),
+                        model::slo_text(*r.slo), 100 * *r.baseline_slo_share, 100 * *r.candidate_slo_share,
                         format_metric_value(r.baseline_median, r.unit, r.unit_label),
                         format_metric_value(r.candidate_median, r.unit, r.unit_label),
                         r.slo_broken ? " — **SLO broken** by the candidate" : "");
@@ -323,14 +323,14 @@ std::string_view last_lines(std::string_view text, std::size_t lines, std::size_
   return text;
 }
 
-std::string failure_text(const runner::CellRecord& cell, const DetailsPlan& plan) {
+std::string failure_text(const model::CellRecord& cell, const DetailsPlan& plan) {
   const auto& f = *cell.failure;
-  const std::string who = f.hook.empty() ? "the " + runner::arm_label(cell, f.arm) : runner::failure_subject(cell, f);
-  const std::string when = !f.hook.empty() ? runner::failure_when(f)
+  const std::string who = f.hook.empty() ? "the " + model::arm_label(cell, f.arm) : model::failure_subject(cell, f);
+  const std::string when = !f.hook.empty() ? model::failure_when(f)
                            : f.round == 0  ? "in the warm-up"
                                            : fmt::format("in round {}", f.round);
   std::string text =
-      fmt::format("{}: {} failed {}: {}", util::markdown_code(runner::cell_title(cell)), util::markdown_text(who), when,
+      fmt::format("{}: {} failed {}: {}", util::markdown_code(model::cell_title(cell)), util::markdown_text(who), when,
                   util::markdown_text(f.description.empty() ? "no description" : f.description));
   const std::string tail = printable(f.stderr_tail);
   if (!plan.stderr) {
@@ -352,13 +352,13 @@ std::string failures_body(const RunDocument& document, const DetailsPlan& plan) 
   for (const auto& cell : document.record.cells) {
     if (cell.failure) {
       parts.push_back(failure_text(cell, plan));
-      described.push_back(runner::cell_title(cell));
+      described.push_back(model::cell_title(cell));
     }
   }
   for (const auto& r : document.results) { // ERROR without a recorded failure: a metric missing, outputs differing
     if (r.verdict == stats::Verdict::error &&
-        std::find(described.begin(), described.end(), runner::cell_title(r.cell, r.candidate)) == described.end()) {
-      const auto title = runner::cell_title(r.cell, r.candidate);
+        std::find(described.begin(), described.end(), model::cell_title(r.cell, r.candidate)) == described.end()) {
+      const auto title = model::cell_title(r.cell, r.candidate);
       parts.push_back(
           fmt::format("{}: {}\n", util::markdown_code(title), util::markdown_text(r.error.value_or("ERROR"))));
       described.push_back(title);
@@ -437,7 +437,7 @@ std::string render_details(const RunDocument& document, const DetailsPlan& plan,
 bool trim_details(DetailsPlan& plan, const RunDocument& document) {
   const bool stderr =
       std::any_of(document.record.cells.begin(), document.record.cells.end(),
-                  [](const runner::CellRecord& c) { return c.failure && !c.failure->stderr_tail.empty(); });
+                  [](const model::CellRecord& c) { return c.failure && !c.failure->stderr_tail.empty(); });
   if (!plan.short_stderr && plan.stderr && stderr) {
     plan.short_stderr = true;
     return true;

@@ -1,5 +1,5 @@
+#include <refbench/model/record.hpp>
 #include <refbench/report/overview.hpp>
-#include <refbench/runner/record.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
@@ -120,7 +120,7 @@ std::string named(std::vector<const MetricResult*> rows) {
   });
   std::string out;
   for (std::size_t i = 0; i < rows.size() && i < k_overview_named; ++i) {
-    std::string label = runner::cell_title(rows[i]->cell, rows[i]->candidate) + " " + rows[i]->metric;
+    std::string label = model::cell_title(rows[i]->cell, rows[i]->candidate) + " " + rows[i]->metric;
     std::replace_if(
         label.begin(), label.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
     out += fmt::format("{}{} {:.3f}x", i == 0 ? "" : ", ", elide_words(label, k_name_width), rows[i]->ratio);

@@ -1,7 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/placement_effects.hpp>
 #include <refbench/analysis/sensitivity.hpp>
-#include <refbench/process/cpus.hpp>
+#include <refbench/model/isolation.hpp>
 #include <refbench/report/run_document.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/util/strings.hpp>
@@ -18,19 +18,19 @@ namespace {
 // A warning when the launcher's RSS floor, read after each invocation, rose
 // during the run beyond its drift (twice the censoring margin): the rss readings from then on
 // include it (and sit at it, censored).
-std::optional<DocumentWarning> floor_warning(const runner::RunRecord& record) {
+std::optional<DocumentWarning> floor_warning(const model::RunRecord& record) {
   std::int64_t lowest = 0;
   for (const auto& sample : record.samples) {
     const std::int64_t floor = sample.outcome.rss_floor_bytes;
     if (floor > 0 && (lowest == 0 || floor < lowest)) {
       lowest = floor;
-    } else if (lowest > 0 && floor > lowest + process::k_rss_floor_drift) {
+    } else if (lowest > 0 && floor > lowest + model::k_rss_floor_drift) {
       const auto& cell = record.cells.at(sample.cell);
       return DocumentWarning{
           cell.name, fmt::format("the launcher's RSS floor rose from {} to {} while running the {} command of {} "
                                  "in round {}: rss readings from then on include it",
                                  format_bytes(static_cast<double>(lowest)), format_bytes(static_cast<double>(floor)),
-                                 runner::arm_label(cell, sample.arm), cell.name, sample.round)};
+                                 model::arm_label(cell, sample.arm), cell.name, sample.round)};
     }
   }
   return std::nullopt;
@@ -39,7 +39,7 @@ std::optional<DocumentWarning> floor_warning(const runner::RunRecord& record) {
 // A warning when cells stopped at max_rounds with an INCONCLUSIVE gated
 // metric while more than half the budget was left: more rounds would have
 // fitted. It names the max_rounds the budget allows at this run's pace.
-std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settings, const runner::RunRecord& record,
+std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settings, const model::RunRecord& record,
                                                   const std::vector<analysis::MetricResult>& results) {
   if (!settings.budget_seconds || !settings.max_rounds || *settings.max_rounds <= 0 || !(record.elapsed_seconds > 0) ||
       record.elapsed_seconds * 2 >= *settings.budget_seconds) {
@@ -53,9 +53,9 @@ std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settin
   }
   std::string names;
   for (const auto& cell : record.cells) {
-    if (!cell.control && cell.stop == runner::StopReason::max_rounds &&
+    if (!cell.control && cell.stop == model::StopReason::max_rounds &&
         inconclusive.contains({cell.name, cell.meta.candidate})) {
-      names += (names.empty() ? "" : ", ") + runner::cell_title(cell);
+      names += (names.empty() ? "" : ", ") + model::cell_title(cell);
     }
   }
   if (names.empty()) {
@@ -76,7 +76,7 @@ std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settin
 
 // The run's warnings: payload-family sensitivity, the RSS floor, placement,
 // rounds the budget had room for.
-std::vector<DocumentWarning> run_warnings(const RecordedSettings& settings, const runner::RunRecord& record,
+std::vector<DocumentWarning> run_warnings(const RecordedSettings& settings, const model::RunRecord& record,
                                           const std::vector<analysis::MetricResult>& results) {
   std::vector<DocumentWarning> warnings;
   for (const auto& w : analysis::sensitivity_warnings(analysis::family_points(record, results))) {
@@ -101,18 +101,18 @@ std::vector<DocumentWarning> run_warnings(const RecordedSettings& settings, cons
   return warnings;
 }
 
-IsolationInfo isolation_info(const process::IsolationPlan& plan) {
-  IsolationInfo info{std::string(process::isolation_mode_name(plan.mode)),
+IsolationInfo isolation_info(const model::IsolationPlan& plan) {
+  IsolationInfo info{std::string(model::isolation_mode_name(plan.mode)),
                      plan.pinned,
-                     process::format_cpu_list(plan.usable),
-                     process::format_cpu_list(plan.refbench),
-                     process::format_cpu_list(plan.benchmark),
+                     model::format_cpu_list(plan.usable),
+                     model::format_cpu_list(plan.refbench),
+                     model::format_cpu_list(plan.benchmark),
                      {},
                      plan.warning};
   for (const auto& split : plan.splits) {
-    IsolationInfo::Split s{split.owner, {}, process::format_cpu_list(split.unassigned)};
+    IsolationInfo::Split s{split.owner, {}, model::format_cpu_list(split.unassigned)};
     for (const auto& [name, cpus] : split.groups) {
-      s.groups.emplace(name, process::format_cpu_list(cpus));
+      s.groups.emplace(name, model::format_cpu_list(cpus));
     }
     info.splits.push_back(std::move(s));
   }
@@ -178,7 +178,7 @@ std::optional<std::string> verdict_disagreement(const RunDocument& document) {
     }
     if (computed != r.verdict) {
       return fmt::format("{} {} is stored as {}, but its interval [{}, {}] and p give {}",
-                         util::printable(runner::cell_title(r.cell, r.candidate)), util::printable(r.metric),
+                         util::printable(model::cell_title(r.cell, r.candidate)), util::printable(r.metric),
                          stats::verdict_name(r.verdict), r.ci_low, r.ci_high, stats::verdict_name(computed));
     }
   }
@@ -191,7 +191,7 @@ std::optional<std::string> verdict_disagreement(const RunDocument& document) {
   return std::nullopt;
 }
 
-RunDocument make_document(const RunHeader& header, runner::RunRecord record,
+RunDocument make_document(const RunHeader& header, model::RunRecord record,
                           std::vector<analysis::MetricResult> results) {
   RunDocument d;
   d.header = header;
@@ -212,7 +212,7 @@ RunDocument make_document(const RunHeader& header, runner::RunRecord record,
   return d;
 }
 
-EnvironmentInfo environment_info(const process::MachineFacts& facts, const process::IsolationPlan* isolation) {
+EnvironmentInfo environment_info(const model::MachineFacts& facts, const model::IsolationPlan* isolation) {
   EnvironmentInfo env{facts.kernel, facts.machine, facts.cpu_model, static_cast<int>(facts.cpus),
                       std::nullopt, std::nullopt,  facts.governor,  std::nullopt};
   if (facts.threads_per_core > 0) {

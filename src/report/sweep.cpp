@@ -16,7 +16,7 @@ using analysis::MetricResult;
 // A sweep as measured: its levels (cells) in the order the config expands them.
 struct Sweep {
   std::string name;
-  std::vector<const runner::CellRecord*> levels;
+  std::vector<const model::CellRecord*> levels;
 };
 
 std::vector<Sweep> sweeps_of(const RunDocument& document) {
@@ -25,7 +25,7 @@ std::vector<Sweep> sweeps_of(const RunDocument& document) {
     if (cell.control || cell.meta.sweep.empty()) {
       continue;
     }
-    const auto name = runner::cell_title(cell.meta.sweep, cell.meta.candidate); // one sweep per candidate
+    const auto name = model::cell_title(cell.meta.sweep, cell.meta.candidate); // one sweep per candidate
     auto found = std::find_if(sweeps.begin(), sweeps.end(), [&](const Sweep& s) { return s.name == name; });
     if (found == sweeps.end()) {
       sweeps.push_back({name, {}});
@@ -62,7 +62,7 @@ std::string chart_number(double value) {
 }
 
 // A level's parameter values joined by "/" ("32/fast").
-std::string level_label(const runner::CellRecord& cell) {
+std::string level_label(const model::CellRecord& cell) {
   std::string label;
   for (const auto& [name, value] : cell.meta.params) {
     label += (label.empty() ? "" : "/") + value;
@@ -95,7 +95,7 @@ std::string table_of(const Sweep& sweep, const std::map<std::string, std::vector
   std::string out =
       header + " metric | baseline | candidate | ratio (95% CI) | verdict |\n" + rule + "---|---|---|---|---|\n";
   for (const auto* level : sweep.levels) {
-    const auto found = by_cell.find(runner::cell_title(*level));
+    const auto found = by_cell.find(model::cell_title(*level));
     if (found == by_cell.end()) {
       continue;
     }
@@ -118,7 +118,7 @@ std::string table_of(const Sweep& sweep, const std::map<std::string, std::vector
 std::string charts_of(const Sweep& sweep, const std::map<std::string, std::vector<const MetricResult*>>& by_cell) {
   std::vector<std::vector<const MetricResult*>> per_level;
   for (const auto* level : sweep.levels) {
-    const auto found = by_cell.find(runner::cell_title(*level));
+    const auto found = by_cell.find(model::cell_title(*level));
     per_level.push_back(found == by_cell.end() ? std::vector<const MetricResult*>{} : found->second);
   }
   std::string axis;
@@ -187,7 +187,7 @@ std::string render_xychart(const std::string& title, const std::string& axis, co
 std::string render_sweeps(const RunDocument& document) {
   std::map<std::string, std::vector<const MetricResult*>> by_cell;
   for (const auto& r : document.results) {
-    by_cell[runner::cell_title(r.cell, r.candidate)].push_back(&r);
+    by_cell[model::cell_title(r.cell, r.candidate)].push_back(&r);
   }
   std::string out;
   for (const auto& sweep : sweeps_of(document)) {

@@ -1,6 +1,6 @@
+#include <refbench/model/command_output.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/command_output.hpp>
 #include <refbench/util/outside_text.hpp>
 
 #include <algorithm>
@@ -61,7 +61,7 @@ std::string format_difference(double value) {
 }
 
 std::string format_ratio_interval(const analysis::MetricResult& r) {
-  if (r.kind == runner::MetricKind::count) {
+  if (r.kind == model::MetricKind::count) {
     if (!std::isfinite(r.difference) || !std::isfinite(r.diff_low) || !std::isfinite(r.diff_high)) {
       return "—";
     }
@@ -76,11 +76,11 @@ std::string format_ratio_interval(const analysis::MetricResult& r) {
 
 std::string regression_reason(const analysis::MetricResult& r) {
   if (r.slo_broken && r.slo) {
-    return fmt::format("SLO `{}` broken: candidate median {} (baseline {})", runner::slo_text(*r.slo),
+    return fmt::format("SLO `{}` broken: candidate median {} (baseline {})", model::slo_text(*r.slo),
                        format_metric_value(r.candidate_median, r.unit, r.unit_label),
                        format_metric_value(r.baseline_median, r.unit, r.unit_label));
   }
-  if (r.kind == runner::MetricKind::count) {
+  if (r.kind == model::MetricKind::count) {
     return fmt::format("candidate − baseline {}, beyond max_increase = {}", format_ratio_interval(r), r.max_increase);
   }
   return "";
@@ -96,7 +96,7 @@ std::string format_p(const analysis::MetricResult& r) {
   }
   const auto p_better = r.gated ? r.p_better_bh : r.p_better;
   const bool up = r.direction == analysis::Direction::higher_is_better; // an improvement goes up
-  const bool clear = r.kind == runner::MetricKind::count
+  const bool clear = r.kind == model::MetricKind::count
                          ? (up ? r.diff_low > r.max_increase : r.diff_high < -r.max_increase)
                          : (up ? r.ci_low > r.threshold : r.ci_high < 1 / r.threshold);
   if (r.verdict == stats::Verdict::improved && !clear && p_better) { // a small improvement: its test against no change

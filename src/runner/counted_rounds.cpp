@@ -7,24 +7,24 @@
 
 namespace refbench::runner {
 
-std::vector<Counter> counters_for(const std::vector<process::Reading>& readings) {
-  const auto shows = [&](process::Reading reading) { return std::ranges::count(readings, reading) > 0; };
+std::vector<Counter> counters_for(const std::vector<model::Reading>& readings) {
+  const auto shows = [&](model::Reading reading) { return std::ranges::count(readings, reading) > 0; };
   std::vector<Counter> counters;
-  if (shows(process::Reading::instructions)) {
+  if (shows(model::Reading::instructions)) {
     counters.push_back(Counter::instructions);
   }
-  if (shows(process::Reading::allocations) || shows(process::Reading::allocated_bytes)) {
+  if (shows(model::Reading::allocations) || shows(model::Reading::allocated_bytes)) {
     counters.push_back(Counter::allocations);
   }
   return counters;
 }
 
 std::string_view failure_hook(Counter counter) {
-  return counter == Counter::instructions ? k_counted_run : k_allocation_run;
+  return counter == Counter::instructions ? model::k_counted_run : model::k_allocation_run;
 }
 
-std::expected<process::Invocation, std::string> counted_command(const process::Invocation& invocation, Counter counter,
-                                                                const RoundSettings& settings) {
+std::expected<model::Invocation, std::string> counted_command(const model::Invocation& invocation, Counter counter,
+                                                              const model::RoundSettings& settings) {
   const std::filesystem::path dir = settings.counts_dir;
   if (dir.empty() || !process::clear_counts(dir)) {
     return std::unexpected(fmt::format("could not be counted: cannot empty {}", dir.string()));
@@ -42,21 +42,21 @@ std::expected<process::Invocation, std::string> counted_command(const process::I
   return process::allocation_counted_invocation(invocation, *library, dir);
 }
 
-std::expected<Counts, std::string> read_counts(Counter counter, const process::Invocation& invocation,
+std::expected<Counts, std::string> read_counts(Counter counter, const model::Invocation& invocation,
                                                const std::string& counts_dir) {
   if (counter == Counter::instructions) {
     auto total = process::read_instruction_count(counts_dir);
     if (!total) {
       return std::unexpected(total.error());
     }
-    return Counts{{process::Reading::instructions, *total}};
+    return Counts{{model::Reading::instructions, *total}};
   }
   auto allocations = process::read_allocation_count(counts_dir, invocation);
   if (!allocations) {
     return std::unexpected(allocations.error());
   }
-  return Counts{{process::Reading::allocations, allocations->calls},
-                {process::Reading::allocated_bytes, allocations->bytes}};
+  return Counts{{model::Reading::allocations, allocations->calls},
+                {model::Reading::allocated_bytes, allocations->bytes}};
 }
 
 CountLedger::CountLedger(std::size_t cells) : m_counts(cells), m_last_seconds(cells, 0.0) {}
@@ -68,10 +68,10 @@ void CountLedger::add_like(std::size_t like) {
 
 bool CountLedger::needs_counts(std::size_t cell, int min_rounds) const {
   const auto& counts = m_counts[cell];
-  if (counts.size() < static_cast<std::size_t>(std::max(k_settled_counts, min_rounds))) {
+  if (counts.size() < static_cast<std::size_t>(std::max(model::k_settled_counts, min_rounds))) {
     return true;
   }
-  return std::any_of(counts.end() - k_settled_counts, counts.end(),
+  return std::any_of(counts.end() - model::k_settled_counts, counts.end(),
                      [&](const std::array<Counts, 2>& pair) { return pair != counts.back(); });
 }
 

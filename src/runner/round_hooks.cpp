@@ -3,12 +3,12 @@
 namespace refbench::runner::detail {
 
 bool RoundRunner::skipped(Slot slot) const {
-  return slot.arm == Arm::baseline && m_cells[slot.cell].meta.candidate_only;
+  return slot.arm == model::Arm::baseline && m_cells[slot.cell].meta.candidate_only;
 }
 
-const ArmHooks& RoundRunner::hooks_of(Slot slot) const {
-  const CellSpec& spec = m_cells[slot.cell];
-  if (slot.arm == Arm::baseline) {
+const model::ArmHooks& RoundRunner::hooks_of(Slot slot) const {
+  const model::CellSpec& spec = m_cells[slot.cell];
+  if (slot.arm == model::Arm::baseline) {
     return spec.baseline_hooks;
   }
   if (spec.control) {
@@ -17,53 +17,55 @@ const ArmHooks& RoundRunner::hooks_of(Slot slot) const {
   return spec.candidate_hooks;
 }
 
-bool RoundRunner::run_hook(Slot slot, Hook hook, int round) {
+bool RoundRunner::run_hook(Slot slot, model::Hook hook, int round) {
   if (skipped(slot)) {
     return true;
   }
   const auto& hooks = hooks_of(slot);
-  const auto& command = hook == Hook::setup ? hooks.setup : hook == Hook::prepare ? hooks.prepare : hooks.cleanup;
+  const auto& command = hook == model::Hook::setup     ? hooks.setup
+                        : hook == model::Hook::prepare ? hooks.prepare
+                                                       : hooks.cleanup;
   if (!command) {
     return true;
   }
-  process::Invocation invocation = command->invocation;
+  model::Invocation invocation = command->invocation;
   substitute_placeholders(invocation, round, "", command->shell);
-  invocation.despite_interrupt = hook == Hook::cleanup;
-  const process::Outcome outcome = m_executor.run(invocation);
-  const bool ok = process::succeeded(outcome);
-  HookRun run{
-      .arm = slot.arm, .hook = hook, .round = round, .ok = ok, .wall = outcome.readings[process::Reading::wall]};
+  invocation.despite_interrupt = hook == model::Hook::cleanup;
+  const model::Outcome outcome = m_executor.run(invocation);
+  const bool ok = model::succeeded(outcome);
+  model::HookRun run{
+      .arm = slot.arm, .hook = hook, .round = round, .ok = ok, .wall = outcome.readings[model::Reading::wall]};
   if (!ok) {
-    run.description = process::describe(outcome, invocation.timeout);
+    run.description = model::describe(outcome, invocation.timeout);
     run.stderr_tail = outcome.stderr_tail;
   }
   m_log.hook(run, m_record.cells[slot.cell]);
   if (!ok && !m_record.cells[slot.cell].failure) {
     m_record.cells[slot.cell].failure =
-        CellFailure{slot.arm,
-                    round,
-                    process::describe(outcome, invocation.timeout),
-                    outcome.stderr_tail,
-                    false, // a hook that cannot start is this cell's ERROR, not the run's
-                    std::string(hook_name(hook))};
-    stop(slot.cell, StopReason::error);
+        model::CellFailure{slot.arm,
+                           round,
+                           model::describe(outcome, invocation.timeout),
+                           outcome.stderr_tail,
+                           false, // a hook that cannot start is this cell's ERROR, not the run's
+                           std::string(hook_name(hook))};
+    stop(slot.cell, model::StopReason::error);
   }
   return ok;
 }
 
 void RoundRunner::set_up(std::size_t cell) {
-  for (Arm arm : {Arm::baseline, Arm::candidate}) {
-    if (m_record.cells[cell].stop == StopReason::running) {
-      run_hook({cell, arm}, Hook::setup, 0);
+  for (model::Arm arm : {model::Arm::baseline, model::Arm::candidate}) {
+    if (m_record.cells[cell].stop == model::StopReason::running) {
+      run_hook({cell, arm}, model::Hook::setup, 0);
     }
   }
 }
 
 void RoundRunner::clean_up() {
   for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
-    for (Arm arm : {Arm::baseline, Arm::candidate}) {
+    for (model::Arm arm : {model::Arm::baseline, model::Arm::candidate}) {
       try {
-        run_hook({cell, arm}, Hook::cleanup, m_record.cells[cell].rounds);
+        run_hook({cell, arm}, model::Hook::cleanup, m_record.cells[cell].rounds);
       } catch (const std::exception&) {
         // a launcher that died cannot clean up; the run's result stands
       }
@@ -79,7 +81,7 @@ void RoundRunner::place(int round) {
 
 int RoundRunner::replica_of(Slot slot, int round) const {
   const Placement& p = m_placements[static_cast<std::size_t>(round)];
-  if (slot.arm == Arm::baseline) {
+  if (slot.arm == model::Arm::baseline) {
     return p.baseline;
   }
   return m_cells[slot.cell].control ? p.control : p.candidate;

@@ -1,6 +1,7 @@
 #include "round_runner.hpp"
 
-#include <refbench/runner/command_output.hpp>
+#include <refbench/model/command_output.hpp>
+#include <refbench/util/files.hpp>
 #include <refbench/util/sha256.hpp>
 
 #include <algorithm>
@@ -9,16 +10,37 @@
 #include <iterator>
 
 namespace refbench::runner::detail {
+namespace {
 
-const process::Invocation& RoundRunner::invocation_of(Slot slot) const {
-  const CellSpec& spec = m_cells[slot.cell];
-  return slot.arm == Arm::baseline ? spec.baseline
-         : spec.control            ? (spec.control_twin ? *spec.control_twin : spec.baseline)
-                                   : spec.candidate;
+// Reads what `sample`'s command reported (README: Custom metrics): its
+// captured stdout, or the {output} file `output` when not empty, read only
+// when it is a regular file in place (no link), at most
+// model::k_max_output_report_bytes; an unreadable file is the sample's problem.
+void read_report(const model::CellMeta& meta, model::Sample& sample, const std::string& output) {
+  if (output.empty()) {
+    const bool cut = sample.outcome.stdout_bytes > sample.outcome.stdout_text.size();
+    model::read_sample_report(meta, sample, sample.outcome.stdout_text, cut);
+    return;
+  }
+  auto content = util::read_file(output, model::k_max_output_report_bytes, util::Readable::regular_here);
+  if (!content) {
+    sample.problem = fmt::format("wrote no readable {{output}} file to read its metrics from: {}", content.error());
+    return;
+  }
+  model::read_sample_report(meta, sample, *content, false);
 }
 
-std::string RoundRunner::fresh_output(Slot slot, int round, process::Invocation& invocation) const {
-  const CellSpec& spec = m_cells[slot.cell];
+} // namespace
+
+const model::Invocation& RoundRunner::invocation_of(Slot slot) const {
+  const model::CellSpec& spec = m_cells[slot.cell];
+  return slot.arm == model::Arm::baseline ? spec.baseline
+         : spec.control                   ? (spec.control_twin ? *spec.control_twin : spec.baseline)
+                                          : spec.candidate;
+}
+
+std::string RoundRunner::fresh_output(Slot slot, int round, model::Invocation& invocation) const {
+  const model::CellSpec& spec = m_cells[slot.cell];
   if (!spec.placeholders) {
     return "";
   }
@@ -33,47 +55,48 @@ void RoundRunner::measure(Slot slot, int round, std::size_t order, const std::st
   if (skipped(slot)) {
     return;
   }
-  const CellSpec& spec = m_cells[slot.cell];
-  process::Invocation invocation = invocation_of(slot);
+  const model::CellSpec& spec = m_cells[slot.cell];
+  model::Invocation invocation = invocation_of(slot);
   invocation.env.push_back("REFBENCH_PAD=" + pad);
   const std::string output = fresh_output(slot, round, invocation);
   const bool reads = reads_report(spec.meta);
   const bool reads_file = reads && reads_output_file(spec.meta);
   invocation.capture_stdout = reads && !reads_file;
-  if (!run_hook(slot, Hook::prepare, round)) {
+  if (!run_hook(slot, model::Hook::prepare, round)) {
     return; // the cell is an ERROR naming its prepare hook
   }
   check_links(round);
   if (m_hooks.before_invocation) {
     m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
   }
-  Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}, replica_of(slot, round)};
+  model::Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}, replica_of(slot, round)};
   for (const auto& [reading, value] : counts) {
     sample.outcome.readings[reading] = value;
   }
-  if (reads && process::succeeded(sample.outcome)) {
-    read_sample_report(spec.meta, sample, reads_file ? output : std::string());
+  if (reads && model::succeeded(sample.outcome)) {
+    read_report(spec.meta, sample, reads_file ? output : std::string());
   }
   sample.outcome.stdout_text.clear(); // read above, not kept
   if (!output.empty()) {
-    if (spec.check_output && !spec.meta.candidate_only && round == 1 && process::succeeded(sample.outcome)) {
+    if (spec.check_output && !spec.meta.candidate_only && round == 1 && model::succeeded(sample.outcome)) {
       record_output_hash(slot, output);
     }
     std::error_code ignored;
     std::filesystem::remove(output, ignored);
   }
-  m_last_wall[slot.cell][slot.arm == Arm::baseline ? 0 : 1] = sample.outcome.readings[process::Reading::wall];
+  m_last_wall[slot.cell][slot.arm == model::Arm::baseline ? 0 : 1] = sample.outcome.readings[model::Reading::wall];
   m_log.sample(sample, m_record.cells);
-  if (!process::succeeded(sample.outcome)) {
+  if (!model::succeeded(sample.outcome)) {
     m_record.cells[slot.cell].failure =
-        CellFailure{slot.arm, round, process::describe(sample.outcome, invocation.timeout), sample.outcome.stderr_tail,
-                    sample.outcome.termination == process::Termination::spawn_failed};
-    stop(slot.cell, StopReason::error);
+        model::CellFailure{slot.arm, round, model::describe(sample.outcome, invocation.timeout),
+                           sample.outcome.stderr_tail, sample.outcome.termination == model::Termination::spawn_failed};
+    stop(slot.cell, model::StopReason::error);
   } else if (!sample.problem.empty() && !m_record.cells[slot.cell].failure) {
-    m_record.cells[slot.cell].failure = CellFailure{slot.arm, round, sample.problem, sample.outcome.stderr_tail, false};
-    stop(slot.cell, StopReason::error);
+    m_record.cells[slot.cell].failure =
+        model::CellFailure{slot.arm, round, sample.problem, sample.outcome.stderr_tail, false};
+    stop(slot.cell, model::StopReason::error);
   }
-  const bool cannot_start = sample.outcome.termination == process::Termination::spawn_failed;
+  const bool cannot_start = sample.outcome.termination == model::Termination::spawn_failed;
   m_record.samples.push_back(std::move(sample));
   if (cannot_start) {
     throw CannotStart{};
@@ -85,21 +108,21 @@ void RoundRunner::record_output_hash(Slot slot, const std::string& output) {
   auto hash = util::sha256_file(output);
   if (!hash) { // nothing to compare: a missing file is no hash to hold against the other arm's
     if (!m_record.cells[slot.cell].failure) {
-      m_record.cells[slot.cell].failure =
-          CellFailure{slot.arm, 1, fmt::format("wrote no {{output}} file to compare ({})", hash.error()), "", false};
-      stop(slot.cell, StopReason::error);
+      m_record.cells[slot.cell].failure = model::CellFailure{
+          slot.arm, 1, fmt::format("wrote no {{output}} file to compare ({})", hash.error()), "", false};
+      stop(slot.cell, model::StopReason::error);
     }
     return;
   }
-  hashes[slot.arm == Arm::baseline ? 0 : 1] = *hash;
+  hashes[slot.arm == model::Arm::baseline ? 0 : 1] = *hash;
   if (!hashes[0].empty() && !hashes[1].empty() && hashes[0] != hashes[1] && !m_record.cells[slot.cell].failure) {
     m_record.cells[slot.cell].failure =
-        CellFailure{Arm::candidate, 1,
-                    fmt::format("wrote a different {{output}} than the baseline (sha256 {} vs {}): the arms did "
-                                "different work",
-                                hashes[1].substr(0, 12), hashes[0].substr(0, 12)),
-                    "", false};
-    stop(slot.cell, StopReason::error);
+        model::CellFailure{model::Arm::candidate, 1,
+                           fmt::format("wrote a different {{output}} than the baseline (sha256 {} vs {}): the arms did "
+                                       "different work",
+                                       hashes[1].substr(0, 12), hashes[0].substr(0, 12)),
+                           "", false};
+    stop(slot.cell, model::StopReason::error);
   }
 }
 
@@ -120,9 +143,9 @@ RoundCounts RoundRunner::count_round(int round, const std::vector<std::size_t>& 
     if (over_budget()) {
       break; // the timed pass stops the cells on the budget
     }
-    if (m_record.cells[slot.cell].stop == StopReason::running && !skipped(slot)) {
+    if (m_record.cells[slot.cell].stop == model::StopReason::running && !skipped(slot)) {
       if (auto counted = count(slot, round)) {
-        counts[{slot.cell, slot.arm == Arm::baseline ? 0 : 1}] = *counted;
+        counts[{slot.cell, slot.arm == model::Arm::baseline ? 0 : 1}] = *counted;
       }
     }
   }
@@ -143,15 +166,15 @@ std::optional<Counts> RoundRunner::count(Slot slot, int round) {
 }
 
 std::optional<Counts> RoundRunner::count_under(Slot slot, int round, Counter counter) {
-  process::Invocation invocation = invocation_of(slot);
+  model::Invocation invocation = invocation_of(slot);
   invocation.env.push_back("REFBENCH_PAD=");
   const std::string output = fresh_output(slot, round, invocation);
-  if (!run_hook(slot, Hook::prepare, round)) {
+  if (!run_hook(slot, model::Hook::prepare, round)) {
     return std::nullopt;
   }
   check_links(round);
   auto counted = counted_command(invocation, counter, m_settings);
-  const process::Outcome outcome = counted ? m_executor.run(*counted) : process::Outcome{};
+  const model::Outcome outcome = counted ? m_executor.run(*counted) : model::Outcome{};
   if (!output.empty()) {
     std::error_code ignored;
     std::filesystem::remove(output, ignored);
@@ -159,8 +182,8 @@ std::optional<Counts> RoundRunner::count_under(Slot slot, int round, Counter cou
   std::string problem;
   if (!counted) {
     problem = counted.error();
-  } else if (!process::succeeded(outcome)) {
-    problem = process::describe(outcome, counted->timeout);
+  } else if (!model::succeeded(outcome)) {
+    problem = model::describe(outcome, counted->timeout);
   } else if (auto counts = read_counts(counter, invocation, m_settings.counts_dir)) {
     return *counts;
   } else {
@@ -168,9 +191,9 @@ std::optional<Counts> RoundRunner::count_under(Slot slot, int round, Counter cou
   }
   if (!m_record.cells[slot.cell].failure) {
     m_record.cells[slot.cell].failure =
-        CellFailure{slot.arm, round, problem, outcome.stderr_tail, false, std::string(failure_hook(counter))};
+        model::CellFailure{slot.arm, round, problem, outcome.stderr_tail, false, std::string(failure_hook(counter))};
   }
-  stop(slot.cell, StopReason::error);
+  stop(slot.cell, model::StopReason::error);
   return std::nullopt;
 }
 

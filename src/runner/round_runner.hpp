@@ -25,10 +25,10 @@ struct CannotStart {};
 // Mutable state of one run; the record is what the caller gets back.
 class RoundRunner {
 public:
-  RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-              RoundLog& log, const RoundHooks& hooks);
+  RoundRunner(const std::vector<model::CellSpec>& cells, const model::RoundSettings& settings,
+              process::Executor& executor, model::RoundLog& log, const RoundHooks& hooks);
 
-  RunRecord run();
+  model::RunRecord run();
 
 private:
   struct TreeChanged {};
@@ -82,7 +82,7 @@ private:
   void drop_over_budget(std::vector<std::size_t>& active, double remaining);
 
   // Stops `cell` for `reason` and logs it; a stopped cell stays as it stopped.
-  void stop(std::size_t cell, StopReason reason);
+  void stop(std::size_t cell, model::StopReason reason);
 
   // --- round_hooks.cpp: hooks and replicas
 
@@ -91,11 +91,11 @@ private:
 
   // The hooks of `slot`: the A/A control runs the baseline's on both arms,
   // the second where its twin runs (README: Hooks).
-  const ArmHooks& hooks_of(Slot slot) const;
+  const model::ArmHooks& hooks_of(Slot slot) const;
 
   // Runs `hook` of `slot` (with {round} = `round`); a failure becomes the
   // cell's failure naming the hook and stops the cell. True when it ran to exit 0.
-  bool run_hook(Slot slot, Hook hook, int round);
+  bool run_hook(Slot slot, model::Hook hook, int round);
 
   // The setup hooks of `cell`, each arm once; the first that fails stops it.
   void set_up(std::size_t cell);
@@ -114,12 +114,12 @@ private:
 
   // What `slot` runs: the control runs the baseline on both arms, the
   // second through its own link when it has one.
-  const process::Invocation& invocation_of(Slot slot) const;
+  const model::Invocation& invocation_of(Slot slot) const;
 
   // The {output} path of `slot` substituted into its `invocation` for
   // `round`, removed first so the command makes it afresh (never through a
   // link planted there); "" for a cell without placeholders.
-  std::string fresh_output(Slot slot, int round, process::Invocation& invocation) const;
+  std::string fresh_output(Slot slot, int round, model::Invocation& invocation) const;
 
   // One timed invocation of `slot` in `round` at position `order`, with
   // REFBENCH_PAD=`pad` and the round's `counts` of it merged into its
@@ -152,10 +152,10 @@ private:
   // environment's size changes the instructions the dynamic loader runs.
   std::optional<Counts> count_under(Slot slot, int round, Counter counter);
 
-  std::vector<CellSpec> m_cells;
-  const RoundSettings& m_settings;
+  std::vector<model::CellSpec> m_cells;
+  const model::RoundSettings& m_settings;
   process::Executor& m_executor;
-  RoundLog& m_log;
+  model::RoundLog& m_log;
   const RoundHooks& m_hooks;
   const Clock& m_clock;
   double m_deadline = 0; // on m_clock: when the budget is spent
@@ -164,7 +164,7 @@ private:
   std::vector<std::array<std::string, 2>> m_output_hashes; // round 1 {output} hashes per cell
   CountLedger m_counts;                                    // the counted cells' counts so far
   std::vector<Placement> m_placements;                     // per round, 0 = warm-up
-  RunRecord m_record;
+  model::RunRecord m_record;
 };
 
 } // namespace refbench::runner::detail

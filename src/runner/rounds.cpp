@@ -9,8 +9,8 @@
 namespace refbench::runner {
 namespace detail {
 
-RoundRunner::RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-                         RoundLog& log, const RoundHooks& hooks)
+RoundRunner::RoundRunner(const std::vector<model::CellSpec>& cells, const model::RoundSettings& settings,
+                         process::Executor& executor, model::RoundLog& log, const RoundHooks& hooks)
     : m_cells(cells.begin(), cells.end()), m_settings(settings), m_executor(executor), m_log(log), m_hooks(hooks),
       m_clock(hooks.clock), m_rng(settings.seed), m_last_wall(cells.size(), {0.0, 0.0}), m_output_hashes(cells.size()),
       m_counts(cells.size()),
@@ -18,11 +18,11 @@ RoundRunner::RoundRunner(const std::vector<CellSpec>& cells, const RoundSettings
   m_record.seed = settings.seed;
   m_record.rss = executor.rss_probe();
   for (const auto& cell : cells) {
-    m_record.cells.push_back({cell.name, cell.control, StopReason::running, 0, std::nullopt, cell.meta});
+    m_record.cells.push_back({cell.name, cell.control, model::StopReason::running, 0, std::nullopt, cell.meta});
   }
 }
 
-RunRecord RoundRunner::run() {
+model::RunRecord RoundRunner::run() {
   const double start = m_clock();
   m_deadline = start + m_settings.budget_seconds;
   try {
@@ -53,19 +53,19 @@ RunRecord RoundRunner::run() {
       }
     }
     for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
-      stop(cell, StopReason::max_rounds);
+      stop(cell, model::StopReason::max_rounds);
     }
     trees_changed(last_round(), true);
   } catch (const TreeChanged&) {
     // every cell is an ERROR naming the change
   } catch (const CannotStart&) {
     for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
-      stop(cell, StopReason::aborted);
+      stop(cell, model::StopReason::aborted);
     }
   } catch (const InterruptedError& interrupted) {
     m_record.interrupted_by = interrupted.signal_number();
     for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
-      stop(cell, StopReason::interrupted);
+      stop(cell, model::StopReason::interrupted);
     }
   } catch (...) { // a full disk, a launcher that died: the cleanups still run, then the error goes on
     clean_up();
@@ -111,10 +111,11 @@ void RoundRunner::fail_all_on_change(int round, const std::string& change) {
   for (std::size_t i = 0; i < m_record.cells.size(); ++i) {
     auto& cell = m_record.cells[i];
     if (!cell.failure) {
-      cell.failure = CellFailure{Arm::baseline, round, change, "", false, std::string(k_tree_check)};
+      cell.failure =
+          model::CellFailure{model::Arm::baseline, round, change, "", false, std::string(model::k_tree_check)};
     }
-    stop(i, StopReason::error);
-    cell.stop = StopReason::error;
+    stop(i, model::StopReason::error);
+    cell.stop = model::StopReason::error;
   }
 }
 
@@ -122,7 +123,7 @@ bool RoundRunner::over_budget() const { return m_clock() >= m_deadline; }
 
 void RoundRunner::stop_all_on_budget() {
   for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
-    stop(cell, StopReason::budget);
+    stop(cell, model::StopReason::budget);
   }
 }
 
@@ -132,12 +133,12 @@ void RoundRunner::warm_up() {
   }
   for (int i = 0; i < m_settings.warmup; ++i) {
     for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
-      for (Arm arm : {Arm::baseline, Arm::candidate}) {
+      for (model::Arm arm : {model::Arm::baseline, model::Arm::candidate}) {
         if (over_budget()) {
           stop_all_on_budget();
           return;
         }
-        if (m_record.cells[cell].stop == StopReason::running) {
+        if (m_record.cells[cell].stop == model::StopReason::running) {
           measure({cell, arm}, 0, 0, "");
         }
       }
@@ -152,12 +153,12 @@ void RoundRunner::add_control_of_cheapest() {
     return;
   }
   const std::size_t cheapest = cheapest_first(candidates, round_costs()).front();
-  CellSpec control = control_of(m_cells[cheapest]);
+  model::CellSpec control = control_of(m_cells[cheapest]);
   m_cells.push_back(control);
   m_last_wall.push_back({m_last_wall[cheapest][0], m_last_wall[cheapest][0]});
   m_output_hashes.emplace_back();
   m_counts.add_like(cheapest);
-  m_record.cells.push_back({control.name, true, StopReason::running, 0, std::nullopt, control.meta});
+  m_record.cells.push_back({control.name, true, model::StopReason::running, 0, std::nullopt, control.meta});
   m_log.control_added(m_record.cells.back(), m_cells[cheapest].name);
   set_up(m_cells.size() - 1);
 }
@@ -173,18 +174,18 @@ void RoundRunner::run_round(int round, const std::vector<std::size_t>& active) {
       stop_all_on_budget();
       return;
     }
-    if (m_record.cells[slots[order].cell].stop == StopReason::running) {
-      const auto count = counts.find({slots[order].cell, slots[order].arm == Arm::baseline ? 0 : 1});
+    if (m_record.cells[slots[order].cell].stop == model::StopReason::running) {
+      const auto count = counts.find({slots[order].cell, slots[order].arm == model::Arm::baseline ? 0 : 1});
       measure(slots[order], round, order, pad, count == counts.end() ? Counts{} : count->second);
     }
   }
   for (std::size_t cell : active) {
-    if (m_record.cells[cell].stop == StopReason::running) {
+    if (m_record.cells[cell].stop == model::StopReason::running) {
       m_record.cells[cell].rounds = round;
       if (round >= m_settings.min_rounds && m_hooks.precise && m_hooks.precise(m_record, cell)) {
-        stop(cell, StopReason::precision);
+        stop(cell, model::StopReason::precision);
       } else if (round >= m_settings.max_rounds) {
-        stop(cell, StopReason::max_rounds);
+        stop(cell, model::StopReason::max_rounds);
       }
     }
   }
@@ -201,7 +202,7 @@ std::vector<double> RoundRunner::round_costs() const {
 std::vector<std::size_t> RoundRunner::active_cells() const {
   std::vector<std::size_t> active;
   for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
-    if (m_record.cells[cell].stop == StopReason::running) {
+    if (m_record.cells[cell].stop == model::StopReason::running) {
       active.push_back(cell);
     }
   }
@@ -210,14 +211,14 @@ std::vector<std::size_t> RoundRunner::active_cells() const {
 
 void RoundRunner::drop_over_budget(std::vector<std::size_t>& active, double remaining) {
   for (std::size_t cell : cells_over_budget(active, round_costs(), remaining)) {
-    stop(cell, StopReason::budget);
+    stop(cell, model::StopReason::budget);
     std::erase(active, cell);
   }
 }
 
-void RoundRunner::stop(std::size_t cell, StopReason reason) {
+void RoundRunner::stop(std::size_t cell, model::StopReason reason) {
   auto& record = m_record.cells[cell];
-  if (record.stop != StopReason::running) {
+  if (record.stop != model::StopReason::running) {
     return;
   }
   record.stop = reason;
@@ -226,7 +227,7 @@ void RoundRunner::stop(std::size_t cell, StopReason reason) {
 
 } // namespace detail
 
-void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output, bool shell) {
+void substitute_placeholders(model::Invocation& invocation, int round, const std::string& output, bool shell) {
   const std::vector<std::pair<std::string, std::string>> values{{"{round}", std::to_string(round)},
                                                                 {"{output}", output}};
   auto fill = [&](std::string& text, bool script) {
@@ -246,8 +247,8 @@ void substitute_placeholders(process::Invocation& invocation, int round, const s
   }
 }
 
-RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-                     RoundLog& log, const RoundHooks& hooks) {
+model::RunRecord run_rounds(const std::vector<model::CellSpec>& cells, const model::RoundSettings& settings,
+                            process::Executor& executor, model::RoundLog& log, const RoundHooks& hooks) {
   return detail::RoundRunner(cells, settings, executor, log, hooks).run();
 }
 

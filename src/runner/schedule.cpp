@@ -10,8 +10,8 @@ std::vector<Slot> shuffled_round(const std::vector<std::size_t>& active, util::R
   std::vector<Slot> slots;
   slots.reserve(active.size() * 2);
   for (std::size_t cell : active) {
-    slots.push_back({cell, Arm::baseline});
-    slots.push_back({cell, Arm::candidate});
+    slots.push_back({cell, model::Arm::baseline});
+    slots.push_back({cell, model::Arm::candidate});
   }
   rng.shuffle(std::span(slots));
   return slots;

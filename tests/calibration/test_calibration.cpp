@@ -3,8 +3,8 @@
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
+#include <refbench/model/pairs.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/runner/pairs.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/stats/signed_rank.hpp>
 #include <refbench/stats/trend.hpp>
@@ -116,7 +116,7 @@ TEST_CASE("calibration: coverage of a count metric's difference interval, zeros 
       for (int run = 0; run < total; ++run) {
         analysis::MetricSamples m;
         m.metric = "errors";
-        m.kind = runner::MetricKind::count;
+        m.kind = model::MetricKind::count;
         m.gated = true;
         for (int i = 0; i < n; ++i) {
           m.baseline.push_back(count_reading(c.model, noise, c.mean));
@@ -178,28 +178,27 @@ TEST_CASE("calibration: precision stopping keeps coverage ≥ 93 %") {
     double rounds = 0;
     const int total = runs();
     for (int run = 0; run < total; ++run) {
-      process::FakeExecutor fake([&](const process::Invocation&, std::size_t index) {
-        process::Outcome outcome;
-        outcome.readings[process::Reading::wall] =
-            0.1 * std::exp(log_noise(model, noise, static_cast<int>(index), 120));
+      process::FakeExecutor fake([&](const model::Invocation&, std::size_t index) {
+        model::Outcome outcome;
+        outcome.readings[model::Reading::wall] = 0.1 * std::exp(log_noise(model, noise, static_cast<int>(index), 120));
         return outcome;
       });
-      process::Invocation same{{"prog"}, {}, "", {}, ""};
-      runner::RoundSettings settings{1e9, 60, 10, 0, static_cast<std::uint64_t>(run)};
+      model::Invocation same{{"prog"}, {}, "", {}, ""};
+      model::RoundSettings settings{1e9, 60, 10, 0, static_cast<std::uint64_t>(run)};
       analysis::Settings analysis_settings;
       analysis_settings.min_rounds = 10;
       formats::JournalWriter journal;
       runner::RoundHooks hooks;
       hooks.clock = [&] { return fake.now(); };
-      hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
-        return analysis::precise_enough(record, cell, {runner::Metric::wall}, 0.02, analysis_settings);
+      hooks.precise = [&](const model::RunRecord& record, std::size_t cell) {
+        return analysis::precise_enough(record, cell, {model::Metric::wall}, 0.02, analysis_settings);
       };
       auto record = runner::run_rounds({{"aa", same, same, false}}, settings, fake, journal, hooks);
-      auto pairs = runner::complete_pairs(record, 0, runner::Metric::wall);
+      auto pairs = model::complete_pairs(record, 0, model::Metric::wall);
       auto d = analysis::log_ratios(pairs.baseline, pairs.candidate, analysis::Direction::lower_is_better);
       auto interval = stats::signed_rank_interval(d, 0.95);
       covered += (interval.lo <= 0 && 0 <= interval.hi) ? 1 : 0;
-      stopped_on_precision += record.cells[0].stop == runner::StopReason::precision ? 1 : 0;
+      stopped_on_precision += record.cells[0].stop == model::StopReason::precision ? 1 : 0;
       rounds += static_cast<double>(d.size());
     }
     double coverage = static_cast<double>(covered) / total;
@@ -222,18 +221,18 @@ TEST_CASE("calibration: a 20 % machine-speed step mid-run, interleaved vs sequen
 
   // interleaved and shuffled, through the real scheduler and the fake executor
   Noise noise_a(5);
-  process::FakeExecutor fake([&](const process::Invocation&, std::size_t index) {
-    process::Outcome outcome;
-    outcome.readings[process::Reading::wall] = machine(index, noise_a);
+  process::FakeExecutor fake([&](const model::Invocation&, std::size_t index) {
+    model::Outcome outcome;
+    outcome.readings[model::Reading::wall] = machine(index, noise_a);
     return outcome;
   });
-  process::Invocation same{{"prog"}, {}, "", {}, ""};
-  runner::RoundSettings settings{1e9, rounds, rounds, 0, 31};
+  model::Invocation same{{"prog"}, {}, "", {}, ""};
+  model::RoundSettings settings{1e9, rounds, rounds, 0, 31};
   formats::JournalWriter journal;
   runner::RoundHooks hooks;
   hooks.clock = [&] { return fake.now(); };
   auto record = runner::run_rounds({{"aa", same, same, false}}, settings, fake, journal, hooks);
-  auto pairs = runner::complete_pairs(record, 0, runner::Metric::wall);
+  auto pairs = model::complete_pairs(record, 0, model::Metric::wall);
   analysis::MetricSamples interleaved{"wall",
                                       analysis::Unit::seconds,
                                       analysis::Direction::lower_is_better,
@@ -291,28 +290,28 @@ NoisyRates noisy_runner(int rounds, std::uint64_t seed) {
   NoisyRates rates;
   for (int run = 0; run < runs(); ++run) {
     double clock = 0;
-    process::FakeExecutor fake([&](const process::Invocation& invocation, std::size_t) {
+    process::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t) {
       const double nominal = 0.08 * std::stod(invocation.argv.at(1));
       const double hog = std::fmod(clock, 3.0) < 1.0 ? 1.8 : 1.0;
-      process::Outcome outcome;
-      outcome.readings[process::Reading::wall] = nominal * (0.5 + noise.uniform()) * hog;
-      clock += outcome.readings[process::Reading::wall];
+      model::Outcome outcome;
+      outcome.readings[model::Reading::wall] = nominal * (0.5 + noise.uniform()) * hog;
+      clock += outcome.readings[model::Reading::wall];
       return outcome;
     });
-    auto prog = [](const char* factor) { return process::Invocation{{"prog", factor}, {}, "", {}, ""}; };
-    std::vector<runner::CellSpec> cells{{"aa", prog("1"), prog("1"), false},
-                                        {"slower", prog("1"), prog("2"), false},
-                                        {"faster", prog("1"), prog("0.5"), false}};
-    cells.push_back(runner::control_of(cells[0]));
-    runner::RoundSettings settings{1e9, rounds, rounds, 0, static_cast<std::uint64_t>(run) + 1};
+    auto prog = [](const char* factor) { return model::Invocation{{"prog", factor}, {}, "", {}, ""}; };
+    std::vector<model::CellSpec> cells{{"aa", prog("1"), prog("1"), false},
+                                       {"slower", prog("1"), prog("2"), false},
+                                       {"faster", prog("1"), prog("0.5"), false}};
+    cells.push_back(model::control_of(cells[0]));
+    model::RoundSettings settings{1e9, rounds, rounds, 0, static_cast<std::uint64_t>(run) + 1};
     formats::JournalWriter journal;
     runner::RoundHooks hooks;
     hooks.clock = [&] { return fake.now(); };
     const auto record = runner::run_rounds(cells, settings, fake, journal, hooks);
     analysis::Settings analysis_settings;
     analysis_settings.min_rounds = 10;
-    const auto results = analysis::analyze(
-        analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}), analysis_settings);
+    const auto results = analysis::analyze(analysis::cell_samples(record, {model::Metric::wall}, {model::Metric::wall}),
+                                           analysis_settings);
     REQUIRE(results.size() == 4);
     REQUIRE(results[3].control);
     REQUIRE(results[0].noise_floor.has_value());

@@ -10,10 +10,10 @@
 #include <refbench/github/comment.hpp>
 #include <refbench/github/event.hpp>
 #include <refbench/history/history.hpp>
+#include <refbench/model/command_output.hpp>
+#include <refbench/model/suite_rows.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/verdict_table.hpp>
-#include <refbench/runner/command_output.hpp>
-#include <refbench/runner/suite_rows.hpp>
 #include <refbench/suites/suite.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/json_input.hpp>
@@ -84,16 +84,16 @@ void read_event(std::string_view input) {
 // and a requirement read it. A cell that reports garbage is an ERROR of its
 // own; only an exception out of the reader would be refbench's fault.
 void read_reported(std::string_view input) {
-  runner::CellMeta meta;
-  runner::CustomMetric json{"m", runner::ReportSource::stdout_line, runner::ReportFormat::json, "m.p99"};
-  runner::CustomMetric bmf{"b", runner::ReportSource::stdout_line, runner::ReportFormat::bmf, "bench/latency"};
+  model::CellMeta meta;
+  model::CustomMetric json{"m", model::ReportSource::stdout_line, model::ReportFormat::json, "m.p99"};
+  model::CustomMetric bmf{"b", model::ReportSource::stdout_line, model::ReportFormat::bmf, "bench/latency"};
   meta.custom = {json};
-  meta.require = {runner::Requirement{"errors", "==", 0}};
-  (void)runner::read_reported(meta, input);
-  (void)runner::read_reported(meta, input, true);
+  meta.require = {model::Requirement{"errors", "==", 0}};
+  (void)model::read_reported(meta, input);
+  (void)model::read_reported(meta, input, true);
   meta.custom = {bmf};
   meta.require.clear();
-  (void)runner::read_reported(meta, input);
+  (void)model::read_reported(meta, input);
 }
 
 // A suite's harness output as each harness's reader takes it, and the
@@ -101,19 +101,20 @@ void read_reported(std::string_view input) {
 // exception out of refbench.
 void read_suite_outputs(std::string_view input) {
   for (const auto& [harness, name] : suites::k_harness_names.entries()) {
-    runner::CellMeta meta;
-    meta.suite = runner::SuiteSpec{harness, runner::ReportSource::stdout_line};
-    runner::RunRecord record;
-    record.cells.push_back({"s", false, runner::StopReason::max_rounds, 1, std::nullopt, meta});
-    for (const auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
-      runner::Sample sample;
+    model::CellMeta meta;
+    meta.suite = model::SuiteSpec{harness, model::ReportSource::stdout_line};
+    model::RunRecord record;
+    record.cells.push_back({"s", false, model::StopReason::max_rounds, 1, std::nullopt, meta});
+    for (const auto arm : {model::Arm::baseline, model::Arm::candidate}) {
+      model::Sample sample;
       sample.arm = arm;
       sample.round = 1;
       sample.outcome.stdout_text = std::string(input);
-      runner::read_sample_report(meta, sample, "");
+      model::read_sample_report(meta, sample, sample.outcome.stdout_text,
+                                sample.outcome.stdout_bytes > sample.outcome.stdout_text.size());
       record.samples.push_back(std::move(sample));
     }
-    auto rows = runner::suite_rows(record).record;
+    auto rows = model::suite_rows(record).record;
     analyze(analysis::cell_samples(rows, {}, {}));
   }
 }
@@ -328,21 +329,22 @@ void check_name(std::string_view name) {
 // each line of the input as a name through each output's writer.
 void render_suite_names(std::string_view input) {
   for (const auto& [harness, name] : suites::k_harness_names.entries()) {
-    runner::CellMeta meta;
-    meta.suite = runner::SuiteSpec{harness, runner::ReportSource::stdout_line};
-    runner::RunRecord record;
-    record.cells.push_back({"s", false, runner::StopReason::max_rounds, 3, std::nullopt, meta});
+    model::CellMeta meta;
+    meta.suite = model::SuiteSpec{harness, model::ReportSource::stdout_line};
+    model::RunRecord record;
+    record.cells.push_back({"s", false, model::StopReason::max_rounds, 3, std::nullopt, meta});
     for (int round = 1; round <= 3; ++round) {
-      for (const auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
-        runner::Sample sample;
+      for (const auto arm : {model::Arm::baseline, model::Arm::candidate}) {
+        model::Sample sample;
         sample.arm = arm;
         sample.round = round;
         sample.outcome.stdout_text = std::string(input);
-        runner::read_sample_report(meta, sample, "");
+        model::read_sample_report(meta, sample, sample.outcome.stdout_text,
+                                  sample.outcome.stdout_bytes > sample.outcome.stdout_text.size());
         record.samples.push_back(std::move(sample));
       }
     }
-    auto rows = runner::suite_rows(record).record;
+    auto rows = model::suite_rows(record).record;
     analysis::Settings settings;
     settings.min_rounds = 2;
     const auto results = analysis::analyze(analysis::cell_samples(rows, {}, {}), settings);

@@ -72,7 +72,7 @@ private:
 // Runs `script` with /bin/sh -c (under `set -e`) in `cwd`; fails the test when
 // it fails. Returns its stdout without the trailing newline.
 inline std::string sh(const std::string& script, const std::string& cwd) {
-  process::Invocation invocation;
+  model::Invocation invocation;
   invocation.argv = {"/bin/sh", "-c", "set -e\n" + script};
   for (char** entry = environ; *entry != nullptr; ++entry) {
     invocation.env.emplace_back(*entry);
@@ -82,7 +82,7 @@ inline std::string sh(const std::string& script, const std::string& cwd) {
   auto outcome = process::run_process(invocation);
   INFO("script: " << script);
   INFO("stderr: " << outcome.stderr_tail);
-  REQUIRE(process::succeeded(outcome));
+  REQUIRE(model::succeeded(outcome));
   auto text = outcome.stdout_text;
   while (!text.empty() && text.back() == '\n') {
     text.pop_back();

@@ -10,9 +10,9 @@
 
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
+#include <refbench/model/suite_rows.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
-#include <refbench/runner/suite_rows.hpp>
 
 #include <cmath>
 #include <fmt/format.h>
@@ -24,9 +24,9 @@
 #include <vector>
 
 using namespace refbench;
+using model::Invocation;
+using model::Outcome;
 using process::FakeExecutor;
-using process::Invocation;
-using process::Outcome;
 
 namespace {
 
@@ -51,10 +51,10 @@ std::string aa_suite_output(std::mt19937_64& random, const std::vector<double>& 
 }
 
 // Suite cell "NAME" of `harness`, its arms a/bench and b/bench.
-runner::CellSpec suite_cell(const std::string& name, suites::Harness harness) {
-  runner::CellSpec suite;
+model::CellSpec suite_cell(const std::string& name, suites::Harness harness) {
+  model::CellSpec suite;
   suite.name = name;
-  suite.meta.suite = runner::SuiteSpec{harness};
+  suite.meta.suite = model::SuiteSpec{harness};
   suite.baseline.argv = {"a/bench"};
   suite.candidate.argv = {"b/bench"};
   return suite;
@@ -63,20 +63,20 @@ runner::CellSpec suite_cell(const std::string& name, suites::Harness harness) {
 // Rounds of `min_rounds` … `max_rounds` (no budget) over a FakeExecutor
 // whose every invocation takes 0.5 s and prints `output()` (and `user`
 // seconds of CPU when given); the record, and how many invocations ran.
-std::pair<runner::RunRecord, std::size_t> run_suite(const std::vector<runner::CellSpec>& cells, int min_rounds,
-                                                    int max_rounds, std::uint64_t seed,
-                                                    const std::function<std::string()>& output,
-                                                    std::optional<double> user = std::nullopt) {
-  runner::RoundSettings settings;
+std::pair<model::RunRecord, std::size_t> run_suite(const std::vector<model::CellSpec>& cells, int min_rounds,
+                                                   int max_rounds, std::uint64_t seed,
+                                                   const std::function<std::string()>& output,
+                                                   std::optional<double> user = std::nullopt) {
+  model::RoundSettings settings;
   settings.budget_seconds = 1e9;
   settings.min_rounds = min_rounds;
   settings.max_rounds = max_rounds;
   settings.seed = seed;
   FakeExecutor fake([&](const Invocation&, std::size_t) {
     Outcome outcome;
-    outcome.readings[process::Reading::wall] = 0.5;
+    outcome.readings[model::Reading::wall] = 0.5;
     if (user) {
-      outcome.readings[process::Reading::user] = *user;
+      outcome.readings[model::Reading::user] = *user;
     }
     outcome.stdout_text = output();
     return outcome;
@@ -104,13 +104,13 @@ AaTally aa_run(std::uint64_t seed) {
   }
   const auto suite = suite_cell("zip", suites::Harness::google_benchmark); // the same build on both arms: an A/A
   auto record =
-      run_suite({suite, runner::control_of(suite)}, 10, 20, seed, [&] { return aa_suite_output(random, truth); }).first;
+      run_suite({suite, model::control_of(suite)}, 10, 20, seed, [&] { return aa_suite_output(random, truth); }).first;
   std::vector<std::string> removed;
-  runner::to_rows(record, removed);
+  model::to_rows(record, removed);
   analysis::Settings analysis_settings;
   analysis_settings.min_rounds = 10;
   analysis_settings.seed = seed;
-  const auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
+  const auto results = analysis::analyze(analysis::cell_samples(record, {model::Metric::wall}, {model::Metric::wall}),
                                          analysis_settings);
   AaTally tally;
   for (const auto& r : results) {
@@ -157,9 +157,9 @@ TEST_CASE("analysis: a suite row's metrics are the harness's measures, even one 
                       {suite_cell("s", harness)}, 10, 12, 0, [&] { return output; }, 0.4)
                       .first;
     std::vector<std::string> removed;
-    runner::to_rows(record, removed);
+    model::to_rows(record, removed);
     const auto results = analysis::analyze(
-        analysis::cell_samples(record, {runner::Metric::wall, runner::Metric::user}, {runner::Metric::wall}), {});
+        analysis::cell_samples(record, {model::Metric::wall, model::Metric::user}, {model::Metric::wall}), {});
     const std::string name = harness == suites::Harness::hyperfine ? "user" : "wall";
     std::vector<const analysis::MetricResult*> named;
     for (const auto& r : results) {

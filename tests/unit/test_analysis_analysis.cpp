@@ -166,18 +166,18 @@ TEST_CASE("report::render_verdict_table snapshot") {
 }
 
 TEST_CASE("formats::read_document gives the record back from a journal and from results.json") {
-  runner::RunRecord record;
+  model::RunRecord record;
   record.seed = 7;
   record.rss = {"launcher", 4 << 20, 0.0001};
-  record.cells = {{"work", false, runner::StopReason::max_rounds, 2, std::nullopt},
-                  {"work-control", true, runner::StopReason::max_rounds, 2, std::nullopt}};
+  record.cells = {{"work", false, model::StopReason::max_rounds, 2, std::nullopt},
+                  {"work-control", true, model::StopReason::max_rounds, 2, std::nullopt}};
   for (int round = 1; round <= 2; ++round) {
     for (std::size_t cell = 0; cell < 2; ++cell) {
-      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
-        process::Outcome o;
-        o.readings[process::Reading::wall] = 0.1 * round + (arm == runner::Arm::candidate ? 0.05 : 0.0);
-        o.readings[process::Reading::user] = 0.01;
-        o.readings[process::Reading::rss] = 8 << 20;
+      for (auto arm : {model::Arm::baseline, model::Arm::candidate}) {
+        model::Outcome o;
+        o.readings[model::Reading::wall] = 0.1 * round + (arm == model::Arm::candidate ? 0.05 : 0.0);
+        o.readings[model::Reading::user] = 0.01;
+        o.readings[model::Reading::rss] = 8 << 20;
         record.samples.push_back({cell, arm, round, record.samples.size() % 4, o});
       }
     }
@@ -187,7 +187,7 @@ TEST_CASE("formats::read_document gives the record back from a journal and from 
   header.command = "compare";
   header.rss = record.rss;
   header.seed = record.seed;
-  std::vector<runner::CellSpec> specs{{"work", {}, {}, false}, {"work-control", {}, {}, true}};
+  std::vector<model::CellSpec> specs{{"work", {}, {}, false}, {"work-control", {}, {}, true}};
   std::string text = formats::journal_header(header, specs).dump() + "\n";
   for (const auto& sample : record.samples) {
     text += formats::to_json(sample, record.cells).dump() + "\n";
@@ -212,8 +212,8 @@ TEST_CASE("formats::read_document gives the record back from a journal and from 
       return s.cell == original.cell && s.arm == original.arm && s.round == original.round;
     });
     REQUIRE(same != results.record.samples.end());
-    CHECK(same->outcome.readings[process::Reading::wall] == original.outcome.readings[process::Reading::wall]);
-    CHECK(same->outcome.readings[process::Reading::rss] == original.outcome.readings[process::Reading::rss]);
+    CHECK(same->outcome.readings[model::Reading::wall] == original.outcome.readings[model::Reading::wall]);
+    CHECK(same->outcome.readings[model::Reading::rss] == original.outcome.readings[model::Reading::rss]);
   }
 
   SUBCASE("a bad line that is not the last is an error naming the line") {
@@ -227,30 +227,30 @@ TEST_CASE("a fixed seed and the same measurements give byte-identical analysis")
   auto run = [] {
     // measurements depend only on what runs (cell, arm, its n-th call), not on when
     std::map<std::string, int> calls;
-    process::FakeExecutor fake([&](const process::Invocation& invocation, std::size_t) {
+    process::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t) {
       const std::string key = invocation.argv[0] + invocation.argv[1];
       const int n = calls[key]++;
-      process::Outcome outcome;
-      outcome.readings[process::Reading::wall] =
+      model::Outcome outcome;
+      outcome.readings[model::Reading::wall] =
           (invocation.argv[1] == "cand" ? 0.12 : 0.1) * (1.0 + 0.01 * ((n * 7) % 5));
-      outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall] * 0.9;
-      outcome.readings[process::Reading::rss] = (10 << 20) + n * 4096;
+      outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall] * 0.9;
+      outcome.readings[model::Reading::rss] = (10 << 20) + n * 4096;
       return outcome;
     });
     auto spec = [](const std::string& name) {
-      return runner::CellSpec{name, {{name, "base"}, {}, "", {}, ""}, {{name, "cand"}, {}, "", {}, ""}, false};
+      return model::CellSpec{name, {{name, "base"}, {}, "", {}, ""}, {{name, "cand"}, {}, "", {}, ""}, false};
     };
-    runner::RoundSettings settings{1000, 20, 10, 1, 4242};
+    model::RoundSettings settings{1000, 20, 10, 1, 4242};
     settings.auto_control = true;
     formats::JournalWriter journal;
     runner::RoundHooks hooks;
     hooks.clock = [&] { return fake.now(); };
     Settings analysis_settings;
-    hooks.precise = [&](const runner::RunRecord& record, std::size_t cell) {
-      return precise_enough(record, cell, {runner::Metric::wall}, 0.02, analysis_settings);
+    hooks.precise = [&](const model::RunRecord& record, std::size_t cell) {
+      return precise_enough(record, cell, {model::Metric::wall}, 0.02, analysis_settings);
     };
     auto record = runner::run_rounds({spec("x"), spec("y")}, settings, fake, journal, hooks);
-    auto results = analyze(cell_samples(record, {runner::Metric::wall, runner::Metric::rss}, {runner::Metric::wall}),
+    auto results = analyze(cell_samples(record, {model::Metric::wall, model::Metric::rss}, {model::Metric::wall}),
                            analysis_settings);
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : results) {

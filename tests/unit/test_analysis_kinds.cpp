@@ -24,7 +24,7 @@ MetricSamples count_of(const std::vector<double>& d, double max_increase = 0) {
   m.metric = "errors";
   m.unit = Unit::plain;
   m.gated = true;
-  m.kind = runner::MetricKind::count;
+  m.kind = model::MetricKind::count;
   m.max_increase = max_increase;
   for (std::size_t i = 0; i < d.size(); ++i) {
     const double base = static_cast<double>(i % 3); // 0, 1, 2, 0, …
@@ -55,7 +55,7 @@ std::vector<double> one_to(int n) {
 TEST_CASE("a count metric is compared by the Hodges–Lehmann difference with its signed-rank interval") {
   SUBCASE("d = 1 … 20: estimate 10.5, exact interval [7.5, 13.5] (c = 52), p as scipy's exact wilcoxon") {
     auto r = only(count_of(one_to(20), 2.25));
-    CHECK(r.kind == runner::MetricKind::count);
+    CHECK(r.kind == model::MetricKind::count);
     CHECK(r.n == 20);
     CHECK(r.difference == doctest::Approx(10.5));
     CHECK(r.diff_low == doctest::Approx(7.5));
@@ -108,7 +108,7 @@ TEST_CASE("a count metric is compared by the Hodges–Lehmann difference with it
   SUBCASE("unpaired: the Hodges–Lehmann shift with the Mann–Whitney interval") {
     MetricSamples m;
     m.metric = "errors";
-    m.kind = runner::MetricKind::count;
+    m.kind = model::MetricKind::count;
     m.gated = true;
     m.paired = false;
     for (int i = 0; i < 20; ++i) {
@@ -139,20 +139,20 @@ TEST_CASE("a count metric is compared by the Hodges–Lehmann difference with it
 }
 
 TEST_CASE("censor_above and censor_below: CENSORED from 20 % of an arm's readings, naming the limit") {
-  runner::CustomMetric p99{.name = "p99", .key = "p99", .censor_above = 10000};
-  runner::RunRecord record;
-  runner::CellMeta meta;
+  model::CustomMetric p99{.name = "p99", .key = "p99", .censor_above = 10000};
+  model::RunRecord record;
+  model::CellMeta meta;
   meta.metrics = std::vector<std::string>{"p99"};
   meta.gate = std::vector<std::string>{"p99"};
   meta.custom = {p99};
-  record.cells = {{"load", false, runner::StopReason::max_rounds, 20, std::nullopt, meta}};
+  record.cells = {{"load", false, model::StopReason::max_rounds, 20, std::nullopt, meta}};
   auto run_with = [&](int clipped) {
     record.samples.clear();
     for (int round = 1; round <= 20; ++round) {
-      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
-        process::Outcome o;
-        o.readings[process::Reading::wall] = 1;
-        const bool clip = arm == runner::Arm::candidate && round <= clipped;
+      for (auto arm : {model::Arm::baseline, model::Arm::candidate}) {
+        model::Outcome o;
+        o.readings[model::Reading::wall] = 1;
+        const bool clip = arm == model::Arm::candidate && round <= clipped;
         record.samples.push_back({0, arm, round, 0, o, {{"p99", clip ? 10000.0 : 1000.0 + round}}});
       }
     }
@@ -199,7 +199,7 @@ TEST_CASE("an SLO: each arm's share that met it, and a candidate breaking it is 
   m.unit = Unit::plain;
   m.unit_label = "ms";
   m.gated = true;
-  m.slo = runner::Slo{"<=", 5000};
+  m.slo = model::Slo{"<=", 5000};
   for (int i = 0; i < 20; ++i) {
     m.baseline.push_back(4900 + i);                     // all meet it
     m.candidate.push_back(i < 8 ? 4950.0 : 5050.0 + i); // 8 of 20 meet it
@@ -226,7 +226,7 @@ TEST_CASE("an SLO: each arm's share that met it, and a candidate breaking it is 
   }
   SUBCASE("an SLO the baseline broke too is no news") {
     auto both = m;
-    both.slo = runner::Slo{"<=", 4905};
+    both.slo = model::Slo{"<=", 4905};
     auto r2 = only(both);
     CHECK_FALSE(r2.slo_broken);
     CHECK(*r2.baseline_slo_share == doctest::Approx(0.3));
@@ -238,7 +238,7 @@ TEST_CASE("an SLO: each arm's share that met it, and a candidate breaking it is 
     count.gated = false;
     count.direction = Direction::higher_is_better;
     count.max_increase = 5; // a drop of up to 5 is tolerated
-    count.slo = runner::Slo{">=", 0.5};
+    count.slo = model::Slo{">=", 0.5};
     for (auto& v : count.candidate) {
       v = 0; // the candidate never reaches 0.5
     }

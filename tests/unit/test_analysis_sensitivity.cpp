@@ -19,9 +19,9 @@ constexpr double k_mib_double = 1024.0 * 1024.0;
 std::vector<analysis::SensitivityWarning> warnings_for(double fixed, double per_mib) {
   const std::vector<std::pair<std::string, double>> sizes{
       {"1KiB", 1024.0}, {"1MiB", k_mib_double}, {"32MiB", 32 * k_mib_double}};
-  std::vector<runner::CellSpec> cells;
+  std::vector<model::CellSpec> cells;
   for (const auto& [label, bytes] : sizes) {
-    runner::CellSpec cell;
+    model::CellSpec cell;
     cell.name = "encrypt-" + label;
     cell.baseline.argv = {"encrypt", std::to_string(bytes), "a"};
     cell.candidate.argv = {"encrypt", std::to_string(bytes), "b"};
@@ -29,21 +29,21 @@ std::vector<analysis::SensitivityWarning> warnings_for(double fixed, double per_
     cell.meta.payload_bytes = static_cast<std::uint64_t>(bytes);
     cells.push_back(cell);
   }
-  process::FakeExecutor fake([&](const process::Invocation& invocation, std::size_t index) {
-    process::Outcome outcome;
+  process::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t index) {
+    model::Outcome outcome;
     const double mib = std::stod(invocation.argv[1]) / k_mib_double;
     const double wobble = invocation.argv[2] == "b" ? 0.002 * (static_cast<double>(index % 7) - 3.0) : 0.0;
-    outcome.readings[process::Reading::wall] = (fixed + per_mib * mib) * (1.0 + wobble);
-    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
-    outcome.readings[process::Reading::rss] = 64 << 20;
+    outcome.readings[model::Reading::wall] = (fixed + per_mib * mib) * (1.0 + wobble);
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall];
+    outcome.readings[model::Reading::rss] = 64 << 20;
     return outcome;
   });
-  runner::RoundSettings settings{1e6, 12, 12, 1, 7};
+  model::RoundSettings settings{1e6, 12, 12, 1, 7};
   formats::JournalWriter journal;
   runner::RoundHooks hooks;
   hooks.clock = [&fake] { return fake.now(); };
   auto record = runner::run_rounds(cells, settings, fake, journal, hooks);
-  auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
+  auto results = analysis::analyze(analysis::cell_samples(record, {model::Metric::wall}, {model::Metric::wall}),
                                    {1.15, 0.05, 0.95, 10});
   return analysis::sensitivity_warnings(analysis::family_points(record, results));
 }

@@ -204,8 +204,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(c.custom[0].higher_is_better);
     CHECK(c.custom[0].key == "rps");
     CHECK(c.custom[0].unit == "req/s");
-    CHECK(c.custom[0].from == runner::ReportSource::stdout_line);
-    CHECK(c.custom[0].format == runner::ReportFormat::json);
+    CHECK(c.custom[0].from == model::ReportSource::stdout_line);
+    CHECK(c.custom[0].format == model::ReportFormat::json);
     CHECK_FALSE(c.custom[1].higher_is_better);
     CHECK(c.custom[1].key == "latency_p99");
     CHECK(c.min_duration_seconds == 5);
@@ -254,12 +254,12 @@ TEST_CASE("config::parse_config errors name file:line:column") {
                                "refbench.toml");
     const auto& c = config.cells.at(0).custom;
     REQUIRE(c.size() == 2);
-    CHECK(c[0].kind == runner::MetricKind::count);
+    CHECK(c[0].kind == model::MetricKind::count);
     CHECK(c[0].max_increase == 0.5);
     REQUIRE(c[0].slo);
     CHECK(c[0].slo->op == "<");
     CHECK(c[0].slo->value == 1);
-    CHECK(c[1].kind == runner::MetricKind::ratio);
+    CHECK(c[1].kind == model::MetricKind::ratio);
     CHECK(c[1].censor_above == 10000);
     CHECK(c[1].censor_below == 0);
     CHECK(c[1].slo->op == ">=");
@@ -408,7 +408,7 @@ TEST_CASE("config::plan_cells fills {cpus.NAME}") {
   for (unsigned cpu = 0; cpu < 16; ++cpu) {
     pairs.siblings[cpu] = {cpu & ~1u, cpu | 1u};
   }
-  process::CpuList usable;
+  model::CpuList usable;
   for (unsigned cpu = 0; cpu < 16; ++cpu) {
     usable.push_back(cpu);
   }
@@ -474,7 +474,7 @@ TEST_CASE("config::select_cells keeps the cells a glob matches, in order, and na
   const std::vector<PayloadFile> payloads{{"64KiB", "/p/1", 65536}, {"2MiB", "/p/2", 2097152}};
   const auto all = plan_cells(c.cells, payloads, {"/w/a", "/w/b"}, {}, std::chrono::seconds(1));
   REQUIRE(all.size() == 4);
-  auto names = [](const std::vector<runner::CellSpec>& cells) {
+  auto names = [](const std::vector<model::CellSpec>& cells) {
     std::vector<std::string> out;
     for (const auto& cell : cells) {
       out.push_back(cell.name);
@@ -519,7 +519,7 @@ TEST_CASE("config: [arms.baseline] / [arms.candidate] env and args reach each ar
   ArmPaths arms{"/w/a", "/w/b", "/w/c", c.baseline_arm, c.candidate_arm, "feat-a"};
   auto cells = plan_cells(c.cells, {}, arms, {"PATH=/bin"}, std::chrono::seconds(1));
   REQUIRE(cells.size() == 2);
-  auto env_has = [](const process::Invocation& i, const std::string& entry) {
+  auto env_has = [](const model::Invocation& i, const std::string& entry) {
     return std::find(i.env.begin(), i.env.end(), entry) != i.env.end();
   };
   CHECK(cells[0].baseline.argv == std::vector<std::string>{"/w/a/x", "-v"});
@@ -538,7 +538,7 @@ TEST_CASE("config: [arms.baseline] / [arms.candidate] env and args reach each ar
   CHECK(cells[1].candidate.argv[2] == "/w/b/x | tee log --fast '/w/b/cache dir'");
   CHECK(cells[1].baseline.argv[2] == "/w/a/x | tee log");
   CHECK(cells[0].meta.candidate == "feat-a");
-  CHECK(runner::control_of(cells[0]).meta.candidate.empty());
+  CHECK(model::control_of(cells[0]).meta.candidate.empty());
 
   CHECK(error_of("[arms.other]\nargs = [\"x\"]\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n") ==
         "refbench.toml:1:1: [arms.other]: the arms are baseline and candidate");
@@ -558,8 +558,8 @@ TEST_CASE("config: [arms.baseline] / [arms.candidate] env and args reach each ar
 
 TEST_CASE("config::parse_config: run.sandbox") {
   for (const auto& [word, mode] :
-       {std::pair{"auto", process::SandboxMode::automatic}, std::pair{"required", process::SandboxMode::required},
-        std::pair{"off", process::SandboxMode::off}}) {
+       {std::pair{"auto", model::SandboxMode::automatic}, std::pair{"required", model::SandboxMode::required},
+        std::pair{"off", model::SandboxMode::off}}) {
     const auto c = parse_config(
         fmt::format("[run]\nsandbox = \"{}\"\n[[cell]]\nname = \"a\"\ncommand = \"true\"\n", word), "refbench.toml");
     CHECK(c.run.sandbox == mode);

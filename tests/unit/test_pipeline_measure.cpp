@@ -15,9 +15,9 @@
 #include <sstream>
 
 using namespace refbench;
+using model::Invocation;
+using model::Outcome;
 using process::FakeExecutor;
-using process::Invocation;
-using process::Outcome;
 
 namespace {
 
@@ -28,9 +28,9 @@ FakeExecutor::Script walls(double factor) {
   return [factor](const Invocation& invocation, std::size_t index) {
     Outcome outcome;
     const double jitter = 1.0 + 0.01 * std::sin(static_cast<double>(index) * 1.7);
-    outcome.readings[process::Reading::wall] = 0.1 * jitter * (invocation.argv[0] == "/bin/candidate" ? factor : 1.0);
-    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
-    outcome.readings[process::Reading::rss] = 50 << 20;
+    outcome.readings[model::Reading::wall] = 0.1 * jitter * (invocation.argv[0] == "/bin/candidate" ? factor : 1.0);
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall];
+    outcome.readings[model::Reading::rss] = 50 << 20;
     return outcome;
   };
 }
@@ -168,7 +168,7 @@ TEST_CASE("pipeline::measure_and_report: a failing command is exit 4, one that c
     FakeExecutor fake([](const Invocation& invocation, std::size_t index) {
       Outcome outcome = walls(1.0)(invocation, index);
       if (invocation.argv[0] == "/bin/candidate") {
-        outcome.termination = process::Termination::spawn_failed;
+        outcome.termination = model::Termination::spawn_failed;
         outcome.spawn_errno = ENOEXEC;
       }
       return outcome;

@@ -25,9 +25,9 @@
 // tree every invocation ran in decides the verdicts asserted here.
 
 using namespace refbench;
+using model::Invocation;
+using model::Outcome;
 using process::FakeExecutor;
-using process::Invocation;
-using process::Outcome;
 using test::IsolatedGitEnvironment;
 using test::sh;
 using test::TempDir;
@@ -88,9 +88,9 @@ FakeExecutor::Script by_speed(std::map<int, int>& counts) {
     ++counts[speed];
     Outcome outcome;
     const double jitter = 1.0 + 0.01 * std::sin(static_cast<double>(index) * 1.7);
-    outcome.readings[process::Reading::wall] = 0.01 * jitter * std::max(speed, 1);
-    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
-    outcome.readings[process::Reading::rss] = 8 << 20;
+    outcome.readings[model::Reading::wall] = 0.01 * jitter * std::max(speed, 1);
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall];
+    outcome.readings[model::Reading::rss] = 8 << 20;
     return outcome;
   };
 }

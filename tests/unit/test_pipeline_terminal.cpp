@@ -107,8 +107,8 @@ namespace {
 struct FakeRun {
   double now = 100; // the clock does not start at 0
   std::ostringstream out;
-  runner::RoundSettings settings{30, 6, 6, 1, 1};
-  runner::CellRecord cell{"compare", false, runner::StopReason::running, 0, std::nullopt};
+  model::RoundSettings settings{30, 6, 6, 1, 1};
+  model::CellRecord cell{"compare", false, model::StopReason::running, 0, std::nullopt};
 };
 
 std::size_t count(const std::string& text, std::string_view what) {
@@ -126,25 +126,25 @@ TEST_CASE("pipeline::Progress live") {
   {
     Progress progress(run.out, -1, ProgressMode::live, run.settings, [&] { return run.now; });
     run.now += 0.5;
-    progress.invocation_starts(run.cell, runner::Arm::baseline, 0);
+    progress.invocation_starts(run.cell, model::Arm::baseline, 0);
     CHECK(run.out.str() == "\r\033[2Krefbench: compare (baseline) · warm-up · 0:00 of 0:30");
 
     run.now += 0.05; // same round, within 100 ms: not redrawn
-    progress.invocation_starts(run.cell, runner::Arm::candidate, 0);
+    progress.invocation_starts(run.cell, model::Arm::candidate, 0);
     CHECK(count(run.out.str(), "\r\033[2K") == 1);
 
     run.now += 0.5; // a new round always redraws
-    progress.invocation_starts(run.cell, runner::Arm::candidate, 1);
+    progress.invocation_starts(run.cell, model::Arm::candidate, 1);
     CHECK(count(run.out.str(), "\r\033[2K") == 2);
     run.now += 1.0;
     progress.round_done(1, 2, 2.05);
     CHECK(count(run.out.str(), "\n") == 0); // nothing printed after a round
 
     run.now += 0.2; // round 2: 1 s a round so far, 5 rounds left from 2.05 s, so ends at 7.05 s
-    progress.invocation_starts(run.cell, runner::Arm::baseline, 2);
+    progress.invocation_starts(run.cell, model::Arm::baseline, 2);
     CHECK(run.out.str().ends_with("\r\033[2Krefbench: compare (baseline) · round 2/6 · 0:02 of 0:30 · ends in ~5s"));
     run.now += 0.15; // same round, after 100 ms: redrawn
-    progress.invocation_starts(run.cell, runner::Arm::candidate, 2);
+    progress.invocation_starts(run.cell, model::Arm::candidate, 2);
     CHECK(count(run.out.str(), "\r\033[2K") == 4);
   } // the destructor clears the line
   CHECK(run.out.str().ends_with("ends in ~5s\r\033[2K"));
@@ -156,7 +156,7 @@ TEST_CASE("pipeline::Progress finish clears once, and only a shown line") {
   Progress progress(run.out, -1, ProgressMode::live, run.settings, [&] { return run.now; });
   progress.finish();
   CHECK(run.out.str().empty());
-  progress.invocation_starts(run.cell, runner::Arm::baseline, 1);
+  progress.invocation_starts(run.cell, model::Arm::baseline, 1);
   progress.finish();
   progress.finish();
   CHECK(count(run.out.str(), "\r\033[2K") == 2); // drawn once, cleared once
@@ -172,9 +172,9 @@ TEST_CASE("pipeline::Progress plain: one line per round, no escape codes") {
     REQUIRE(hooks.observer);
     REQUIRE(hooks.before_invocation);
     run.now += 1;
-    hooks.before_invocation(run.cell, runner::Arm::baseline, 0);
+    hooks.before_invocation(run.cell, model::Arm::baseline, 0);
     run.now += 1;
-    hooks.before_invocation(run.cell, runner::Arm::baseline, 1); // round 1 starts at 2 s
+    hooks.before_invocation(run.cell, model::Arm::baseline, 1); // round 1 starts at 2 s
     hooks.observer(1, 2, 4);
     hooks.observer(2, 2, 6);
     hooks.observer(6, 0, 14);
@@ -192,7 +192,7 @@ TEST_CASE("pipeline::Progress quiet attaches nothing and prints nothing") {
     progress.attach(hooks);
     CHECK_FALSE(hooks.observer);
     CHECK_FALSE(hooks.before_invocation);
-    progress.invocation_starts(run.cell, runner::Arm::baseline, 1);
+    progress.invocation_starts(run.cell, model::Arm::baseline, 1);
     progress.round_done(1, 2, 1);
   }
   CHECK(run.out.str().empty());

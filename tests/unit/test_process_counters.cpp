@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 using namespace refbench;
-using process::CounterSource;
+using model::CounterSource;
 
 namespace {
 
@@ -71,8 +71,8 @@ TEST_CASE("process::perf_probe: opens a counter exactly when the machine has a P
 }
 
 TEST_CASE("process::counted_invocation: the command under cachegrind, one count file per process, more time") {
-  process::Invocation timed{.argv = {"work", "100"}, .env = {"A=1"}, .cwd = "/tmp", .timeout = std::chrono::seconds(2)};
-  const process::CounterTool tool{CounterSource::valgrind, "", "valgrind-3.19.0", "/usr/bin/valgrind"};
+  model::Invocation timed{.argv = {"work", "100"}, .env = {"A=1"}, .cwd = "/tmp", .timeout = std::chrono::seconds(2)};
+  const model::CounterTool tool{CounterSource::valgrind, "", "valgrind-3.19.0", "/usr/bin/valgrind"};
   const auto counted = process::counted_invocation(timed, tool, "/out/counts");
   CHECK(counted.argv == std::vector<std::string>{"/usr/bin/valgrind", "-q", "--tool=cachegrind", "--cache-sim=no",
                                                  "--trace-children=yes",
@@ -116,7 +116,7 @@ TEST_CASE("process::read_instruction_count: sums the tree's files; a missing, pa
 
 TEST_CASE(
     "process::allocation_counted_invocation: the counter first in LD_PRELOAD, its directory set, the timeout kept") {
-  process::Invocation timed{.argv = {"work"}, .env = {"A=1"}, .timeout = std::chrono::seconds(2)};
+  model::Invocation timed{.argv = {"work"}, .env = {"A=1"}, .timeout = std::chrono::seconds(2)};
   auto counted = process::allocation_counted_invocation(timed, "/out/counts/refbench-alloc.so", "/out/counts");
   CHECK(counted.env ==
         std::vector<std::string>{"A=1", "LD_PRELOAD=/out/counts/refbench-alloc.so", "REFBENCH_ALLOC_DIR=/out/counts"});
@@ -138,10 +138,10 @@ process::AllocationCount allocations_of(const std::string& fixture, const std::v
   REQUIRE(process::clear_counts(counts));
   const auto library = process::write_allocation_counter(counts);
   REQUIRE(library.has_value());
-  process::Invocation invocation{.argv = {fixture}, .env = {"PATH=/usr/bin:/bin"}, .timeout = std::chrono::seconds(20)};
+  model::Invocation invocation{.argv = {fixture}, .env = {"PATH=/usr/bin:/bin"}, .timeout = std::chrono::seconds(20)};
   invocation.argv.insert(invocation.argv.end(), args.begin(), args.end());
   const auto outcome = process::run_process(process::allocation_counted_invocation(invocation, *library, counts));
-  REQUIRE(process::succeeded(outcome));
+  REQUIRE(model::succeeded(outcome));
   const auto read = process::read_allocation_count(counts, invocation);
   REQUIRE_MESSAGE(read.has_value(), read.error());
   return *read;
@@ -178,9 +178,8 @@ TEST_CASE("process::read_allocation_count: a static link is named; a planted or 
   REQUIRE(process::clear_counts(counts));
   const auto library = process::write_allocation_counter(counts);
   REQUIRE(library.has_value());
-  const process::Invocation invocation{.argv = {fixture, "10", "10"}, .timeout = std::chrono::seconds(20)};
-  REQUIRE(
-      process::succeeded(process::run_process(process::allocation_counted_invocation(invocation, *library, counts))));
+  const model::Invocation invocation{.argv = {fixture, "10", "10"}, .timeout = std::chrono::seconds(20)};
+  REQUIRE(model::succeeded(process::run_process(process::allocation_counted_invocation(invocation, *library, counts))));
   auto read = process::read_allocation_count(counts, invocation);
   REQUIRE_FALSE(read.has_value());
   CHECK(read.error() == fmt::format("made no allocation count: {} is statically linked, so the allocation counter "

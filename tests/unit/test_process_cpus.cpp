@@ -11,6 +11,7 @@
 
 using namespace refbench;
 using namespace refbench::process;
+using namespace refbench::model;
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 using namespace refbench::process;
+using namespace refbench::model;
 
 TEST_CASE("process::Launcher") {
   auto launcher = Launcher::start();

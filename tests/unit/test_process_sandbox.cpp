@@ -11,6 +11,7 @@
 #include <string>
 
 using namespace refbench::process;
+using namespace refbench::model;
 using refbench::test::sh;
 
 TEST_CASE("process::encode_box_paths: read-only then writable paths, absolute ones only") {

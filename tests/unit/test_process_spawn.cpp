@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 using namespace refbench::process;
+using namespace refbench::model;
 
 using refbench::test::sh;
 

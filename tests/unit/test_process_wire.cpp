@@ -6,6 +6,7 @@
 #include <string>
 
 using namespace refbench::process;
+using namespace refbench::model;
 
 TEST_CASE("process::wire round-trips") {
   Invocation invocation{{"a", "b c", ""}, {"X=1", "Y="}, "/tmp", std::chrono::milliseconds(1500),

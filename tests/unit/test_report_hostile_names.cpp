@@ -46,10 +46,10 @@ std::string gfm_html(const std::string& markdown) {
   test::ScratchDir dir;
   const auto path = dir.path() / "report.md";
   test::write_file(path, markdown);
-  process::Invocation invocation{{k_cmark, "--unsafe", "-e", "table", path.string()}, {}, "", {}, ""};
+  model::Invocation invocation{{k_cmark, "--unsafe", "-e", "table", path.string()}, {}, "", {}, ""};
   invocation.capture_stdout = true;
   const auto outcome = process::run_process(invocation);
-  REQUIRE(process::succeeded(outcome));
+  REQUIRE(model::succeeded(outcome));
   return outcome.stdout_text;
 }
 

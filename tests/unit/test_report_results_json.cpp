@@ -18,21 +18,21 @@ namespace {
 
 // A record of a family "enc" over 1 KiB and 32 MiB (fixed 0.45 s + 2 ms/MiB)
 // whose 32 MiB cell only gates wall and shows wall and rss.
-runner::RunRecord family_record() {
-  runner::RunRecord record;
+model::RunRecord family_record() {
+  model::RunRecord record;
   record.seed = 11;
   record.rss = {"launcher", 4 << 20, 0.0001};
-  runner::CellMeta small{std::vector<std::string>{"wall"}, std::vector<std::string>{"wall"}, {}, "enc", 1024};
-  runner::CellMeta large{
+  model::CellMeta small{std::vector<std::string>{"wall"}, std::vector<std::string>{"wall"}, {}, "enc", 1024};
+  model::CellMeta large{
       std::vector<std::string>{"wall", "rss"}, std::vector<std::string>{"wall"}, {{"wall", 1.2}}, "enc", 32u << 20};
-  record.cells = {{"enc-1KiB", false, runner::StopReason::max_rounds, 12, std::nullopt, small},
-                  {"enc-32MiB", false, runner::StopReason::max_rounds, 12, std::nullopt, large}};
+  record.cells = {{"enc-1KiB", false, model::StopReason::max_rounds, 12, std::nullopt, small},
+                  {"enc-32MiB", false, model::StopReason::max_rounds, 12, std::nullopt, large}};
   for (int round = 1; round <= 12; ++round) {
     for (std::size_t cell = 0; cell < 2; ++cell) {
-      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
-        process::Outcome o;
-        o.readings[process::Reading::wall] = (cell == 0 ? 0.450 : 0.514) * (1.0 + 0.001 * (round % 3));
-        o.readings[process::Reading::rss] = 64 << 20;
+      for (auto arm : {model::Arm::baseline, model::Arm::candidate}) {
+        model::Outcome o;
+        o.readings[model::Reading::wall] = (cell == 0 ? 0.450 : 0.514) * (1.0 + 0.001 * (round % 3));
+        o.readings[model::Reading::rss] = 64 << 20;
         record.samples.push_back({cell, arm, round, 0, o});
       }
     }
@@ -46,8 +46,8 @@ report::RunHeader run_header() {
   header.command = "run";
   header.tool_version = "0.0.0-golden";
   header.reproduce = "refbench run --seed 11";
-  header.settings.metrics = {runner::Metric::wall};
-  header.settings.gate = {runner::Metric::wall};
+  header.settings.metrics = {model::Metric::wall};
+  header.settings.gate = {model::Metric::wall};
   header.settings.budget_seconds = 60;
   header.settings.max_rounds = 12;
   header.settings.warmup = 1;
@@ -68,8 +68,8 @@ report::RunHeader run_header() {
 }
 
 // The journal of `record` as a run writes it: the header, then every sample.
-std::string journal_text(const report::RunHeader& header, const runner::RunRecord& record) {
-  std::vector<runner::CellSpec> specs(record.cells.size());
+std::string journal_text(const report::RunHeader& header, const model::RunRecord& record) {
+  std::vector<model::CellSpec> specs(record.cells.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
     specs[i].name = record.cells[i].name;
     specs[i].meta = record.cells[i].meta;
@@ -83,12 +83,12 @@ std::string journal_text(const report::RunHeader& header, const runner::RunRecor
 
 } // namespace
 
-TEST_CASE("runner::CellMeta travels through the journal and results.json") {
+TEST_CASE("model::CellMeta travels through the journal and results.json") {
   auto record = family_record();
   auto header = run_header();
   header.seed = record.seed;
   header.rss = record.rss;
-  header.settings.metrics = {runner::Metric::wall, runner::Metric::cpu};
+  header.settings.metrics = {model::Metric::wall, model::Metric::cpu};
   std::string text = journal_text(header, record);
   auto check = [&](const report::RunDocument& read) {
     REQUIRE(read.record.cells.size() == 2);
@@ -120,7 +120,7 @@ TEST_CASE("runner::CellMeta travels through the journal and results.json") {
   check(formats::read_document("journal.jsonl", text));
   check(formats::document_from_json(formats::to_json(report::make_document(header, record, {})), "results.json"));
   SUBCASE("no meta: the run's metrics") {
-    runner::CellMeta none;
+    model::CellMeta none;
     CHECK(formats::to_json(none).empty());
     CHECK_FALSE(formats::cell_meta_from_json(nlohmann::json()).metrics);
   }
@@ -152,7 +152,7 @@ TEST_CASE("report::make_document") {
     }
     CHECK(report::make_document(header, record, results).warnings.size() == 1);
     // the boundary: a drift of exactly k_rss_floor_drift is no warning, a page more is
-    record.samples.back().outcome.rss_floor_bytes = (3 << 20) + process::k_rss_floor_drift;
+    record.samples.back().outcome.rss_floor_bytes = (3 << 20) + model::k_rss_floor_drift;
     CHECK(report::make_document(header, record, results).warnings.size() == 1);
     record.samples.back().outcome.rss_floor_bytes += 4096;
     CHECK(report::make_document(header, record, results).warnings.size() == 2);
@@ -191,9 +191,9 @@ TEST_CASE("report::make_document") {
     CHECK(warnings[0].facts.at("allowed_max_rounds") == 36);
     CHECK(max_rounds_warnings(30, inconclusive).empty()); // half the budget used
     CHECK(max_rounds_warnings(0, inconclusive).empty());  // no measured time
-    record.cells[0].stop = runner::StopReason::budget;
+    record.cells[0].stop = model::StopReason::budget;
     CHECK(max_rounds_warnings(20, inconclusive).empty()); // not stopped by max_rounds
-    record.cells[0].stop = runner::StopReason::max_rounds;
+    record.cells[0].stop = model::StopReason::max_rounds;
     for (auto& r : inconclusive) {
       if (r.cell == "enc-1KiB" && r.gated) {
         r.verdict = stats::Verdict::pass;
@@ -216,26 +216,26 @@ TEST_CASE("report::make_document") {
 TEST_CASE("results.json: golden document, written and read back") {
   auto record = family_record();
   record.elapsed_seconds = 31.5;
-  record.cells[0].failure = runner::CellFailure{runner::Arm::candidate, 3, "exited with code 2", "boom\n", false};
+  record.cells[0].failure = model::CellFailure{model::Arm::candidate, 3, "exited with code 2", "boom\n", false};
   record.samples[5].values = {{"requests", 1200.0}};
   // the large cell also reports an error count with an SLO and a p99 with a ceiling (README: Metric kinds)
   auto& large = record.cells[1].meta;
-  runner::CustomMetric errors{.name = "errors", .key = "errors", .kind = runner::MetricKind::count, .max_increase = 1};
-  errors.slo = runner::Slo{"<=", 2};
-  runner::CustomMetric p99{.name = "p99", .key = "p99_ms", .unit = "ms", .censor_above = 10000};
-  p99.slo = runner::Slo{"<=", 5000};
+  model::CustomMetric errors{.name = "errors", .key = "errors", .kind = model::MetricKind::count, .max_increase = 1};
+  errors.slo = model::Slo{"<=", 2};
+  model::CustomMetric p99{.name = "p99", .key = "p99_ms", .unit = "ms", .censor_above = 10000};
+  p99.slo = model::Slo{"<=", 5000};
   large.custom = {errors, p99};
   large.metrics->insert(large.metrics->end(), {"errors", "p99"});
   large.gate->push_back("errors");
   for (auto& sample : record.samples) {
     if (sample.cell == 1) {
-      const bool candidate = sample.arm == runner::Arm::candidate;
+      const bool candidate = sample.arm == model::Arm::candidate;
       sample.values = {{"errors", (candidate ? 3.0 : 0.0) + sample.round % 2},
                        {"p99", candidate && sample.round % 4 == 0 ? 10000.0 : 1000.0 + sample.round}};
     }
   }
   auto header = run_header();
-  header.shard = runner::ShardIdentity{{2, 3}, "1a2b3c4d5e6f", "5d6e7f8a9b0c", 11, "c0ffee", true};
+  header.shard = model::ShardIdentity{{2, 3}, "1a2b3c4d5e6f", "5d6e7f8a9b0c", 11, "c0ffee", true};
   auto results = analysis::analyze(analysis::cell_samples(record, header.settings.metrics, header.settings.gate),
                                    {1.15, 0.05, 0.95, 10});
   auto document = report::make_document(header, record, results);
@@ -255,7 +255,7 @@ TEST_CASE("results.json: golden document, written and read back") {
     return s.values.size() == 1 && s.values.at("requests") == 1200.0;
   });
   CHECK(with_values == 1);
-  CHECK(read.record.cells[0].failure->arm == runner::Arm::candidate);
+  CHECK(read.record.cells[0].failure->arm == model::Arm::candidate);
   CHECK(read.header.shard->shard.index == 2);
   CHECK(read.header.environment->isolation->benchmark_cpus == "1-3");
   // what a run prints and what `refbench report results.json` prints later are the same bytes
@@ -326,12 +326,12 @@ TEST_CASE("report::render_csv") {
         "x-control,wall,bytes,false,true,12,0.25,0.3,,1.1,1.3,,,REGRESSION,false,1.0833,1.04,ratio,,,,,,,,,,,\n");
   analysis::MetricResult count = r;
   count.metric = "errors";
-  count.kind = runner::MetricKind::count;
+  count.kind = model::MetricKind::count;
   count.ratio = count.ci_low = count.ci_high = count.min_detectable_ratio = NAN;
   count.difference = 2;
   count.diff_low = 0.5;
   count.diff_high = 3;
-  count.slo = runner::Slo{"<=", 1};
+  count.slo = model::Slo{"<=", 1};
   count.baseline_slo_share = 1;
   count.candidate_slo_share = 0.25;
   CHECK(report::render_csv({count}).ends_with(
@@ -349,21 +349,21 @@ TEST_CASE("report::render_csv") {
 
 TEST_CASE("several candidates: cells of one name told apart by candidate in the journal, results.json and reports") {
   // one cell measured against two candidates: "fast" at the baseline's speed, "slow" 30 % slower
-  runner::RunRecord record;
+  model::RunRecord record;
   record.seed = 3;
   record.rss = {"launcher", 4 << 20, 0.0001};
   for (const char* candidate : {"fast", "slow"}) {
-    runner::CellMeta meta;
+    model::CellMeta meta;
     meta.candidate = candidate;
-    record.cells.push_back({"parse", false, runner::StopReason::max_rounds, 12, std::nullopt, meta});
+    record.cells.push_back({"parse", false, model::StopReason::max_rounds, 12, std::nullopt, meta});
   }
   for (int round = 0; round <= 12; ++round) {
     for (std::size_t cell = 0; cell < 2; ++cell) {
-      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
-        process::Outcome o;
-        o.readings[process::Reading::wall] =
-            0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 1 ? 1.3 : 1.0);
-        o.readings[process::Reading::rss] = 64 << 20;
+      for (auto arm : {model::Arm::baseline, model::Arm::candidate}) {
+        model::Outcome o;
+        o.readings[model::Reading::wall] =
+            0.1 * (1.0 + 0.002 * (round % 4)) * (arm == model::Arm::candidate && cell == 1 ? 1.3 : 1.0);
+        o.readings[model::Reading::rss] = 64 << 20;
         record.samples.push_back({cell, arm, round, 0, o});
       }
     }
@@ -385,7 +385,7 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
     CHECK(read.record.cells[0].meta.candidate == "fast");
     CHECK(read.record.cells[1].meta.candidate == "slow");
     CHECK(std::count_if(read.record.samples.begin(), read.record.samples.end(),
-                        [](const runner::Sample& s) { return s.cell == 1; }) == 26);
+                        [](const model::Sample& s) { return s.cell == 1; }) == 26);
     REQUIRE(read.header.candidates.size() == 2);
     CHECK(read.header.candidates[1].args == std::vector<std::string>{"--slow", "a b"});
     CHECK(read.header.candidates[1].env == std::vector<std::string>{"MODE=x"});
@@ -394,7 +394,7 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
   const auto from_journal = formats::read_document("journal.jsonl", text);
   check(from_journal);
   CHECK_FALSE(from_journal.partial);
-  auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
+  auto results = analysis::analyze(analysis::cell_samples(record, {model::Metric::wall}, {model::Metric::wall}),
                                    report::analysis_settings(header));
   REQUIRE(results.size() == 2);
   CHECK(results[0].candidate == "fast");
@@ -420,17 +420,17 @@ TEST_CASE("several candidates: cells of one name told apart by candidate in the 
 
 TEST_CASE("results.json: stored verdicts are checked against the rows they come from") {
   // one cell 30 % slower (REGRESSION) and one at the baseline's speed (PASS)
-  runner::RunRecord record;
+  model::RunRecord record;
   record.seed = 5;
   record.rss = {"launcher", 4 << 20, 0.0001};
-  record.cells = {{"slow", false, runner::StopReason::max_rounds, 12, std::nullopt, {}},
-                  {"same", false, runner::StopReason::max_rounds, 12, std::nullopt, {}}};
+  record.cells = {{"slow", false, model::StopReason::max_rounds, 12, std::nullopt, {}},
+                  {"same", false, model::StopReason::max_rounds, 12, std::nullopt, {}}};
   for (int round = 1; round <= 12; ++round) {
     for (std::size_t cell = 0; cell < 2; ++cell) {
-      for (auto arm : {runner::Arm::baseline, runner::Arm::candidate}) {
-        process::Outcome o;
-        o.readings[process::Reading::wall] =
-            0.1 * (1.0 + 0.002 * (round % 4)) * (arm == runner::Arm::candidate && cell == 0 ? 1.3 : 1.0);
+      for (auto arm : {model::Arm::baseline, model::Arm::candidate}) {
+        model::Outcome o;
+        o.readings[model::Reading::wall] =
+            0.1 * (1.0 + 0.002 * (round % 4)) * (arm == model::Arm::candidate && cell == 0 ? 1.3 : 1.0);
         record.samples.push_back({cell, arm, round, 0, o});
       }
     }
@@ -438,8 +438,8 @@ TEST_CASE("results.json: stored verdicts are checked against the rows they come 
   auto header = run_header();
   header.seed = record.seed;
   header.rss = record.rss;
-  header.settings.metrics = header.settings.gate = {runner::Metric::wall};
-  const auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {runner::Metric::wall}),
+  header.settings.metrics = header.settings.gate = {model::Metric::wall};
+  const auto results = analysis::analyze(analysis::cell_samples(record, {model::Metric::wall}, {model::Metric::wall}),
                                          report::analysis_settings(header));
   REQUIRE(results[0].verdict == stats::Verdict::regression);
   REQUIRE(results[1].verdict == stats::Verdict::pass);

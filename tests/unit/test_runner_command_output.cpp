@@ -3,9 +3,9 @@
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
+#include <refbench/model/command_output.hpp>
+#include <refbench/model/pairs.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/runner/command_output.hpp>
-#include <refbench/runner/pairs.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>
@@ -13,6 +13,7 @@
 
 using namespace refbench;
 using namespace refbench::runner;
+using namespace refbench::model;
 
 namespace {
 
@@ -26,7 +27,7 @@ CellMeta json_meta(std::vector<std::string> keys, bool higher = true) {
 
 } // namespace
 
-TEST_CASE("runner::read_reported reads the last JSON line of stdout") {
+TEST_CASE("model::read_reported reads the last JSON line of stdout") {
   auto meta = json_meta({"throughput", "p99"});
   auto read = read_reported(meta, "warming up\n{\"p99\": 0.0125, \"throughput\": 3049.5, \"other\": \"x\"}\n\n");
   REQUIRE(read);
@@ -83,7 +84,7 @@ TEST_CASE("runner::read_reported reads the last JSON line of stdout") {
   }
 }
 
-TEST_CASE("runner::read_reported reads Bencher Metric Format and {output} files") {
+TEST_CASE("model::read_reported reads Bencher Metric Format and {output} files") {
   CellMeta meta;
   meta.custom.push_back({"throughput", ReportSource::file, ReportFormat::bmf, "http/get/throughput", true, "req/s"});
   meta.custom.push_back({"latency", ReportSource::file, ReportFormat::bmf, "http/get/latency", false, "ms"});
@@ -114,7 +115,7 @@ TEST_CASE("runner::read_reported reads Bencher Metric Format and {output} files"
                         "measures in its {output} file");
 }
 
-TEST_CASE("runner::read_reported on the tail of a longer stdout") {
+TEST_CASE("model::read_reported on the tail of a longer stdout") {
   auto meta = json_meta({"ops"});
   auto read = read_reported(meta, "xxxx\nwarming up\n{\"ops\": 5}\n", true);
   REQUIRE(read);
@@ -142,7 +143,7 @@ TEST_CASE("runner::read_reported on the tail of a longer stdout") {
   }
 }
 
-TEST_CASE("runner::window_problem: a short window or a failed requirement disqualifies") {
+TEST_CASE("model::window_problem: a short window or a failed requirement disqualifies") {
   CellMeta meta = json_meta({"throughput"});
   meta.min_duration_seconds = 5;
   meta.window_key = "duration";
@@ -174,7 +175,7 @@ TEST_CASE("runner::window_problem: a short window or a failed requirement disqua
   }
 }
 
-TEST_CASE("runner::parse_requirement") {
+TEST_CASE("model::parse_requirement") {
   struct Case {
     const char* text;
     const char* key;
@@ -204,13 +205,13 @@ namespace {
 // has a 1.3x p99; its command reports JSON on stdout. `script_report`
 // overrides the report of invocation `index` when it returns text.
 process::FakeExecutor service(std::function<std::optional<std::string>(std::size_t)> script_report = nullptr) {
-  return process::FakeExecutor([script_report](const process::Invocation& invocation, std::size_t index) {
-    process::Outcome outcome;
+  return process::FakeExecutor([script_report](const model::Invocation& invocation, std::size_t index) {
+    model::Outcome outcome;
     const bool candidate = invocation.argv[1] == "cand";
     const double jitter = 1 + 0.01 * static_cast<double>(index % 7);
-    outcome.readings[process::Reading::wall] = 1;
-    outcome.readings[process::Reading::user] = 0.5;
-    outcome.readings[process::Reading::rss] = 10 << 20;
+    outcome.readings[model::Reading::wall] = 1;
+    outcome.readings[model::Reading::user] = 0.5;
+    outcome.readings[model::Reading::rss] = 10 << 20;
     CHECK(invocation.capture_stdout);
     if (auto text = script_report ? script_report(index) : std::nullopt) {
       outcome.stdout_text = *text;
@@ -256,7 +257,7 @@ TEST_CASE("runner::run_rounds reads custom metrics and analysis applies their di
     CHECK(sample.outcome.stdout_text.empty()); // read, not kept
   }
 
-  auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {}),
+  auto results = analysis::analyze(analysis::cell_samples(record, {model::Metric::wall}, {}),
                                    {1.15, 0.05, 0.95, 10, analysis::IntervalMethod::signed_rank, 5});
   REQUIRE(results.size() == 3);
   CHECK(results[1].metric == "rps");
@@ -285,7 +286,7 @@ TEST_CASE("runner::run_rounds: an unusable report makes the cell ERROR, kept in 
         "reported no number for metric `rps`: `rps` is \"N/A\" in the last line of its stdout");
   CHECK(fake.calls().size() == 6); // stopped at once
 
-  auto results = analysis::analyze(analysis::cell_samples(record, {runner::Metric::wall}, {}), {});
+  auto results = analysis::analyze(analysis::cell_samples(record, {model::Metric::wall}, {}), {});
   for (const auto& r : results) {
     CHECK(r.verdict == stats::Verdict::error);
     REQUIRE(r.error);

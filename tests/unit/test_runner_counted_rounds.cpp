@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <refbench/model/record.hpp>
 #include <refbench/runner/counted_rounds.hpp>
-#include <refbench/runner/record.hpp>
 
-using refbench::process::Reading;
+using refbench::model::k_settled_counts;
+using refbench::model::Reading;
 using refbench::runner::CountLedger;
-using refbench::runner::k_settled_counts;
 using refbench::runner::RoundCounts;
 
 namespace {

@@ -13,6 +13,7 @@
 
 using namespace refbench;
 using namespace refbench::runner;
+using namespace refbench::model;
 
 namespace {
 

@@ -12,6 +12,7 @@
 
 using namespace refbench;
 using namespace refbench::runner;
+using namespace refbench::model;
 
 TEST_CASE("runner::place_replicas") {
   SUBCASE("balanced: every prefix uses each replica of each link equally often, ± 1") {
@@ -67,12 +68,12 @@ TEST_CASE("runner::place_replicas") {
 }
 
 TEST_CASE("runner::run_rounds moves the links before each round and records each sample's replica") {
-  using process::Invocation;
-  using process::Outcome;
+  using model::Invocation;
+  using model::Outcome;
   process::FakeExecutor fake([](const Invocation& invocation, std::size_t) {
     Outcome outcome;
-    outcome.readings[process::Reading::wall] = 0.01;
-    outcome.readings[process::Reading::rss] = 10 << 20;
+    outcome.readings[model::Reading::wall] = 0.01;
+    outcome.readings[model::Reading::rss] = 10 << 20;
     (void)invocation;
     return outcome;
   });
@@ -121,8 +122,8 @@ TEST_CASE("analysis::placement_warnings names a replica beyond the noise floor")
   RunRecord record;
   record.cells = {{"work", false, StopReason::max_rounds, 9, std::nullopt}};
   auto add = [&](Arm arm, int replica, double wall) {
-    process::Outcome o;
-    o.readings[process::Reading::wall] = wall;
+    model::Outcome o;
+    o.readings[model::Reading::wall] = wall;
     Sample s{0, arm, 1, 0, o, {}, {}, replica};
     record.samples.push_back(s);
   };

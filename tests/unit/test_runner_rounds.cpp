@@ -3,8 +3,8 @@
 #include "scratch_dir.hpp"
 
 #include <refbench/formats/records.hpp>
+#include <refbench/model/pairs.hpp>
 #include <refbench/process/fake_executor.hpp>
-#include <refbench/runner/pairs.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/rng.hpp>
@@ -17,9 +17,10 @@
 
 using namespace refbench;
 using namespace refbench::runner;
+using namespace refbench::model;
+using model::Invocation;
+using model::Outcome;
 using process::FakeExecutor;
-using process::Invocation;
-using process::Outcome;
 
 namespace {
 
@@ -33,10 +34,10 @@ CellSpec cell(const std::string& name, bool control = false) {
 FakeExecutor::Script costs(std::map<std::string, double> per_cell) {
   return [per_cell](const Invocation& invocation, std::size_t) {
     Outcome outcome;
-    outcome.readings[process::Reading::wall] =
+    outcome.readings[model::Reading::wall] =
         per_cell.at(invocation.argv[0]) * (invocation.argv[1] == "cand" ? 1.5 : 1.0);
-    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall] / 2;
-    outcome.readings[process::Reading::rss] = 10 << 20;
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall] / 2;
+    outcome.readings[model::Reading::rss] = 10 << 20;
     return outcome;
   };
 }
@@ -162,7 +163,7 @@ TEST_CASE("runner::run_rounds budget") {
 TEST_CASE("runner::run_rounds a failing invocation stops its cell with ERROR") {
   FakeExecutor fake([](const Invocation& invocation, std::size_t index) {
     Outcome outcome;
-    outcome.readings[process::Reading::wall] = 0.01;
+    outcome.readings[model::Reading::wall] = 0.01;
     if (invocation.argv[0] == "bad" && invocation.argv[1] == "cand" && index > 6) {
       outcome.exit_code = 3;
       outcome.stderr_tail = "boom\n";
@@ -185,12 +186,12 @@ TEST_CASE("runner::run_rounds a failing invocation stops its cell with ERROR") {
   CHECK(after == 0);
 }
 
-TEST_CASE("runner::complete_pairs leaves out warm-up and broken rounds") {
+TEST_CASE("model::complete_pairs leaves out warm-up and broken rounds") {
   RunRecord record;
   record.cells.push_back({"x", false, StopReason::max_rounds, 3, std::nullopt});
   auto sample = [](Arm arm, int round, double wall, int exit_code = 0) {
     Outcome o;
-    o.readings[process::Reading::wall] = wall;
+    o.readings[model::Reading::wall] = wall;
     o.exit_code = exit_code;
     return Sample{0, arm, round, 0, o};
   };
@@ -241,7 +242,7 @@ TEST_CASE("runner::run_rounds the schedule of a seed does not depend on timings"
     refbench::util::Rng timing(timing_seed);
     FakeExecutor fake([&](const Invocation&, std::size_t) {
       Outcome outcome;
-      outcome.readings[process::Reading::wall] = 0.01 + 0.001 * static_cast<double>(timing.below(100));
+      outcome.readings[model::Reading::wall] = 0.01 + 0.001 * static_cast<double>(timing.below(100));
       return outcome;
     });
     refbench::formats::JournalWriter journal;
@@ -284,7 +285,7 @@ TEST_CASE("runner::run_rounds before_invocation announces each invocation before
   CHECK(seen.back().round == 4);
 }
 
-TEST_CASE("runner::merge_rounds: a block measured again adds pairs to the same cells") {
+TEST_CASE("model::merge_rounds: a block measured again adds pairs to the same cells") {
   FakeExecutor fake(costs({{"x", 0.1}, {"y", 0.2}}));
   RoundSettings settings;
   settings.max_rounds = 4;
@@ -435,7 +436,7 @@ TEST_CASE("runner::run_rounds: the budget bounds the warm-up and the first round
 namespace {
 
 // A counter that never runs: the fake executor plays valgrind.
-const process::CounterTool k_fake_counter{process::CounterSource::valgrind, "probe", "valgrind-test", "/fake/valgrind"};
+const model::CounterTool k_fake_counter{model::CounterSource::valgrind, "probe", "valgrind-test", "/fake/valgrind"};
 
 // Timed invocations take 0.1 s; counted ones (argv[0] the fake counter)
 // write a count file of `instructions(cell, arm, call)` and take 1 s, or
@@ -443,12 +444,12 @@ const process::CounterTool k_fake_counter{process::CounterSource::valgrind, "pro
 FakeExecutor::Script counting(std::function<double(const std::string&, const std::string&, std::size_t)> instructions) {
   return [instructions](const Invocation& invocation, std::size_t index) {
     Outcome outcome;
-    outcome.readings[process::Reading::wall] = 0.1;
-    outcome.readings[process::Reading::user] = 0.05;
+    outcome.readings[model::Reading::wall] = 0.1;
+    outcome.readings[model::Reading::user] = 0.05;
     if (invocation.argv[0] != k_fake_counter.program) {
       return outcome;
     }
-    outcome.readings[process::Reading::wall] = 1.0;
+    outcome.readings[model::Reading::wall] = 1.0;
     const std::string prefix = "--cachegrind-out-file=";
     const auto& argv = invocation.argv;
     const auto out_at = std::ranges::find_if(argv, [&](const std::string& a) { return a.starts_with(prefix); });
@@ -470,7 +471,7 @@ FakeExecutor::Script counting(std::function<double(const std::string&, const std
 
 CellSpec counted_cell(const std::string& name) {
   auto spec = cell(name);
-  spec.counted = {refbench::process::Reading::instructions};
+  spec.counted = {refbench::model::Reading::instructions};
   return spec;
 }
 
@@ -496,11 +497,11 @@ TEST_CASE("runner::run_rounds counts a counted cell beside its timed rounds unti
     CHECK(counted_calls(fake) == 10 * 2); // cell b shows no counted metric: never counted
     for (const auto& sample : record.samples) {
       CAPTURE(sample.round);
-      const bool has = sample.outcome.readings.has(process::Reading::instructions);
+      const bool has = sample.outcome.readings.has(model::Reading::instructions);
       CHECK(has == (sample.cell == 0 && sample.round >= 1 && sample.round <= 10));
       if (has) {
-        CHECK(sample.outcome.readings[process::Reading::instructions] == (sample.arm == Arm::candidate ? 1015 : 1000));
-        CHECK(sample.outcome.readings[process::Reading::wall] == 0.1); // the timed invocation's own wall
+        CHECK(sample.outcome.readings[model::Reading::instructions] == (sample.arm == Arm::candidate ? 1015 : 1000));
+        CHECK(sample.outcome.readings[model::Reading::wall] == 0.1); // the timed invocation's own wall
       }
     }
     const auto pairs = complete_pairs(record, 0, Metric::instructions);
@@ -539,7 +540,7 @@ TEST_CASE("runner::run_rounds counts a counted cell beside its timed rounds unti
   SUBCASE("a count file that is not there is the cell's ERROR, never a zero") {
     FakeExecutor fake([](const Invocation&, std::size_t) {
       Outcome outcome;
-      outcome.readings[process::Reading::wall] = 0.1;
+      outcome.readings[model::Reading::wall] = 0.1;
       return outcome; // "valgrind" exits 0 without writing a count
     });
     auto record = run_rounds({counted_cell("a")}, settings, fake, journal, fake_clock(fake));

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 using namespace refbench::runner;
+using namespace refbench::model;
 using refbench::util::Rng;
 
 TEST_CASE("runner::shuffled_round") {

@@ -3,11 +3,11 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
+#include <refbench/model/shard.hpp>
 #include <refbench/pipeline/report.hpp>
 #include <refbench/pipeline/shard_run.hpp>
 #include <refbench/process/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
-#include <refbench/runner/shard.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/rng.hpp>
 #include <refbench/util/sha256.hpp>
@@ -21,9 +21,10 @@
 
 using namespace refbench;
 using namespace refbench::runner;
+using namespace refbench::model;
+using model::Invocation;
+using model::Outcome;
 using process::FakeExecutor;
-using process::Invocation;
-using process::Outcome;
 
 namespace {
 
@@ -39,7 +40,7 @@ constexpr std::uint64_t k_one_mib = 1 << 20;
 
 } // namespace
 
-TEST_CASE("runner::parse_shard") {
+TEST_CASE("model::parse_shard") {
   CHECK(parse_shard("1/2") == Shard{1, 2});
   CHECK(parse_shard("3/3") == Shard{3, 3});
   CHECK(parse_shard("1/1") == Shard{1, 1});
@@ -55,7 +56,7 @@ TEST_CASE("runner::parse_shard") {
   }
 }
 
-TEST_CASE("runner::assign_shards shard partition") {
+TEST_CASE("model::assign_shards shard partition") {
   SUBCASE("largest first to the least-loaded shard, ties by index") {
     // order 3 (5), 0 (3), 4 (2), 1 (1), 2 (1): 3→0, 0→1, 4→1, 1→0 (tie 5/5), 2→1
     CHECK(assign_shards({3, 1, 1, 5, 2}, 2) == std::vector<std::size_t>{1, 0, 1, 0, 1});
@@ -205,7 +206,7 @@ FakeExecutor::Script listing_suite(const std::vector<std::string>& baseline,
                                    const std::vector<std::string>& candidate) {
   return [=](const Invocation& invocation, std::size_t) {
     Outcome outcome;
-    outcome.readings[process::Reading::wall] = 0.01;
+    outcome.readings[model::Reading::wall] = 0.01;
     if (invocation.argv.front().ends_with("bench")) {
       outcome.stdout_text = google_benchmark_json(invocation.argv.front().starts_with("base") ? baseline : candidate);
     }
@@ -259,7 +260,7 @@ TEST_CASE("pipeline::split_suites lists a suite once per arm and keeps the shard
   auto failing = suite_plan();
   FakeExecutor broken([](const Invocation& invocation, std::size_t) {
     Outcome outcome;
-    outcome.readings[process::Reading::wall] = 0.01;
+    outcome.readings[model::Reading::wall] = 0.01;
     outcome.exit_code = invocation.argv.front().ends_with("bench") ? 1 : 0;
     return outcome;
   });
@@ -275,7 +276,7 @@ TEST_CASE("pipeline::split_suites lists a suite once per arm and keeps the shard
   CHECK(first.cells[0].baseline.argv.back() == "--benchmark_format=json");
 }
 
-TEST_CASE("runner::derived_seed and shard_mismatch") {
+TEST_CASE("model::derived_seed and shard_mismatch") {
   const std::string a(40, 'a');
   const std::string b(40, 'b');
   const auto seed = derived_seed(a, b, "[run]\n");
@@ -348,10 +349,10 @@ FakeExecutor::Script distributions(std::map<std::string, std::pair<double, doubl
     util::Rng rng(std::hash<std::string>{}(fmt::format("{}/{}/{}/{}", cell, arm, round, occurrence)));
     const double u = static_cast<double>(rng.below(1'000'000)) / 1e6 - 0.5;
     Outcome outcome;
-    outcome.readings[process::Reading::wall] =
+    outcome.readings[model::Reading::wall] =
         0.1 * (arm == "cand" ? ratio : 1.0) * std::exp((arm == "ctl" ? 0.02 : noise) * u);
-    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall] * 0.9;
-    outcome.readings[process::Reading::rss] = 50 << 20;
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall] * 0.9;
+    outcome.readings[model::Reading::rss] = 50 << 20;
     return outcome;
   };
 }

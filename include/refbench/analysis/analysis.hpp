@@ -5,7 +5,7 @@
 // threshold, Benjamini–Hochberg over the gated metrics, the A/A noise floor,
 // censoring, the minimum detectable ratio and the verdict. Pure: no I/O.
 
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 #include <refbench/stats/verdict.hpp>
 #include <refbench/util/enum_names.hpp>
 
@@ -19,9 +19,9 @@
 namespace refbench::analysis {
 
 // A metric's unit and direction are the metric table's (runner/metrics.hpp).
-using runner::Direction;
-using runner::Unit;
-using runner::unit_name;
+using model::Direction;
+using model::Unit;
+using model::unit_name;
 enum class IntervalMethod { signed_rank, bootstrap };
 
 // The readings of one metric of one cell. Paired: baseline[i] and
@@ -39,16 +39,16 @@ struct MetricSamples {
   std::vector<bool> baseline_at_floor;
   std::vector<bool> candidate_at_floor;
   std::optional<double> threshold; // overrides Settings::threshold (count_threshold when counted)
-  bool counted = false;            // a counted metric (runner::counted): its default threshold is count_threshold
+  bool counted = false;            // a counted metric (model::counted): its default threshold is count_threshold
   std::string unit_label;          // shown after plain values, e.g. "req/s"
   // count: compared by the difference candidate − baseline, not the ratio
   // (README: Metric kinds); readings may be 0.
-  runner::MetricKind kind = runner::MetricKind::ratio;
+  model::MetricKind kind = model::MetricKind::ratio;
   double max_increase = 0; // count: the gate, in the metric's units
   // What the *_at_floor flags mean when they are not the measurement floor,
   // e.g. "censor_above = 10000"; "" for the floor.
   std::string censor_limit;
-  std::optional<runner::Slo> slo;
+  std::optional<model::Slo> slo;
 };
 
 struct CellSamples {
@@ -79,7 +79,7 @@ struct Settings {
   double threshold = k_default_threshold;
   double alpha = k_default_alpha;
   double confidence = k_confidence;
-  std::size_t min_rounds = runner::k_default_min_rounds;
+  std::size_t min_rounds = model::k_default_min_rounds;
   IntervalMethod interval = IntervalMethod::signed_rank;
   std::uint64_t seed = 0;                             // for the bootstrap
   double count_threshold = k_default_count_threshold; // a counted metric's threshold
@@ -129,7 +129,7 @@ struct MetricResult {
   // count metrics (ratio, ci_* and min_detectable_ratio are NaN): the
   // Hodges–Lehmann difference candidate − baseline, its interval, and the
   // gate (README: Metric kinds).
-  runner::MetricKind kind = runner::MetricKind::ratio;
+  model::MetricKind kind = model::MetricKind::ratio;
   double difference = k_nan_result;
   double diff_low = k_nan_result;
   double diff_high = k_nan_result;
@@ -137,7 +137,7 @@ struct MetricResult {
   std::string censor_limit; // as MetricSamples::censor_limit
   // The SLO, each arm's share of readings that met it, and whether the
   // candidate's median breaks it while the baseline's met it.
-  std::optional<runner::Slo> slo;
+  std::optional<model::Slo> slo;
   std::optional<double> baseline_slo_share;
   std::optional<double> candidate_slo_share;
   bool slo_broken = false;

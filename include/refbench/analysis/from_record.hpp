@@ -3,8 +3,8 @@
 // metric with their floor flags, and the precision test of README: Statistics.
 
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/runner/pairs.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/model/pairs.hpp>
+#include <refbench/model/record.hpp>
 
 #include <map>
 #include <string>
@@ -15,24 +15,24 @@ namespace refbench::analysis {
 
 // The samples of cell `cell` of `record` for `metrics`; those in `gated` can
 // fail the run; `thresholds` overrides the run's threshold per metric name.
-// `index`, when given, is `record`'s (runner::SampleIndex).
-CellSamples cell_samples_of(const runner::RunRecord& record, std::size_t cell,
-                            const std::vector<runner::Metric>& metrics, const std::vector<runner::Metric>& gated,
+// `index`, when given, is `record`'s (model::SampleIndex).
+CellSamples cell_samples_of(const model::RunRecord& record, std::size_t cell, const std::vector<model::Metric>& metrics,
+                            const std::vector<model::Metric>& gated,
                             const std::map<std::string, double>& thresholds = {},
-                            const runner::SampleIndex* index = nullptr);
+                            const model::SampleIndex* index = nullptr);
 
 // The samples of every cell of `record`: the metrics and gate of each cell's
 // meta, else `metrics` and `gated`; the meta's thresholds apply. Failed
 // cells carry their failure as the error.
-std::vector<CellSamples> cell_samples(const runner::RunRecord& record, const std::vector<runner::Metric>& metrics,
-                                      const std::vector<runner::Metric>& gated);
+std::vector<CellSamples> cell_samples(const model::RunRecord& record, const std::vector<model::Metric>& metrics,
+                                      const std::vector<model::Metric>& gated);
 
 // The metrics named in `names` (names refbench does not measure are left
 // out), or `fallback` when there are no names.
-std::vector<runner::Metric> metrics_named(const std::optional<std::vector<std::string>>& names,
-                                          const std::vector<runner::Metric>& fallback);
+std::vector<model::Metric> metrics_named(const std::optional<std::vector<std::string>>& names,
+                                         const std::vector<model::Metric>& fallback);
 
-// Whether `name` is a counted built-in metric (runner::counted:
+// Whether `name` is a counted built-in metric (model::counted:
 // instructions, allocations, allocated_bytes): its default threshold is
 // k_default_count_threshold.
 bool counted_metric(std::string_view name);
@@ -43,7 +43,7 @@ bool counted_metric(std::string_view name);
 // its confidence with a half-width (log units) of at most `precision`, and
 // every gated count metric's difference interval a half-width of at most
 // half its max_increase (README: Statistics). Never looks at significance.
-bool precise_enough(const runner::RunRecord& record, std::size_t cell, const std::vector<runner::Metric>& gated,
+bool precise_enough(const model::RunRecord& record, std::size_t cell, const std::vector<model::Metric>& gated,
                     double precision, const Settings& settings);
 
 } // namespace refbench::analysis

@@ -4,7 +4,7 @@
 // siblings by more than the run's noise floor. Pure: no I/O.
 
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <string>
 #include <vector>
@@ -36,14 +36,14 @@ inline constexpr std::size_t k_min_replica_samples = 3;
 
 // Per cell (the control included) and arm, the median of each replica that
 // ran; empty when every sample came from replica 0.
-std::vector<ReplicaMedian> replica_medians(const runner::RunRecord& record);
+std::vector<ReplicaMedian> replica_medians(const model::RunRecord& record);
 
 // Per non-control cell and arm with at least two replicas of
 // k_min_replica_samples samples: a warning for each replica whose wall
 // departs from its siblings' pooled samples beyond the cell's wall noise
 // floor in `results` with 95 % confidence (the whole Mann–Whitney interval
 // of the log shift outside ±ln floor); none without a floor.
-std::vector<PlacementWarning> placement_warnings(const runner::RunRecord& record,
+std::vector<PlacementWarning> placement_warnings(const model::RunRecord& record,
                                                  const std::vector<MetricResult>& results);
 
 } // namespace refbench::analysis

@@ -4,7 +4,7 @@
 // the cell that can change. Pure: no I/O.
 
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <cstdint>
 #include <string>
@@ -46,6 +46,6 @@ std::vector<SensitivityWarning> sensitivity_warnings(const std::vector<FamilyPoi
 
 // The family points of `record`'s non-control cells that carry a family,
 // with the wall baseline median and threshold from `results`.
-std::vector<FamilyPoint> family_points(const runner::RunRecord& record, const std::vector<MetricResult>& results);
+std::vector<FamilyPoint> family_points(const model::RunRecord& record, const std::vector<MetricResult>& results);
 
 } // namespace refbench::analysis

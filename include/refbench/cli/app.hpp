@@ -4,7 +4,8 @@
 
 namespace refbench::cli {
 
-// refbench's whole main: launcher mode, argument parsing, dispatch, errors.
+// refbench's command line: argument parsing, dispatch, errors (main.cpp
+// hands the launcher's own command line to process::launcher_main first).
 int main(int argc, char** argv);
 
 } // namespace refbench::cli

@@ -4,7 +4,7 @@
 // {round} are left for the runner to fill per invocation.
 
 #include <refbench/config/config.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <chrono>
 #include <map>
@@ -42,14 +42,14 @@ std::string expanded_name(const CellConfig& cell, const std::string* size_label)
 
 // Throws a UsageError naming the cell's file:line:column when, after
 // expansion over `sizes`, two cells share a name, a name ends in
-// runner::k_control_suffix, or a cell uses {payload} while `sizes` is empty.
+// model::k_control_suffix, or a cell uses {payload} while `sizes` is empty.
 void check_cell_names(const std::vector<CellConfig>& cells, const std::vector<PayloadSize>& sizes);
 
 // The cpus splits `cells` ask for, one per cell that has one (owner = cell name).
 std::vector<process::CpuSplitRequest> cpu_split_requests(const std::vector<CellConfig>& cells);
 
 // What {cpus.NAME} stands for in each of `cells` under `plan`.
-CpuGroupLists cpu_group_lists(const std::vector<CellConfig>& cells, const process::IsolationPlan& plan);
+CpuGroupLists cpu_group_lists(const std::vector<CellConfig>& cells, const model::IsolationPlan& plan);
 
 // Expands `cells`: a cell whose command uses {payload} becomes one cell per
 // payload (its name's {size} replaced, or "-<size>" appended when the name
@@ -57,22 +57,22 @@ CpuGroupLists cpu_group_lists(const std::vector<CellConfig>& cells, const proces
 // its arm's path with `base_env` plus the cell's env and `timeout`. The
 // cells' meta carries their metrics, gate, thresholds and payload family.
 // {cpus.NAME} in argv and env values becomes the group's list in `cpus`.
-std::vector<runner::CellSpec> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
-                                         const ArmPaths& arms, const std::vector<std::string>& base_env,
-                                         std::chrono::nanoseconds timeout, const CpuGroupLists& cpus = {});
+std::vector<model::CellSpec> plan_cells(const std::vector<CellConfig>& cells, const std::vector<PayloadFile>& payloads,
+                                        const ArmPaths& arms, const std::vector<std::string>& base_env,
+                                        std::chrono::nanoseconds timeout, const CpuGroupLists& cpus = {});
 
 // The cells of `cells` whose name matches one of `globs` (shell patterns:
 // * ? [...]), in their order; all of them when `globs` is empty. Throws a
 // UsageError naming `flag` and the first glob that matches no cell (or is
 // empty), with the cells' names in the hint.
-std::vector<runner::CellSpec> select_cells(std::vector<runner::CellSpec> cells, const std::vector<std::string>& globs,
-                                           const std::string& flag);
+std::vector<model::CellSpec> select_cells(std::vector<model::CellSpec> cells, const std::vector<std::string>& globs,
+                                          const std::string& flag);
 
 // README: run --shard: suite cell `cell` narrowed to `benchmarks` (exact
 // names): they are its rows (meta.rows, as fnmatch patterns that match
 // each name alone), and its harness's own filter, where it has one, runs
 // only their families (suites::family_filter_arguments, appended to a
 // command that is not a shell script, in every arm's invocation).
-void narrow_suite(runner::CellSpec& cell, const std::vector<std::string>& benchmarks);
+void narrow_suite(model::CellSpec& cell, const std::vector<std::string>& benchmarks);
 
 } // namespace refbench::config

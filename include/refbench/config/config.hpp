@@ -4,9 +4,9 @@
 // validated here (durations, sizes, ranges), flags are merged by the caller.
 
 #include <refbench/config/settings.hpp>
+#include <refbench/model/record.hpp>
 #include <refbench/process/cpus.hpp>
 #include <refbench/process/sandbox.hpp>
-#include <refbench/runner/record.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -47,15 +47,15 @@ struct RunConfig {
   std::optional<bool> control;
   std::optional<std::string> control_cell;
   std::optional<std::string> isolate;
-  std::optional<process::CounterSource> counters; // where instruction counts come from (README: Counters)
-  std::vector<std::string> scrub_env;             // more variables (names or globs) kept from commands
-  std::optional<int> replicas;                    // byte-identical copies of each arm (default 3)
-  std::vector<std::string> replicate;             // globs of the files the copies hold; empty: all
-  std::vector<std::string> writable;              // globs of the arms' files the trees' check leaves out
-  std::optional<process::SandboxMode> sandbox;    // the commands' box (README: Security model); default auto
-  std::vector<std::string> candidates;      // refs of the candidates (README: More candidates); empty: --candidate
-  std::string source;                       // the file, for messages
-  std::map<std::string, std::string> where; // key → "file:line:column" of each key given
+  std::optional<model::CounterSource> counters; // where instruction counts come from (README: Counters)
+  std::vector<std::string> scrub_env;           // more variables (names or globs) kept from commands
+  std::optional<int> replicas;                  // byte-identical copies of each arm (default 3)
+  std::vector<std::string> replicate;           // globs of the files the copies hold; empty: all
+  std::vector<std::string> writable;            // globs of the arms' files the trees' check leaves out
+  std::optional<model::SandboxMode> sandbox;    // the commands' box (README: Security model); default auto
+  std::vector<std::string> candidates;          // refs of the candidates (README: More candidates); empty: --candidate
+  std::string source;                           // the file, for messages
+  std::map<std::string, std::string> where;     // key → "file:line:column" of each key given
 };
 
 struct PayloadSize {
@@ -71,10 +71,10 @@ struct CellConfig {
   std::vector<std::string> gate;           // default: wall
   std::map<std::string, double> threshold; // per-metric overrides
   bool check_output = false;
-  std::vector<runner::CustomMetric> custom; // [[cell.metric]] (README: Custom metrics)
-  double min_duration_seconds = 0;          // 0: no minimum window
-  std::string window_key;                   // reported window length; "": the wall time
-  std::vector<runner::Requirement> require; // conditions on reported values
+  std::vector<model::CustomMetric> custom; // [[cell.metric]] (README: Custom metrics)
+  double min_duration_seconds = 0;         // 0: no minimum window
+  std::string window_key;                  // reported window length; "": the wall time
+  std::vector<model::Requirement> require; // conditions on reported values
   // cpus = { service = 3, client = "rest" }: a split of the benchmark CPUs,
   // groups in the order written; their lists fill {cpus.NAME} (README: What is measured)
   std::vector<process::CpuGroup> cpus;
@@ -93,7 +93,7 @@ struct CellConfig {
   // README: Suites: suite = "google-benchmark" and the like, and where its
   // harness writes (from = "file": {output}); its metrics, gate and
   // thresholds name the harness's measures
-  std::optional<runner::SuiteSpec> suite;
+  std::optional<model::SuiteSpec> suite;
 };
 
 // [arms.baseline] / [arms.candidate] (README: Arm settings): what one arm adds to

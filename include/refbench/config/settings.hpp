@@ -7,7 +7,7 @@
 // `--threshold` or `refbench.toml:3:13: run.threshold`, whichever set it.
 
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/runner/rounds.hpp>
+#include <refbench/model/record.hpp>
 #include <refbench/util/enum_names.hpp>
 
 #include <chrono>
@@ -27,12 +27,12 @@ enum class FailOn { regression, inconclusive, never };
 inline constexpr FailOn k_default_fail_on = FailOn::regression;
 inline constexpr double k_default_threshold = analysis::k_default_threshold;
 inline constexpr double k_default_count_threshold = analysis::k_default_count_threshold;
-inline constexpr process::CounterSource k_default_counters = process::CounterSource::automatic;
+inline constexpr model::CounterSource k_default_counters = model::CounterSource::automatic;
 inline constexpr double k_default_alpha = analysis::k_default_alpha;
 inline constexpr double k_default_precision = 0.02;
-inline constexpr int k_default_max_rounds = runner::k_default_max_rounds;
-inline constexpr int k_default_min_rounds = runner::k_default_min_rounds;
-inline constexpr int k_default_warmup = runner::k_default_warmup;
+inline constexpr int k_default_max_rounds = model::k_default_max_rounds;
+inline constexpr int k_default_min_rounds = model::k_default_min_rounds;
+inline constexpr int k_default_warmup = model::k_default_warmup;
 inline constexpr std::chrono::minutes k_default_timeout{10};
 inline constexpr double k_confidence = analysis::k_confidence;
 // The shortest measurement budget accepted: a round of whole-process
@@ -77,7 +77,7 @@ struct MeasurementFlags {
   std::optional<analysis::IntervalMethod> interval;
   std::optional<FailOn> fail_on;
   std::optional<std::string> isolate; // "auto", "off" or a CPU list
-  std::optional<process::CounterSource> counters;
+  std::optional<model::CounterSource> counters;
   std::optional<int> replicas;
   bool no_control = false;
 };
@@ -96,12 +96,12 @@ struct MeasurementSettings {
   Setting<analysis::IntervalMethod> interval;
   Setting<FailOn> fail_on;
   Setting<std::string> isolate;
-  Setting<process::CounterSource> counters; // where counted metrics come from (README: Counters)
+  Setting<model::CounterSource> counters; // where counted metrics come from (README: Counters)
   Setting<int> replicas;
   Setting<bool> control; // whether the run has an A/A control cell
 
   // The rounds' budget, limits, warm-up and seed.
-  runner::RoundSettings rounds() const;
+  model::RoundSettings rounds() const;
   // The analysis' threshold, alpha, min rounds, interval and bootstrap seed.
   analysis::Settings analysis() const;
 };

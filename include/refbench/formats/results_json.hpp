@@ -33,7 +33,7 @@ report::RunHeader header_from_json(const util::JsonFields& document);
 
 // The journal's first line for a run asked for as `header` with `cells`
 // (their names, which is the A/A control, their meta), so a killed run reads back.
-nlohmann::json journal_header(const report::RunHeader& header, const std::vector<runner::CellSpec>& cells);
+nlohmann::json journal_header(const report::RunHeader& header, const std::vector<model::CellSpec>& cells);
 
 // results.json.
 nlohmann::json to_json(const report::RunDocument& document);

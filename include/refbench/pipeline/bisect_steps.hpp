@@ -28,7 +28,7 @@ public:
   // The scrubbed environment and the payloads are made here; the budget
   // (in's settings) starts now and covers every step.
   BisectSteps(Inputs& in, const BisectOptions& o, std::filesystem::path out, std::filesystem::path work,
-              const Bench& bench, process::IsolationPlan& isolation, BisectReport& report, bool quiet);
+              const Bench& bench, model::IsolationPlan& isolation, BisectReport& report, bool quiet);
 
   // The worktree of `sha`, built; nullptr when it does not build.
   const std::string* built(const std::string& sha);
@@ -44,9 +44,9 @@ public:
     std::vector<std::string> shas; // good first
     std::string kind;
     double confidence = 0.95;
-    runner::RunRecord record; // every block's rounds, merged
-    std::vector<runner::Metric> metrics;
-    std::vector<runner::Metric> gate;
+    model::RunRecord record; // every block's rounds, merged
+    std::vector<model::Metric> metrics;
+    std::vector<model::Metric> gate;
   };
 
   // Measures `others` against `good` in one step; `precision` (log units,
@@ -82,9 +82,9 @@ private:
   MeasurementPlan plan_step(const std::vector<std::string>& shas, Arms& arms, const std::string& dir,
                             std::optional<double> precision, std::uint64_t seed_offset);
   // Measures one block of a step's rounds into <out>/steps/NN-`kind`; its record.
-  runner::RunRecord measure_block(const std::vector<std::string>& shas, const std::string& dir,
-                                  std::optional<double> precision, double confidence, std::uint64_t seed_offset,
-                                  bool print, MeasurementPlan* planned);
+  model::RunRecord measure_block(const std::vector<std::string>& shas, const std::string& dir,
+                                 std::optional<double> precision, double confidence, std::uint64_t seed_offset,
+                                 bool print, MeasurementPlan* planned);
   // The worktrees of `shas`, built; throws RefusedError for one that does not build.
   std::vector<std::string> trees_of(const std::vector<std::string>& shas);
 
@@ -93,7 +93,7 @@ private:
   std::filesystem::path m_out;
   std::filesystem::path m_work;
   const Bench& m_bench;
-  process::IsolationPlan& m_isolation;
+  model::IsolationPlan& m_isolation;
   BisectReport& m_report;
   bool m_quiet;
   double m_deadline;

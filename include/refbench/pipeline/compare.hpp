@@ -3,8 +3,8 @@
 // from the command line, validated into a run, and the run itself.
 
 #include <refbench/config/settings.hpp>
+#include <refbench/model/metrics.hpp>
 #include <refbench/pipeline/options.hpp>
-#include <refbench/runner/metrics.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -29,14 +29,14 @@ namespace refbench::pipeline {
 
 // What to measure and how, as `run` or `compare` planned it.
 struct MeasurementPlan {
-  std::vector<runner::CellSpec> cells; // the A/A control included when it is a named cell's
+  std::vector<model::CellSpec> cells; // the A/A control included when it is a named cell's
   // The one copy of the settings: the rounds', the analysis', --fail-on's
   // and what results.json records of them (recorded_settings).
   config::MeasurementSettings settings;
-  std::vector<runner::Metric> metrics = runner::default_metrics(); // shown
-  std::vector<runner::Metric> gate = runner::default_gate();       // can fail the run
-  std::string output_dir;                                          // where the cells' {output} files go; "": none
-  int replicas = 1;                                                // the copies of each arm the rounds draw from
+  std::vector<model::Metric> metrics = model::default_metrics(); // shown
+  std::vector<model::Metric> gate = model::default_gate();       // can fail the run
+  std::string output_dir;                                        // where the cells' {output} files go; "": none
+  int replicas = 1;                                              // the copies of each arm the rounds draw from
   bool auto_control = false; // the runner picks the A/A control cell (none of the cells is it)
   // How the run was asked for: command, reproduce line, arms, environment,
   // shard; measure_and_report fills in its settings from the above.
@@ -50,11 +50,11 @@ struct MeasurementPlan {
   // analysis' (95 %). A bisect step stops on its own, higher confidence.
   std::optional<double> stop_confidence;
   // The counter of the cells that show a counted metric (plan_counts); none: no cell does.
-  std::optional<process::CounterTool> counter;
+  std::optional<model::CounterTool> counter;
 
   // settings.rounds() with the output directory, replicas, auto control
   // and the counter (its counts under out/counts).
-  runner::RoundSettings rounds() const;
+  model::RoundSettings rounds() const;
 };
 
 // Marks the cells of `plan` that show a counted metric (README: Counters)
@@ -68,9 +68,9 @@ void plan_counts(MeasurementPlan& plan);
 // The counter `settings.counters` asks for on this machine, or UsageError
 // (what to install) naming where the setting came from: what plan_counts
 // finds, asked before anything is built.
-process::CounterTool counter_here(const config::MeasurementSettings& settings,
-                                  const std::function<process::PerfProbe()>& probe = process::perf_probe,
-                                  std::string_view path = {});
+model::CounterTool counter_here(const config::MeasurementSettings& settings,
+                                const std::function<process::PerfProbe()>& probe = process::perf_probe,
+                                std::string_view path = {});
 
 // What results.json records of `plan`'s settings, metrics and gate.
 report::RecordedSettings recorded_settings(const MeasurementPlan& plan);
@@ -108,7 +108,7 @@ int measure_and_report(const MeasurementPlan& plan, process::Executor& executor,
 struct Bench {
   process::Executor& executor;
   pid_t keep = -1; // the process the builds' leftovers are not reaped from (the launcher); -1: none
-  std::function<bool(const process::CpuList&)> pin; // pins every benchmarked process; empty: it cannot
+  std::function<bool(const model::CpuList&)> pin; // pins every benchmarked process; empty: it cannot
   // puts every benchmarked process from now on in the box (README: Security model); empty: there is none
   std::function<process::SandboxState(const process::BoxPaths&)> box;
   std::ostream* out = &std::cout; // the verdict table and summary
@@ -126,7 +126,7 @@ Sinks sinks_of(const Bench& bench, const CommonOptions& common);
 // and refbench to its own, just before measuring, and prints the plan's
 // warning once (unless `quiet`). When the kernel refuses, `plan` becomes
 // unpinned with a warning saying so.
-void apply_isolation(process::IsolationPlan& plan, const Bench& bench, bool quiet);
+void apply_isolation(model::IsolationPlan& plan, const Bench& bench, bool quiet);
 
 // Checks the `--scrub-env` / run.scrub_env entries `names`; throws a
 // UsageError naming `flag` for an empty entry or one with '=' or a NUL.

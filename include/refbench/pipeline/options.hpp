@@ -5,8 +5,8 @@
 
 #include <refbench/config/settings.hpp>
 #include <refbench/history/series.hpp>
+#include <refbench/model/metrics.hpp>
 #include <refbench/process/sandbox.hpp>
-#include <refbench/runner/metrics.hpp>
 #include <refbench/util/enum_names.hpp>
 
 #include <chrono>
@@ -53,12 +53,12 @@ struct RunOptions {
   bool keep_worktrees = false;
   bool allow_same_commit = false;
   bool github = false;
-  bool allow_pull_request_target = false;      // --github on a pull_request_target event
-  std::optional<std::string> shard;            // "K/N" (README: run --shard)
-  std::vector<std::string> cells;              // --cells GLOB[,GLOB…]: only the cells matching one
-  std::vector<std::string> scrub_env;          // added to run.scrub_env and the credential variables
-  std::optional<std::string> history;          // --history DIR (README: Nightly history)
-  std::optional<process::SandboxMode> sandbox; // --sandbox, over run.sandbox (README: Security model)
+  bool allow_pull_request_target = false;    // --github on a pull_request_target event
+  std::optional<std::string> shard;          // "K/N" (README: run --shard)
+  std::vector<std::string> cells;            // --cells GLOB[,GLOB…]: only the cells matching one
+  std::vector<std::string> scrub_env;        // added to run.scrub_env and the credential variables
+  std::optional<std::string> history;        // --history DIR (README: Nightly history)
+  std::optional<model::SandboxMode> sandbox; // --sandbox, over run.sandbox (README: Security model)
 };
 
 // `refbench resolve REF...`.
@@ -75,7 +75,7 @@ struct BisectOptions {
   RunOptions run = {.out = "refbench-bisect"}; // repo, config, measurement flags, out, workdir, cells, scrub-env
   std::string good;
   std::string bad;
-  std::string metric{runner::metric_name(runner::k_default_gate.front())};
+  std::string metric{model::metric_name(model::k_default_gate.front())};
   bool improvement = false;       // bisect an improvement instead of a regression
   bool first_parent_only = false; // stop at the first merge named
   std::optional<std::size_t> max_commits;
@@ -93,10 +93,10 @@ struct CompareOptions {
   std::string out = "refbench-out";
   std::string name = "compare";
   bool shell = false;
-  std::string metrics = runner::metric_list_text(runner::k_default_metrics);
-  std::string gate = runner::metric_list_text(runner::k_default_gate);
-  std::vector<std::string> scrub_env;          // kept from the commands besides the credential variables
-  std::optional<process::SandboxMode> sandbox; // --sandbox (README: Security model); default auto
+  std::string metrics = model::metric_list_text(model::k_default_metrics);
+  std::string gate = model::metric_list_text(model::k_default_gate);
+  std::vector<std::string> scrub_env;        // kept from the commands besides the credential variables
+  std::optional<model::SandboxMode> sandbox; // --sandbox (README: Security model); default auto
   // README: Hooks, as hyperfine's: run like the commands (words, or /bin/sh -c with --shell); "": none
   std::string setup;
   std::string prepare;
@@ -104,8 +104,8 @@ struct CompareOptions {
 };
 
 // `analyze --better`: which way the values of CSV and hyperfine files are better.
-inline constexpr auto k_better_names = util::enum_names<runner::Direction>(
-    {{runner::Direction::lower_is_better, "lower"}, {runner::Direction::higher_is_better, "higher"}});
+inline constexpr auto k_better_names = util::enum_names<model::Direction>(
+    {{model::Direction::lower_is_better, "lower"}, {model::Direction::higher_is_better, "higher"}});
 
 // `refbench analyze FILE...`: unset settings are the analysed run's, else
 // the defaults of config/settings (through config::resolve).
@@ -113,7 +113,7 @@ struct AnalyzeOptions {
   std::vector<std::string> files;
   std::optional<double> threshold;
   std::optional<double> alpha;
-  runner::Direction better = runner::Direction::lower_is_better; // of CSV and hyperfine values
+  model::Direction better = model::Direction::lower_is_better; // of CSV and hyperfine values
   OutputFormat format = OutputFormat::markdown;
   std::optional<analysis::IntervalMethod> interval; // default: the analysed run's, else signed-rank
   config::FailOn fail_on = config::k_default_fail_on;

@@ -4,9 +4,9 @@
 // report, warnings and failures printed, and the exit code of a verdict.
 
 #include <refbench/analysis/analysis.hpp>
+#include <refbench/model/record.hpp>
 #include <refbench/pipeline/options.hpp>
 #include <refbench/report/run_document.hpp>
-#include <refbench/runner/record.hpp>
 #include <refbench/util/files.hpp>
 
 #include <filesystem>
@@ -46,7 +46,7 @@ void print_warnings(const report::RunDocument& document, std::ostream& err);
 
 // Prints one "refbench: error: cell …" line per failed cell of `record`,
 // followed by the last lines of its stderr.
-void print_failures(const runner::RunRecord& record);
+void print_failures(const model::RunRecord& record);
 
 // The exit code (README: Exit codes) of a run whose verdict is `verdict`
 // under `fail_on`: error → 4, regression → 1 (unless never), inconclusive →

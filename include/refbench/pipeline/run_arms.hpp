@@ -7,9 +7,9 @@
 #include <refbench/build/replicas.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
+#include <refbench/model/record.hpp>
 #include <refbench/process/sandbox.hpp>
 #include <refbench/report/run_document.hpp>
-#include <refbench/runner/record.hpp>
 #include <refbench/runner/replica_placement.hpp>
 #include <refbench/runner/rounds.hpp>
 
@@ -58,11 +58,11 @@ public:
   ~Arms();
 
   // The {arm} path of `arm`: <work>/a or <work>/b (the first candidate).
-  std::string path(runner::Arm arm) const;
+  std::string path(model::Arm arm) const;
   // The A/A control's own {arm} link: another replica of the baseline.
   std::string control_path() const;
   // The worktree of `arm` (the first candidate for Arm::candidate).
-  std::string tree(runner::Arm arm) const;
+  std::string tree(model::Arm arm) const;
   // Candidate `index` (0-based) of `candidate_count()`: its {arm} link and worktree.
   std::size_t candidate_count() const { return m_paths.size() - 1; }
   std::string candidate_path(std::size_t index) const;
@@ -130,14 +130,14 @@ process::BoxPaths box_paths_of_bisect(const std::filesystem::path& out, const st
 // Refuses (RefusedError, exit 3) to go on where `mode` is "required" and
 // the kernel already says the box cannot be made; `has_box`: the bench
 // could make one at all.
-void check_box_possible(process::SandboxMode mode, bool has_box);
+void check_box_possible(model::SandboxMode mode, bool has_box);
 
 // Puts `box`'s commands into the box of `paths` as `mode` asks and returns
 // what is in force; with "required", throws RefusedError (exit 3) when
 // the box cannot be made, and with "auto" warns once on `err` (unless
 // `quiet`) that the commands run unboxed. An empty `box` has none.
 report::SandboxInfo box_commands(const std::function<process::SandboxState(const process::BoxPaths&)>& box,
-                                 process::SandboxMode mode, const process::BoxPaths& paths, std::ostream& err,
+                                 model::SandboxMode mode, const process::BoxPaths& paths, std::ostream& err,
                                  bool quiet);
 
 // What `writable` left out of `manifests`, for the report (README: Security

@@ -6,11 +6,11 @@
 #include <refbench/config/cells.hpp>
 #include <refbench/config/config.hpp>
 #include <refbench/config/settings.hpp>
+#include <refbench/model/shard.hpp>
 #include <refbench/pipeline/options.hpp>
 #include <refbench/pipeline/run_arms.hpp>
 #include <refbench/process/cpus.hpp>
 #include <refbench/runner/rounds.hpp>
-#include <refbench/runner/shard.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -32,7 +32,7 @@ struct Inputs {
   config::Config config;
   std::string config_text;
   config::MeasurementSettings settings;
-  std::optional<runner::Shard> shard;
+  std::optional<model::Shard> shard;
   std::vector<std::string> cells; // --cells: the globs of the cells to run; empty: all
 };
 
@@ -56,16 +56,15 @@ std::vector<config::PayloadFile> make_payloads(const Inputs& in, const std::file
 // The shard's (or the selected) cells with the A/A control of
 // run.control_cell appended; else, and when that cell is in another shard
 // or not selected, the runner picks one among them (`auto_control`).
-std::vector<runner::CellSpec> with_control(std::vector<runner::CellSpec> cells, const Inputs& in, bool& auto_control);
+std::vector<model::CellSpec> with_control(std::vector<model::CellSpec> cells, const Inputs& in, bool& auto_control);
 
 // The cells of every candidate of `arms`, cell by cell: with several
 // candidates each cell is planned once per candidate (its meta names the
 // candidate, `labels[k]`), every copy with its own baseline invocation in
 // each round.
-std::vector<runner::CellSpec> plan_candidates(const Inputs& in, const Arms& arms, const ArmReplicas& replicas,
-                                              const std::vector<config::PayloadFile>& payloads,
-                                              const std::vector<std::string>& env,
-                                              const process::IsolationPlan& isolation,
-                                              const std::vector<std::string>& labels);
+std::vector<model::CellSpec> plan_candidates(const Inputs& in, const Arms& arms, const ArmReplicas& replicas,
+                                             const std::vector<config::PayloadFile>& payloads,
+                                             const std::vector<std::string>& env, const model::IsolationPlan& isolation,
+                                             const std::vector<std::string>& labels);
 
 } // namespace refbench::pipeline

@@ -6,10 +6,10 @@
 // `refbench report` can merge them.
 
 #include <refbench/config/config.hpp>
+#include <refbench/model/shard.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/process/executor.hpp>
 #include <refbench/runner/rounds.hpp>
-#include <refbench/runner/shard.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -20,13 +20,13 @@ namespace refbench::pipeline {
 
 // Parses `flag` ("K/N") and checks that `config` plans at least N cells;
 // throws UsageError (exit 2) otherwise.
-runner::Shard checked_shard(const std::string& flag, const config::Config& config);
+model::Shard checked_shard(const std::string& flag, const config::Config& config);
 
 // The cells `config` plans (names, order, payload sizes; stand-in paths)
 // that `shard` gets and `globs` (--cells) select; throws UsageError (exit 2)
 // when a glob matches no cell.
-std::vector<runner::CellSpec> cells_of_run(const config::Config& config, std::optional<runner::Shard> shard,
-                                           const std::vector<std::string>& globs);
+std::vector<model::CellSpec> cells_of_run(const config::Config& config, std::optional<model::Shard> shard,
+                                          const std::vector<std::string>& globs);
 
 // README: New and removed cells. What the baseline's copy of the config
 // says: the names of its cells (expanded), read with `git show SHA:PATH`
@@ -40,32 +40,32 @@ BaselineCells baseline_cells(const std::string& repo, const std::string& sha, co
 // Marks the cells of `cells` that `baseline` does not name as new
 // (meta.candidate_only) and returns the baseline's cells that `config` has
 // no more; nothing when the baseline's cells are unknown.
-std::vector<std::string> mark_new_cells(std::vector<runner::CellSpec>& cells, const config::Config& config,
+std::vector<std::string> mark_new_cells(std::vector<model::CellSpec>& cells, const config::Config& config,
                                         const BaselineCells& baseline);
 
 // Whether a cell of the run reads the payload of `bytes` (the others are
 // not generated).
-bool run_uses_payload(const config::Config& config, std::optional<runner::Shard> shard,
+bool run_uses_payload(const config::Config& config, std::optional<model::Shard> shard,
                       const std::vector<std::string>& globs, std::uint64_t bytes);
 
 // README: Suites, run --shard: the suite cells of `plan` split over the
 // shards. Each suite runs whole once per arm, untimed (a warm-up round
 // through `executor`, `place` moving the replicas' links), to list its
-// benchmarks; the shard keeps the families runner::families_of_shard gives
+// benchmarks; the shard keeps the families model::families_of_shard gives
 // it: those benchmarks are the cell's rows (meta.rows) and the harness's
 // own filter runs only them (suites::family_filter_arguments), in the cell
 // and in its A/A control. A suite that gets no family leaves the shard;
 // one that listed nothing (it failed) runs whole on shard 1 alone, where
 // its ERROR is reported once. Returns a line for stderr per suite. Throws
 // InterruptedError on a signal, UsageError when the shard has no cell left.
-std::vector<std::string> split_suites(MeasurementPlan& plan, runner::Shard shard, process::Executor& executor,
+std::vector<std::string> split_suites(MeasurementPlan& plan, model::Shard shard, process::Executor& executor,
                                       const runner::PlacementHook& place);
 
 // What identifies the run `shard` belongs to: both commits, `seed`, and the
 // SHA-256 of the config file's bytes (`config_text`) and `settings` (the
 // effective settings that affect measurement, as text).
-runner::ShardIdentity shard_identity(runner::Shard shard, const std::string& baseline_sha,
-                                     const std::string& candidate_sha, std::uint64_t seed, bool seed_derived,
-                                     const std::string& config_text, const std::string& settings);
+model::ShardIdentity shard_identity(model::Shard shard, const std::string& baseline_sha,
+                                    const std::string& candidate_sha, std::uint64_t seed, bool seed_derived,
+                                    const std::string& config_text, const std::string& settings);
 
 } // namespace refbench::pipeline

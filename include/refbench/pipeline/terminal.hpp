@@ -91,7 +91,7 @@ int terminal_width(int fd);
 // interrupts do too — leaves the terminal on a clean line.
 class Progress {
 public:
-  Progress(std::ostream& out, int fd, ProgressMode mode, const runner::RoundSettings& settings,
+  Progress(std::ostream& out, int fd, ProgressMode mode, const model::RoundSettings& settings,
            runner::Clock clock = runner::monotonic_now);
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -103,7 +103,7 @@ public:
 
   // `cell`'s `arm` is about to run in `round` (0: warm-up). The live line is
   // redrawn on a new round, else at most every 100 ms.
-  void invocation_starts(const runner::CellRecord& cell, runner::Arm arm, int round);
+  void invocation_starts(const model::CellRecord& cell, model::Arm arm, int round);
 
   // `round` ended `elapsed_seconds` into the run with `active_cells` left;
   // prints the plain line in plain mode.

@@ -3,8 +3,8 @@
 // uses, the invocation that counts, and reading its count back. A counted
 // invocation is never a timed one: the rounds run it beside the timed ones.
 
-#include <refbench/process/invocation.hpp>
-#include <refbench/util/enum_names.hpp>
+#include <refbench/model/counter_tool.hpp>
+#include <refbench/model/invocation.hpp>
 
 #include <expected>
 #include <filesystem>
@@ -13,12 +13,6 @@
 #include <string_view>
 
 namespace refbench::process {
-
-// Where counts come from: `run.counters` / `--counters`.
-enum class CounterSource { automatic, perf, valgrind };
-inline constexpr auto k_counter_source_names = util::enum_names<CounterSource>(
-    {{CounterSource::automatic, "auto"}, {CounterSource::perf, "perf"}, {CounterSource::valgrind, "valgrind"}});
-inline std::string_view counter_source_name(CounterSource source) { return k_counter_source_names.name(source); }
 
 // What perf_event_open answered for a user-space instruction counter on
 // this machine: whether it opened one, and what to record of it
@@ -30,21 +24,13 @@ struct PerfProbe {
 };
 PerfProbe perf_probe();
 
-// The counter a run uses, as results.json records it (environment.counters).
-struct CounterTool {
-  CounterSource source = CounterSource::valgrind; // never automatic: what auto chose
-  std::string probe;                              // the perf probe's answer
-  std::string version;                            // e.g. "valgrind-3.19.0"
-  std::string program;                            // the tool's absolute path
-};
-
 // The counter `source` resolves to, given the perf probe and the PATH to
 // look for valgrind in, or a one-line error saying what to do. `auto`
 // takes valgrind when it is installed; the perf source counts in the
 // launcher, which this release does not do yet, so `perf` is refused with
 // its probe's answer either way (README: Counters).
-std::expected<CounterTool, std::string> find_counter_tool(CounterSource source, const PerfProbe& probe,
-                                                          std::string_view path);
+std::expected<model::CounterTool, std::string> find_counter_tool(model::CounterSource source, const PerfProbe& probe,
+                                                                 std::string_view path);
 
 // How much longer a counted invocation may take than a timed one (its
 // timeout is scaled by it): Valgrind runs a program 10–50× slower.
@@ -53,7 +39,8 @@ inline constexpr int k_counted_slowdown = 50;
 // `invocation` run under `tool`, its count written as files in `dir`
 // (one per process of the tree) and valgrind's own messages as logs there,
 // so the command's stderr is the command's.
-Invocation counted_invocation(const Invocation& invocation, const CounterTool& tool, const std::filesystem::path& dir);
+model::Invocation counted_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
+                                     const std::filesystem::path& dir);
 
 // Empties `dir` (creating it) before a counted invocation writes there;
 // false when it cannot.
@@ -78,8 +65,8 @@ std::expected<std::filesystem::path, std::string> write_allocation_counter(const
 // `invocation` with the allocation counter `library` preloaded (first in
 // its LD_PRELOAD) and its counts written as files in `dir`. Its timeout is
 // the timed one's: the counter adds an atomic add per allocation.
-Invocation allocation_counted_invocation(const Invocation& invocation, const std::filesystem::path& library,
-                                         const std::filesystem::path& dir);
+model::Invocation allocation_counted_invocation(const model::Invocation& invocation,
+                                                const std::filesystem::path& library, const std::filesystem::path& dir);
 
 struct AllocationCount {
   double calls = 0; // of the malloc family
@@ -92,7 +79,7 @@ struct AllocationCount {
 // command loaded the counter, which names the executable `invocation`
 // runs when it is statically linked.
 std::expected<AllocationCount, std::string> read_allocation_count(const std::filesystem::path& dir,
-                                                                  const Invocation& invocation);
+                                                                  const model::Invocation& invocation);
 
 // Whether `path` is an ELF file without a program interpreter: a statically
 // linked program, which no preloaded library enters. False for anything

@@ -12,21 +12,21 @@ namespace refbench::process {
 class FakeExecutor final : public Executor {
 public:
   // `script(invocation, index)` produces the outcome of the `index`-th call.
-  using Script = std::function<Outcome(const Invocation&, std::size_t)>;
-  explicit FakeExecutor(Script script, RssProbe probe = {"fake", 1 << 20, 0});
+  using Script = std::function<model::Outcome(const model::Invocation&, std::size_t)>;
+  explicit FakeExecutor(Script script, model::RssProbe probe = {"fake", 1 << 20, 0});
 
-  Outcome run(const Invocation& invocation) override;
-  RssProbe rss_probe() const override { return m_probe; }
+  model::Outcome run(const model::Invocation& invocation) override;
+  model::RssProbe rss_probe() const override { return m_probe; }
 
   // Every invocation received, in order.
-  const std::vector<Invocation>& calls() const { return m_calls; }
+  const std::vector<model::Invocation>& calls() const { return m_calls; }
   // Simulated seconds elapsed: the sum of the walls returned so far.
   double now() const { return m_now; }
 
 private:
   Script m_script;
-  RssProbe m_probe;
-  std::vector<Invocation> m_calls;
+  model::RssProbe m_probe;
+  std::vector<model::Invocation> m_calls;
   double m_now = 0;
 };
 

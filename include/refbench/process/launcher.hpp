@@ -32,11 +32,11 @@ public:
 
   // Runs `invocation` in the launcher. When SIGINT/SIGTERM arrive meanwhile,
   // the child's group is killed and InterruptedError is thrown.
-  Outcome run(const Invocation& invocation) override;
-  RssProbe rss_probe() const override { return m_probe; }
+  model::Outcome run(const model::Invocation& invocation) override;
+  model::RssProbe rss_probe() const override { return m_probe; }
   // Restricts the launcher, and so every command it spawns from now on, to
   // `cpus` (README: What is measured isolate); false when the kernel refuses.
-  bool pin(const CpuList& cpus) { return set_affinity(m_serving, cpus); }
+  bool pin(const model::CpuList& cpus) { return set_affinity(m_serving, cpus); }
   // Moves the launcher, and so every command it spawns from now on, into
   // the box of `paths` (README: Security model); what is in force, with
   // the reason when no box could be made. Throws MeasurementError when the
@@ -46,11 +46,11 @@ public:
   pid_t pid() const { return m_pid; }
 
 private:
-  Launcher(util::Fd socket, pid_t pid, RssProbe probe);
+  Launcher(util::Fd socket, pid_t pid, model::RssProbe probe);
   util::Fd m_socket;
   pid_t m_pid;
   pid_t m_serving; // the process that spawns the commands: m_pid, or its copy in the box
-  RssProbe m_probe;
+  model::RssProbe m_probe;
 };
 
 // The launcher mode's main: reports its RSS floor, then serves invocations

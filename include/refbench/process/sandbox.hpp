@@ -6,6 +6,7 @@
 // the payloads and refbench's binary are read-only. Whatever the launcher
 // started dies with it, and it dies with refbench.
 
+#include <refbench/model/isolation.hpp>
 #include <refbench/util/enum_names.hpp>
 
 #include <functional>
@@ -14,11 +15,6 @@
 #include <vector>
 
 namespace refbench::process {
-
-// `run.sandbox` / `--sandbox`.
-enum class SandboxMode { automatic, required, off };
-inline constexpr auto k_sandbox_mode_names = util::enum_names<SandboxMode>(
-    {{SandboxMode::automatic, "auto"}, {SandboxMode::required, "required"}, {SandboxMode::off, "off"}});
 
 // What the box hides or freezes: `read_only` paths (bound read-only with
 // everything mounted under them), then `writable` paths under those bound

@@ -3,7 +3,7 @@
 // /dev/null, its own process group, signals reset, stderr tail kept,
 // timeout → SIGTERM then SIGKILL to the group (README: What is measured).
 
-#include <refbench/process/invocation.hpp>
+#include <refbench/model/invocation.hpp>
 
 #include <optional>
 #include <string>
@@ -18,7 +18,7 @@ inline constexpr std::chrono::seconds k_kill_grace{5};
 // (≥ 0) becomes readable, the group is killed and the outcome is
 // `cancelled`. After the leader exits, members left in its group are killed.
 // Throws std::system_error only when the machine refuses pipes or pidfds.
-Outcome run_process(const Invocation& invocation, int cancel_fd = -1);
+model::Outcome run_process(const model::Invocation& invocation, int cancel_fd = -1);
 
 // The executable `name` would run: `name` itself when it contains '/', else
 // the first executable regular file in the ':'-separated `path`.

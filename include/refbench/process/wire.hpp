@@ -3,7 +3,7 @@
 // frames over a stream socket carrying the launcher's start-up facts, then
 // invocations and outcomes.
 
-#include <refbench/process/invocation.hpp>
+#include <refbench/model/invocation.hpp>
 #include <refbench/util/fd.hpp>
 
 #include <cstdint>
@@ -28,11 +28,11 @@ struct Startup {
 // Serialises `startup` / `invocation` / `outcome` into a frame body and
 // back; decoding returns nullopt on a malformed body.
 std::string encode(const Startup& startup);
-std::string encode(const Invocation& invocation);
-std::string encode(const Outcome& outcome);
+std::string encode(const model::Invocation& invocation);
+std::string encode(const model::Outcome& outcome);
 std::optional<Startup> decode_startup(std::string_view body);
-std::optional<Invocation> decode_invocation(std::string_view body);
-std::optional<Outcome> decode_outcome(std::string_view body);
+std::optional<model::Invocation> decode_invocation(std::string_view body);
+std::optional<model::Outcome> decode_outcome(std::string_view body);
 
 // Writes / reads one frame (u32 length + body) on `fd`; false on EOF or error.
 bool write_frame(int fd, std::string_view body);

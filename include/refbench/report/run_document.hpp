@@ -6,11 +6,12 @@
 // `to_json(RunDocument)` (both in results_json.hpp). The reports render it.
 
 #include <refbench/analysis/analysis.hpp>
-#include <refbench/process/machine_facts.hpp>
-#include <refbench/process/rss_probe.hpp>
-#include <refbench/runner/pairs.hpp>
-#include <refbench/runner/record.hpp>
-#include <refbench/runner/shard.hpp>
+#include <refbench/model/isolation.hpp>
+#include <refbench/model/machine_facts.hpp>
+#include <refbench/model/pairs.hpp>
+#include <refbench/model/record.hpp>
+#include <refbench/model/rss_probe.hpp>
+#include <refbench/model/shard.hpp>
 
 #include <cstdint>
 #include <map>
@@ -101,11 +102,11 @@ struct EnvironmentInfo {
 struct RecordedSettings {
   std::optional<double> budget_seconds;
   std::optional<int> max_rounds;
-  int min_rounds = runner::k_default_min_rounds;
+  int min_rounds = model::k_default_min_rounds;
   std::optional<int> warmup;
   std::optional<int> replicas;
-  std::vector<runner::Metric> metrics = runner::default_metrics(); // shown
-  std::vector<runner::Metric> gate = runner::default_gate();       // can fail the run
+  std::vector<model::Metric> metrics = model::default_metrics(); // shown
+  std::vector<model::Metric> gate = model::default_gate();       // can fail the run
   double threshold = analysis::k_default_threshold;
   double alpha = analysis::k_default_alpha;
   std::optional<double> precision;
@@ -127,8 +128,8 @@ struct RunHeader {
   // several (a cell's meta.candidate is its label()); empty: one
   std::vector<ArmInfo> candidates;
   std::optional<EnvironmentInfo> environment;
-  std::optional<process::RssProbe> rss;       // none: not measured here (analyze of outside data)
-  std::optional<runner::ShardIdentity> shard; // a `run --shard` (README: run --shard)
+  std::optional<model::RssProbe> rss;        // none: not measured here (analyze of outside data)
+  std::optional<model::ShardIdentity> shard; // a `run --shard` (README: run --shard)
   // README: New and removed cells: the baseline config's cells that this
   // run's config lacks (expanded names)
   std::vector<std::string> removed_cells;
@@ -154,7 +155,7 @@ struct ReplicaInfo {
 // One file of a merge of several (`refbench report a.json b.json`).
 struct MergedFile {
   std::string file;
-  std::optional<runner::Shard> shard; // when the files are shards of one run
+  std::optional<model::Shard> shard; // when the files are shards of one run
 };
 
 struct RunDocument {
@@ -164,7 +165,7 @@ struct RunDocument {
   std::optional<double> elapsed_seconds; // warm-up + rounds
   std::optional<double> total_seconds;   // the whole command
   std::optional<std::int64_t> harness_peak_rss_bytes;
-  runner::RunRecord record; // cells and samples; empty for outside data
+  model::RunRecord record; // cells and samples; empty for outside data
   std::vector<analysis::MetricResult> results;
   std::vector<DocumentWarning> warnings;
   std::vector<ReplicaInfo> replicas; // empty: one replica per arm
@@ -205,13 +206,13 @@ std::optional<std::string> verdict_disagreement(const RunDocument& document);
 // The document of `record` measured as `header` says, with its analysis
 // `results`: the run verdict, the sensitivity, RSS-floor and placement
 // warnings, and the replicas' medians.
-RunDocument make_document(const RunHeader& header, runner::RunRecord record,
+RunDocument make_document(const RunHeader& header, model::RunRecord record,
                           std::vector<analysis::MetricResult> results);
 
 // What a run records of its machine: `facts` (kernel, CPU model, CPUs,
 // threads per core, governor, which the caller read with
 // process::machine_facts) and, when given, the run's CPU `isolation`.
-EnvironmentInfo environment_info(const process::MachineFacts& facts, const process::IsolationPlan* isolation = nullptr);
+EnvironmentInfo environment_info(const model::MachineFacts& facts, const model::IsolationPlan* isolation = nullptr);
 
 // Whether `result` is a gated metric, or the A/A control's row of a metric
 // that is gated in another cell of `results` (the floor of that metric).

@@ -3,8 +3,8 @@
 // instruction counts each counted cell has taken, whether it still takes
 // them, and what its counted pass costs a round (so the budget sees it).
 
-#include <refbench/process/invocation.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/model/invocation.hpp>
+#include <refbench/model/record.hpp>
 
 #include <array>
 #include <cstddef>
@@ -18,7 +18,7 @@
 namespace refbench::runner {
 
 // One counted pass of an arm: each counted reading it took.
-using Counts = std::map<process::Reading, double>;
+using Counts = std::map<model::Reading, double>;
 // One round's counts, by (cell index, arm index: 0 baseline, 1 candidate).
 using RoundCounts = std::map<std::pair<std::size_t, int>, Counts>;
 
@@ -29,7 +29,7 @@ enum class Counter { instructions, allocations };
 // The counters `readings` (a cell's counted ones) need, in the order a
 // counted pass runs them: instructions for `instructions`, allocations for
 // `allocations` and `allocated_bytes`.
-std::vector<Counter> counters_for(const std::vector<process::Reading>& readings);
+std::vector<Counter> counters_for(const std::vector<model::Reading>& readings);
 
 // CellFailure::hook of a counted invocation under `counter` that failed:
 // k_counted_run or k_allocation_run.
@@ -39,12 +39,12 @@ std::string_view failure_hook(Counter counter);
 // which is emptied first (and gets the allocation counter written into it),
 // or why it cannot be: the phrase after "the … command, run under the …
 // counter,".
-std::expected<process::Invocation, std::string> counted_command(const process::Invocation& invocation, Counter counter,
-                                                                const RoundSettings& settings);
+std::expected<model::Invocation, std::string> counted_command(const model::Invocation& invocation, Counter counter,
+                                                              const model::RoundSettings& settings);
 
 // What the counted invocation of `invocation` under `counter` left in
 // `counts_dir`: its readings, or why there are none.
-std::expected<Counts, std::string> read_counts(Counter counter, const process::Invocation& invocation,
+std::expected<Counts, std::string> read_counts(Counter counter, const model::Invocation& invocation,
                                                const std::string& counts_dir);
 
 class CountLedger {

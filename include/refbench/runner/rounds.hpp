@@ -3,8 +3,9 @@
 // per round in a seeded shuffled order, a fresh REFBENCH_PAD per round,
 // cheapest-first, budget-aware, every measurement journaled as taken.
 
+#include <refbench/model/record.hpp>
+#include <refbench/model/round_log.hpp>
 #include <refbench/process/executor.hpp>
-#include <refbench/runner/record.hpp>
 #include <refbench/runner/replica_placement.hpp>
 #include <refbench/util/clock.hpp>
 
@@ -21,7 +22,7 @@ using RoundObserver = std::function<void(int round, std::size_t active_cells, do
 // Called right before each invocation (warm-up included, as round 0) with
 // the cell, the arm about to run and the round; it runs between measured
 // invocations, so it must be quick.
-using InvocationObserver = std::function<void(const CellRecord& cell, Arm arm, int round)>;
+using InvocationObserver = std::function<void(const model::CellRecord& cell, model::Arm arm, int round)>;
 
 // Seconds since some fixed point; tests pass a fake one.
 using Clock = std::function<double()>;
@@ -31,7 +32,7 @@ inline double monotonic_now() { return util::monotonic_seconds(); }
 
 // Whether `cell` of the run so far is measured precisely enough to stop
 // (README: Statistics); asked after each round once the cell has min_rounds rounds.
-using PrecisionCheck = std::function<bool(const RunRecord& record, std::size_t cell)>;
+using PrecisionCheck = std::function<bool(const model::RunRecord& record, std::size_t cell)>;
 
 // Called before the warm-up (round 0) and before each round with the
 // replicas the {arm} links must point to for that round; only when
@@ -50,34 +51,6 @@ using TreeCheck = std::function<std::string(int round, bool last)>;
 // change does: the invocation would run another tree than its arm's.
 using LinkCheck = std::function<std::string()>;
 
-// One setup, prepare or cleanup run of a cell's hook, as the journal has it.
-struct HookRun {
-  Arm arm = Arm::baseline;
-  Hook hook = Hook::setup;
-  int round = 0;
-  bool ok = true;
-  double wall = 0;
-  std::string description; // what went wrong; "" when it succeeded
-  std::string stderr_tail; // "" when it succeeded
-};
-
-// What the rounds record as they go, each as it happens, so a killed run
-// loses at most the invocation in flight: formats::JournalWriter writes it
-// as journal.jsonl's lines.
-class RoundLog {
-public:
-  virtual ~RoundLog() = default;
-  // A measured invocation (warm-up ones too, as round 0), of cells[sample.cell].
-  virtual void sample(const Sample& sample, const std::vector<CellRecord>& cells) = 0;
-  virtual void hook(const HookRun& run, const CellRecord& cell) = 0;
-  // The automatic A/A control, added during the run as the control of `of`.
-  virtual void control_added(const CellRecord& control, const std::string& of) = 0;
-  // `cell` stopped, for its `stop` reason after its `rounds`.
-  virtual void stopped(const CellRecord& cell) = 0;
-  // The arms' trees changed after `round` (README: Security model).
-  virtual void tree_changed(int round, const std::string& change) = 0;
-};
-
 struct RoundHooks {
   Clock clock = monotonic_now;
   RoundObserver observer;               // empty: none
@@ -90,7 +63,7 @@ struct RoundHooks {
 
 // Replaces {round} and {output} in `invocation`'s argv and environment values;
 // with `shell`, the values filled into the script (argv[2]) are shell-quoted.
-void substitute_placeholders(process::Invocation& invocation, int round, const std::string& output, bool shell = false);
+void substitute_placeholders(model::Invocation& invocation, int round, const std::string& output, bool shell = false);
 
 // Runs warm-up then rounds of `cells` through `executor` and returns what
 // was measured. The budget bounds the warm-up and every round, the first
@@ -98,7 +71,7 @@ void substitute_placeholders(process::Invocation& invocation, int round, const s
 // StopReason::budget; a round cut short keeps only its complete pairs). A failed invocation stops its cell
 // (StopReason::error); an interrupt stops the run and sets `interrupted_by` instead of throwing, so the caller can
 // still write the partial results. Settings must be valid (max_rounds ≥ 1, warmup ≥ 0).
-RunRecord run_rounds(const std::vector<CellSpec>& cells, const RoundSettings& settings, process::Executor& executor,
-                     RoundLog& log, const RoundHooks& hooks = {});
+model::RunRecord run_rounds(const std::vector<model::CellSpec>& cells, const model::RoundSettings& settings,
+                            process::Executor& executor, model::RoundLog& log, const RoundHooks& hooks = {});
 
 } // namespace refbench::runner

@@ -2,7 +2,7 @@
 // Pure scheduling decisions: the shuffled order of a round, the per-round
 // pad, which cells fit the remaining budget (README: What is measured).
 
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 #include <refbench/util/rng.hpp>
 
 #include <string>
@@ -13,7 +13,7 @@ namespace refbench::runner {
 // One entry of a round's invocation list.
 struct Slot {
   std::size_t cell = 0;
-  Arm arm = Arm::baseline;
+  model::Arm arm = model::Arm::baseline;
   bool operator==(const Slot&) const = default;
 };
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace refbench::process {
+namespace refbench::model {
 
 struct MachineFacts {
   std::string kernel;            // e.g. "Linux 6.1.0"
@@ -16,4 +16,4 @@ struct MachineFacts {
   std::string governor;          // cpufreq scaling governor of cpu0, or "unknown (no cpufreq)"
 };
 
-} // namespace refbench::process
+} // namespace refbench::model

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-namespace refbench::process {
+namespace refbench::model {
 
 // How peak RSS is measured and the floor below which a reading means nothing
 // (README: What is measured): readings within k_rss_censor_margin of `floor_bytes` are censored.
@@ -32,4 +32,4 @@ inline constexpr std::int64_t k_rss_censor_margin = 64 * 1024;
 // once on a loaded machine), well below a floor that took in real memory.
 inline constexpr std::int64_t k_rss_floor_drift = 2 * k_rss_censor_margin;
 
-} // namespace refbench::process
+} // namespace refbench::model

@@ -5,7 +5,7 @@
 // matrix computes the same one; the shards of one run share refs, config and
 // seed, which their `shard` record carries so that merging can check it.
 
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace refbench::runner {
+namespace refbench::model {
 
 // Shard `index` (1-based) of `count`.
 struct Shard {
@@ -84,4 +84,4 @@ ShardIdentity shard_identity_from_json(const nlohmann::json& shard, const std::s
 // few words ("different seeds: 42 vs 43"); nullopt when they can.
 std::optional<std::string> shard_mismatch(const ShardIdentity& a, const ShardIdentity& b);
 
-} // namespace refbench::runner
+} // namespace refbench::model

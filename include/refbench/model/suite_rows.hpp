@@ -5,12 +5,12 @@
 // measures as its metrics (suites::measure_info: unit, direction), the
 // harness's primary measure gated unless the cell's gate says otherwise.
 
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <string>
 #include <vector>
 
-namespace refbench::runner {
+namespace refbench::model {
 
 struct SuiteRows {
   RunRecord record;
@@ -49,4 +49,4 @@ void to_rows(RunRecord& record, std::vector<std::string>& removed);
 // suite's own name ("micro-control/BM_b" → "micro").
 std::string suite_of_row(const CellRecord& row);
 
-} // namespace refbench::runner
+} // namespace refbench::model

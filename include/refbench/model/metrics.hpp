@@ -5,8 +5,8 @@
 // and which of an invocation's readings it is. The journal, results.json and
 // the analysis walk this table; the default metric list and gate are here.
 
-#include <refbench/process/invocation.hpp>
-#include <refbench/process/rss_probe.hpp>
+#include <refbench/model/invocation.hpp>
+#include <refbench/model/rss_probe.hpp>
 #include <refbench/util/enum_names.hpp>
 
 #include <array>
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace refbench::runner {
+namespace refbench::model {
 
 enum class Metric { wall, cpu, user, sys, rss, instructions, allocations, allocated_bytes };
 
@@ -55,9 +55,9 @@ struct MetricInfo {
   FloorRule floor;
   // The reading it is, stored under `name` in the journal and read back
   // from it; none for a metric made of others (cpu = user + sys).
-  std::optional<process::Reading> stored;
+  std::optional<Reading> stored;
   bool integral; // written as an integer (bytes, counts)
-  double (*value)(const process::Readings& readings);
+  double (*value)(const Readings& readings);
   std::string_view label = {}; // shown after a plain value, e.g. "instructions"
 };
 
@@ -68,7 +68,7 @@ bool counted(const MetricInfo& info);
 // Whether any of `metrics` is counted.
 bool any_counted(std::span<const Metric> metrics);
 // The readings the counted ones of `metrics` store, in their order.
-std::vector<process::Reading> counted_readings(std::span<const Metric> metrics);
+std::vector<Reading> counted_readings(std::span<const Metric> metrics);
 
 // Every built-in metric, in the order lists and documents show them.
 std::span<const MetricInfo> built_in_metrics();
@@ -97,11 +97,11 @@ std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_vi
 
 // The value of `metric` in `outcome`, in its unit (NaN: a counted metric
 // the sample has no count of).
-double metric_value(const process::Outcome& outcome, Metric metric);
+double metric_value(const Outcome& outcome, Metric metric);
 
 // Whether `outcome`'s `metric` reading sits at its measurement floor (its
 // FloorRule; for rss the larger of the sample's and the run's start-up
 // floor in `floors`).
-bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors);
+bool at_floor(const Outcome& outcome, Metric metric, const RssProbe& floors);
 
-} // namespace refbench::runner
+} // namespace refbench::model

@@ -1,9 +1,9 @@
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
 
-namespace refbench::runner {
+namespace refbench::model {
 
 CellSpec control_of(const CellSpec& cell) {
   CellSpec control = cell;
@@ -18,7 +18,7 @@ CellSpec control_of(const CellSpec& cell) {
   return control;
 }
 
-bool usable(const Sample& sample) { return process::succeeded(sample.outcome) && sample.problem.empty(); }
+bool usable(const Sample& sample) { return succeeded(sample.outcome) && sample.problem.empty(); }
 
 std::string cell_title(const std::string& name, const std::string& candidate) {
   return candidate.empty() ? name : name + " (" + candidate + ")";
@@ -107,4 +107,4 @@ void merge_rounds(RunRecord& into, const RunRecord& more) {
   into.interrupted_by = into.interrupted_by != 0 ? into.interrupted_by : more.interrupted_by;
 }
 
-} // namespace refbench::runner
+} // namespace refbench::model

@@ -2,10 +2,10 @@
 // What a run is made of (cells and settings) and what it recorded (samples,
 // stop reasons, failures). Plain data shared by runner, report and stats.
 
-#include <refbench/process/counters.hpp>
-#include <refbench/process/invocation.hpp>
-#include <refbench/process/rss_probe.hpp>
-#include <refbench/runner/metrics.hpp>
+#include <refbench/model/counter_tool.hpp>
+#include <refbench/model/invocation.hpp>
+#include <refbench/model/metrics.hpp>
+#include <refbench/model/rss_probe.hpp>
 #include <refbench/suites/suite.hpp>
 #include <refbench/util/enum_names.hpp>
 
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace refbench::runner {
+namespace refbench::model {
 
 // The two positions of a pair. In the A/A control cell both run the baseline.
 enum class Arm { baseline, candidate };
@@ -128,7 +128,7 @@ struct CellMeta {
 // once before warm-up, `prepare` before every invocation (untimed),
 // `cleanup` once at the end — also after an error or an interrupt.
 struct HookCommand {
-  process::Invocation invocation;
+  Invocation invocation;
   bool shell = false; // argv is {"/bin/sh", "-c", SCRIPT}: {round} is filled in shell-quoted
 };
 
@@ -155,8 +155,8 @@ inline constexpr std::string_view k_allocation_run = "allocation count";
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {
   std::string name;
-  process::Invocation baseline;
-  process::Invocation candidate;
+  Invocation baseline;
+  Invocation candidate;
   bool control = false;
   // Replace {round} and {output} in argv and env values per invocation;
   // {output} is a fresh path under RoundSettings::output_dir, deleted after.
@@ -166,7 +166,7 @@ struct CellSpec {
   // The baseline run through the A/A control's own {arm} link (another
   // replica of the baseline): a control cell's second arm; none: the
   // control runs `baseline` on both arms.
-  std::optional<process::Invocation> control_twin;
+  std::optional<Invocation> control_twin;
   // README: refbench run: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
   CellMeta meta;
@@ -175,12 +175,12 @@ struct CellSpec {
   ArmHooks baseline_hooks;
   ArmHooks candidate_hooks;
   std::optional<ArmHooks> control_twin_hooks;
-  // The counted readings it shows (runner::counted metrics): each round
+  // The counted readings it shows (counted metrics): each round
   // also runs counted invocations of each arm, until its counts settle
   // (k_settled_counts): one under the instruction counter for
   // instructions, one with the allocation counter preloaded for
   // allocations and allocated_bytes.
-  std::vector<process::Reading> counted;
+  std::vector<Reading> counted;
 };
 
 // The end of every A/A control cell's name; no other cell's name may end in it.
@@ -208,7 +208,7 @@ struct RoundSettings {
   bool warm_up_only = false; // the warm-up and no round: what a suite reports before a shard splits it
   // The counter of the cells that are counted (CellSpec::counted), and the
   // directory its counted invocations write their counts in; none: no cell is.
-  std::optional<process::CounterTool> counter;
+  std::optional<CounterTool> counter;
   std::string counts_dir;
 };
 
@@ -226,7 +226,7 @@ struct Sample {
   Arm arm = Arm::baseline;
   int round = 0;
   std::size_t order = 0;
-  process::Outcome outcome;
+  Outcome outcome;
   std::map<std::string, double> values; // the custom metrics it reported, by name
   std::string problem;                  // why what it reported disqualifies it (README: Custom metrics); "" if nothing
   int replica = 0;                      // which byte-identical copy of its arm ran (0-based)
@@ -251,12 +251,11 @@ inline std::string_view stop_reason_name(StopReason reason) { return k_stop_reas
 inline std::optional<StopReason> parse_stop_reason(std::string_view word) { return k_stop_reason_names.parse(word); }
 
 // How an invocation ended, as the journal says it: "exited", "timed-out", …
-inline constexpr auto k_termination_names =
-    util::enum_names<process::Termination>({{process::Termination::exited, "exited"},
-                                            {process::Termination::signaled, "signaled"},
-                                            {process::Termination::timed_out, "timed-out"},
-                                            {process::Termination::spawn_failed, "spawn-failed"},
-                                            {process::Termination::cancelled, "cancelled"}});
+inline constexpr auto k_termination_names = util::enum_names<Termination>({{Termination::exited, "exited"},
+                                                                           {Termination::signaled, "signaled"},
+                                                                           {Termination::timed_out, "timed-out"},
+                                                                           {Termination::spawn_failed, "spawn-failed"},
+                                                                           {Termination::cancelled, "cancelled"}});
 
 // The first failed invocation of a cell.
 struct CellFailure {
@@ -297,7 +296,7 @@ std::string failure_when(const CellFailure& failure);
 
 struct RunRecord {
   std::uint64_t seed = 0;
-  process::RssProbe rss;
+  RssProbe rss;
   std::vector<CellRecord> cells;
   std::vector<Sample> samples;
   double elapsed_seconds = 0; // warm-up + rounds
@@ -314,4 +313,4 @@ void append_record(RunRecord& into, const RunRecord& run);
 // last, so pairs stay pairs; rounds and elapsed times add up.
 void merge_rounds(RunRecord& into, const RunRecord& more);
 
-} // namespace refbench::runner
+} // namespace refbench::model

@@ -1,4 +1,4 @@
-#include <refbench/runner/suite_rows.hpp>
+#include <refbench/model/suite_rows.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-namespace refbench::runner {
+namespace refbench::model {
 namespace {
 
 // The primary measure of `harness` for a row that has none (a suite that
@@ -269,4 +269,4 @@ bool wanted(const CellMeta& meta, const std::string& benchmark) {
          });
 }
 
-} // namespace refbench::runner
+} // namespace refbench::model

@@ -1,13 +1,10 @@
-#include <refbench/runner/metrics.hpp>
+#include <refbench/model/metrics.hpp>
 #include <refbench/util/clock.hpp>
 
 #include <algorithm>
 
-namespace refbench::runner {
+namespace refbench::model {
 namespace {
-
-using process::Reading;
-using process::Readings;
 
 constexpr std::array<MetricInfo, 8> k_metric_table{{
     {Metric::wall, "wall", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::timer,
@@ -38,14 +35,14 @@ const MetricInfo& metric_info(Metric metric) {
   return found == k_metric_table.end() ? k_metric_table.front() : *found;
 }
 
-bool counted(const MetricInfo& info) { return info.stored && process::counted(*info.stored); }
+bool counted(const MetricInfo& info) { return info.stored && counted(*info.stored); }
 
 bool any_counted(std::span<const Metric> metrics) {
   return std::any_of(metrics.begin(), metrics.end(), [](Metric metric) { return counted(metric_info(metric)); });
 }
 
-std::vector<process::Reading> counted_readings(std::span<const Metric> metrics) {
-  std::vector<process::Reading> readings;
+std::vector<Reading> counted_readings(std::span<const Metric> metrics) {
+  std::vector<Reading> readings;
   for (Metric metric : metrics) {
     if (counted(metric_info(metric))) {
       readings.push_back(*metric_info(metric).stored);
@@ -101,16 +98,13 @@ std::expected<std::vector<Metric>, std::string> parse_metric_list(std::string_vi
   return metrics;
 }
 
-double metric_value(const process::Outcome& outcome, Metric metric) {
-  return metric_info(metric).value(outcome.readings);
-}
+double metric_value(const Outcome& outcome, Metric metric) { return metric_info(metric).value(outcome.readings); }
 
-bool at_floor(const process::Outcome& outcome, Metric metric, const process::RssProbe& floors) {
+bool at_floor(const Outcome& outcome, Metric metric, const RssProbe& floors) {
   const double value = metric_value(outcome, metric);
   switch (metric_info(metric).floor) {
   case FloorRule::rss:
-    return value <=
-           static_cast<double>(std::max(outcome.rss_floor_bytes, floors.floor_bytes) + process::k_rss_censor_margin);
+    return value <= static_cast<double>(std::max(outcome.rss_floor_bytes, floors.floor_bytes) + k_rss_censor_margin);
   case FloorRule::timer:
     return value < 10 * std::max(util::monotonic_resolution_seconds(), floors.spawn_resolution_seconds);
   case FloorRule::rusage:
@@ -121,4 +115,4 @@ bool at_floor(const process::Outcome& outcome, Metric metric, const process::Rss
   return false;
 }
 
-} // namespace refbench::runner
+} // namespace refbench::model

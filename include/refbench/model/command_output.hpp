@@ -6,7 +6,7 @@
 // (for a count metric: negative) is an error naming the metric and what was
 // found — never a zero.
 
-#include <refbench/runner/record.hpp>
+#include <refbench/model/record.hpp>
 
 #include <expected>
 #include <map>
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace refbench::runner {
+namespace refbench::model {
 
 struct ReportedValues {
   std::map<std::string, double> metrics; // by metric name (positive, finite)
@@ -39,7 +39,7 @@ std::string report_source(const CellMeta& meta);
 // Reads `meta`'s custom metrics, window key and requirement keys from `text`
 // — for from = "stdout" the last non-empty line (or, when that is not a JSON
 // object, the whole text: a pretty-printed document), for "file" the whole
-// file. `cut`: `text` is only the last process::k_stdout_tail_bytes of a
+// file. `cut`: `text` is only the last k_stdout_tail_bytes of a
 // longer stdout, so a last line or a document that does not fit in it is an
 // error naming that bound. The error is a phrase for "the candidate command
 // ... in round 3", e.g. "reported no number for metric `throughput`:
@@ -52,12 +52,11 @@ std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, s
 std::optional<std::string> window_problem(const CellMeta& meta, const ReportedValues& reported, double wall_seconds);
 
 // Fills `sample`'s custom metric values — a suite cell's benchmarks
-// (README: Suites) — from what its command reported —
-// its captured stdout, or the {output} file `output_file` when not empty —
-// or sets its problem when the report is unusable or its window or
-// requirements fail. A file is read only when it is a regular file in place
-// (no link), at most k_max_output_report_bytes.
-void read_sample_report(const CellMeta& meta, Sample& sample, const std::string& output_file);
+// (README: Suites) — from what its command reported, `text` (its captured
+// stdout, `cut` when that was longer than was kept, or its {output} file,
+// which runner reads), or sets its problem when the report is unusable or
+// its window or requirements fail.
+void read_sample_report(const CellMeta& meta, Sample& sample, std::string_view text, bool cut);
 
 // Parses a requirement like "errors == 0" or "p99_ms<=250".
 std::expected<Requirement, std::string> parse_requirement(std::string_view text);
@@ -74,4 +73,4 @@ std::expected<Slo, std::string> parse_slo(std::string_view text);
 // "<= 5000".
 std::string slo_text(const Slo& slo);
 
-} // namespace refbench::runner
+} // namespace refbench::model

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace refbench::process {
+namespace refbench::model {
 
 // One whole-process invocation. `argv[0]` is looked up in the PATH of `env`
 // when it has no '/'. `env` entries are "NAME=value"; it is the child's
@@ -119,4 +119,4 @@ std::string describe(const Outcome& outcome, std::chrono::nanoseconds timeout);
 // The last `max_lines` lines of `text` (for error messages), without a trailing newline.
 std::string last_lines(const std::string& text, std::size_t max_lines);
 
-} // namespace refbench::process
+} // namespace refbench::model

@@ -1,7 +1,6 @@
-#include <refbench/process/invocation.hpp>
-#include <refbench/runner/command_output.hpp>
-#include <refbench/runner/suite_rows.hpp>
-#include <refbench/util/files.hpp>
+#include <refbench/model/command_output.hpp>
+#include <refbench/model/invocation.hpp>
+#include <refbench/model/suite_rows.hpp>
 #include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
 
@@ -11,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace refbench::runner {
+namespace refbench::model {
 namespace {
 
 constexpr std::size_t k_found_chars = 60; // of a found value quoted in a message
@@ -45,7 +44,7 @@ std::string shown_json(const nlohmann::json& value) {
 std::string cut_problem(std::string_view what) {
   return fmt::format("reported {} longer than the {} MiB that refbench reads of its stdout: print the values as one "
                      "JSON object on the last line",
-                     what, process::k_stdout_tail_bytes >> 20);
+                     what, k_stdout_tail_bytes >> 20);
 }
 
 // The document `meta`'s values are read from, or why there is none. `cut`:
@@ -161,7 +160,7 @@ void read_suite_report(const CellMeta& meta, Sample& sample, std::string_view te
   if (cut) {
     sample.problem = fmt::format("printed more than the {} MiB that refbench reads of its stdout: let {} write its "
                                  "report to {{output}} (from = \"file\")",
-                                 process::k_stdout_tail_bytes >> 20, harness);
+                                 k_stdout_tail_bytes >> 20, harness);
     return;
   }
   auto benchmarks = suites::read_suite(meta.suite->harness, text, report_source(meta));
@@ -269,27 +268,17 @@ bool condition_holds(double value, std::string_view op, double limit) {
                       : false;
 }
 
-void read_sample_report(const CellMeta& meta, Sample& sample, const std::string& output) {
-  std::string text;
-  if (!output.empty()) {
-    auto content = util::read_file(output, k_max_output_report_bytes, util::Readable::regular_here);
-    if (!content) {
-      sample.problem = fmt::format("wrote no readable {{output}} file to read its metrics from: {}", content.error());
-      return;
-    }
-    text = std::move(*content);
-  }
-  const bool cut = output.empty() && sample.outcome.stdout_bytes > sample.outcome.stdout_text.size();
+void read_sample_report(const CellMeta& meta, Sample& sample, std::string_view text, bool cut) {
   if (meta.suite) {
-    read_suite_report(meta, sample, output.empty() ? sample.outcome.stdout_text : text, cut);
+    read_suite_report(meta, sample, text, cut);
     return;
   }
-  auto reported = read_reported(meta, output.empty() ? sample.outcome.stdout_text : text, cut);
+  auto reported = read_reported(meta, text, cut);
   if (!reported) {
     sample.problem = reported.error();
     return;
   }
-  if (auto problem = window_problem(meta, *reported, sample.outcome.readings[process::Reading::wall])) {
+  if (auto problem = window_problem(meta, *reported, sample.outcome.readings[Reading::wall])) {
     sample.problem = *problem;
     return;
   }
@@ -319,4 +308,4 @@ std::string requirement_text(const Requirement& requirement) {
   return fmt::format("{} {} {}", requirement.key, requirement.op, requirement.value);
 }
 
-} // namespace refbench::runner
+} // namespace refbench::model

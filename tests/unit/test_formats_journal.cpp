@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include <refbench/runner/journal.hpp>
+#include <refbench/formats/journal.hpp>
 #include <refbench/util/error.hpp>
 
 #include "scratch_dir.hpp"
@@ -13,6 +13,7 @@
 
 using namespace refbench;
 using namespace refbench::runner;
+using namespace refbench::model;
 
 namespace {
 
@@ -40,12 +41,12 @@ private:
 
 } // namespace
 
-TEST_CASE("runner::Journal: a write cut short by a file-size limit leaves whole lines and says out of disk space") {
+TEST_CASE("formats::Journal: a write cut short by a file-size limit leaves whole lines and says out of disk space") {
   test::ScratchDir dir;
   const std::string path = dir / "journal.jsonl";
   std::string message;
   {
-    Journal journal(path);
+    formats::Journal journal(path);
     journal.append({{"type", "header"}, {"seed", 1}});
     FileSizeLimit limit(100);
     try {

@@ -1,5 +1,5 @@
-#include <refbench/runner/command_output.hpp>
-#include <refbench/runner/journal.hpp>
+#include <refbench/formats/journal.hpp>
+#include <refbench/model/command_output.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 
@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace refbench::runner {
+namespace refbench::formats {
 Journal::Journal(const std::string& path) : m_path(path), m_fd(util::create_fresh_file(path, O_APPEND)) {
   if (!m_fd.valid()) {
     throw RefusedError("cannot create the journal " + path + ": " + std::strerror(errno),
@@ -42,4 +42,4 @@ void Journal::sync() {
   }
 }
 
-} // namespace refbench::runner
+} // namespace refbench::formats

@@ -1,10 +1,10 @@
-#include <refbench/process/invocation.hpp>
+#include <refbench/model/invocation.hpp>
 
 #include <cstring>
 #include <fmt/format.h>
 #include <string.h>
 
-namespace refbench::process {
+namespace refbench::model {
 
 std::string describe(const Outcome& outcome, std::chrono::nanoseconds timeout) {
   switch (outcome.termination) {
@@ -40,4 +40,4 @@ std::string last_lines(const std::string& text, std::size_t max_lines) {
   return text.substr(begin, end - begin);
 }
 
-} // namespace refbench::process
+} // namespace refbench::model

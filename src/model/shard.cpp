@@ -1,4 +1,4 @@
-#include <refbench/runner/shard.hpp>
+#include <refbench/model/shard.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/sha256.hpp>
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <numeric>
 
-namespace refbench::runner {
+namespace refbench::model {
 namespace {
 
 constexpr std::uint64_t k_fixed_cost_bytes = 1 << 20;
@@ -179,4 +179,4 @@ std::optional<std::string> shard_mismatch(const ShardIdentity& a, const ShardIde
   return std::nullopt;
 }
 
-} // namespace refbench::runner
+} // namespace refbench::model

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace refbench::runner {
+namespace refbench::formats {
 
 class Journal {
 public:
@@ -31,4 +31,4 @@ private:
   std::uint64_t m_size = 0; // bytes of whole lines written
 };
 
-} // namespace refbench::runner
+} // namespace refbench::formats

@@ -2,14 +2,14 @@
 // The complete pairs of a cell (same round, both arms succeeded) that
 // analysis works on, and a new cell's candidate readings.
 
-#include <refbench/runner/metrics.hpp>
-#include <refbench/runner/record.hpp>
+#include <refbench/model/metrics.hpp>
+#include <refbench/model/record.hpp>
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace refbench::runner {
+namespace refbench::model {
 
 struct PairedValues {
   std::vector<int> rounds;
@@ -52,4 +52,4 @@ PairedValues candidate_values(const RunRecord& record, std::size_t cell, Metric 
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, const std::string& custom_metric,
                             const SampleIndex* index = nullptr);
 
-} // namespace refbench::runner
+} // namespace refbench::model

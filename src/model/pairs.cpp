@@ -1,11 +1,11 @@
-#include <refbench/runner/pairs.hpp>
+#include <refbench/model/pairs.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
 
-namespace refbench::runner {
+namespace refbench::model {
 namespace {
 
 // The rounds of `cell` in which both arms gave a usable sample that `has`
@@ -105,4 +105,4 @@ PairedValues complete_pairs(const RunRecord& record, std::size_t cell, const std
   return pairs;
 }
 
-} // namespace refbench::runner
+} // namespace refbench::model
