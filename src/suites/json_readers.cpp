@@ -32,6 +32,22 @@ std::string field_problem(const std::string& where, const std::string& path, con
   return fmt::format("{}: `{}` is {}, not {}", where, path, util::json_excerpt(value), wanted);
 }
 
+// `text` as a JSON document, or why it is none: "SOURCE, line N is not
+// the JSON of HARNESS: …".
+std::expected<json, std::string> harness_json_document(std::string_view text, std::string_view source,
+                                                       Harness harness) {
+  auto document = util::parse_json(text);
+  if (!document) {
+    const auto at = document.error().find("at byte ");
+    const auto offset = at == std::string::npos ? std::string::npos : std::stoull(document.error().substr(at + 8));
+    return std::unexpected(fmt::format(
+        "{} is not the JSON of {}: {}",
+        offset == std::string::npos ? std::string(source) : line_at(text, offset == 0 ? 0 : offset - 1, source),
+        harness_name(harness), document.error()));
+  }
+  return std::move(*document);
+}
+
 // The array `key` of `document`, or why there is none.
 std::expected<const json*, std::string> entries(const json& document, std::string_view key, std::string_view source,
                                                 std::string_view harness) {
@@ -93,7 +109,12 @@ const std::set<std::string, std::less<>>& google_fields() {
 
 } // namespace
 
-Result read_google_benchmark(const json& document, std::string_view text, std::string_view source) {
+Result read_google_benchmark(std::string_view text, std::string_view source) {
+  const auto parsed = harness_json_document(text, source, Harness::google_benchmark);
+  if (!parsed) {
+    return std::unexpected(parsed.error());
+  }
+  const json& document = *parsed;
   auto list = entries(document, "benchmarks", source, "Google Benchmark JSON (--benchmark_format=json)");
   if (!list) {
     return std::unexpected(list.error());
@@ -142,7 +163,12 @@ Result read_google_benchmark(const json& document, std::string_view text, std::s
   return collector.benchmarks();
 }
 
-Result read_pytest_benchmark(const json& document, std::string_view text, std::string_view source) {
+Result read_pytest_benchmark(std::string_view text, std::string_view source) {
+  const auto parsed = harness_json_document(text, source, Harness::pytest_benchmark);
+  if (!parsed) {
+    return std::unexpected(parsed.error());
+  }
+  const json& document = *parsed;
   auto list = entries(document, "benchmarks", source, "pytest-benchmark JSON (--benchmark-json)");
   if (!list) {
     return std::unexpected(list.error());
@@ -178,7 +204,12 @@ Result read_pytest_benchmark(const json& document, std::string_view text, std::s
   return collector.benchmarks();
 }
 
-Result read_hyperfine(const json& document, std::string_view text, std::string_view source) {
+Result read_hyperfine(std::string_view text, std::string_view source) {
+  const auto parsed = harness_json_document(text, source, Harness::hyperfine);
+  if (!parsed) {
+    return std::unexpected(parsed.error());
+  }
+  const json& document = *parsed;
   auto list = entries(document, "results", source, "a hyperfine export (--export-json)");
   if (!list) {
     return std::unexpected(list.error());
@@ -203,7 +234,12 @@ Result read_hyperfine(const json& document, std::string_view text, std::string_v
   return collector.benchmarks();
 }
 
-Result read_bmf(const json& document, std::string_view text, std::string_view source) {
+Result read_bmf(std::string_view text, std::string_view source) {
+  const auto parsed = harness_json_document(text, source, Harness::bmf);
+  if (!parsed) {
+    return std::unexpected(parsed.error());
+  }
+  const json& document = *parsed;
   if (!document.is_object()) {
     return std::unexpected(fmt::format("{} is {}, not a Bencher Metric Format object of benchmarks", source,
                                        util::json_excerpt(document)));

@@ -1,5 +1,5 @@
 #pragma once
-// The reader of each harness's output (suite.hpp: read_suite) and what
+// The reader of each harness's output (its row's SuiteReader, suite.hpp) and what
 // they share: where a field sits, for messages, and how benchmarks that a
 // harness reports more than once (repetitions, Go's -count) become one
 // figure per invocation.
@@ -7,7 +7,6 @@
 #include <refbench/suites/suite.hpp>
 
 #include <expected>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -15,11 +14,12 @@ namespace refbench::suites::detail {
 
 using Result = std::expected<Benchmarks, std::string>;
 
-// JSON documents: Google Benchmark, pytest-benchmark, hyperfine, BMF.
-Result read_google_benchmark(const nlohmann::json& document, std::string_view text, std::string_view source);
-Result read_pytest_benchmark(const nlohmann::json& document, std::string_view text, std::string_view source);
-Result read_hyperfine(const nlohmann::json& document, std::string_view text, std::string_view source);
-Result read_bmf(const nlohmann::json& document, std::string_view text, std::string_view source);
+// JSON documents: Google Benchmark, pytest-benchmark, hyperfine, BMF; text
+// that is no JSON is an error naming its line.
+Result read_google_benchmark(std::string_view text, std::string_view source);
+Result read_pytest_benchmark(std::string_view text, std::string_view source);
+Result read_hyperfine(std::string_view text, std::string_view source);
+Result read_bmf(std::string_view text, std::string_view source);
 
 // Text and XML: `go test -bench`, Criterion's lines, Catch2's XML reporter.
 Result read_go(std::string_view text, std::string_view source);

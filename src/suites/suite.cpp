@@ -1,21 +1,165 @@
 #include "readers.hpp"
 
-#include <refbench/util/json_input.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <limits>
 
 namespace refbench::suites {
 namespace {
 
+// The measures each harness names (HarnessMeasure): the rest are its row's OtherMeasures.
+constexpr HarnessMeasure k_google_benchmark_measures[] = {
+    {.name = "real_time", .quantity = Quantity::time},
+    {.name = "cpu_time", .quantity = Quantity::time},
+    {.name = "bytes_per_second", .higher_is_better = true, .label = "B/s"},
+    {.name = "items_per_second", .higher_is_better = true, .label = "items/s"}};
+constexpr HarnessMeasure k_go_measures[] = {{.name = "ns_per_op", .quantity = Quantity::time},
+                                            {.name = "bytes_per_op", .quantity = Quantity::bytes, .counted = true},
+                                            {.name = "allocs_per_op", .label = "allocs/op", .counted = true}};
+constexpr HarnessMeasure k_criterion_measures[] = {
+    {.name = "time", .quantity = Quantity::time},
+    {.name = "bytes_per_second", .higher_is_better = true, .label = "B/s"},
+    {.name = "elements_per_second", .higher_is_better = true, .label = "elements/s"}};
+constexpr HarnessMeasure k_pytest_benchmark_measures[] = {{.name = "mean", .quantity = Quantity::time},
+                                                          {.name = "median", .quantity = Quantity::time},
+                                                          {.name = "min", .quantity = Quantity::time},
+                                                          {.name = "ops", .higher_is_better = true, .label = "ops/s"}};
+constexpr HarnessMeasure k_catch2_measures[] = {{.name = "mean", .quantity = Quantity::time}};
+constexpr HarnessMeasure k_bmf_measures[] = {{.name = "latency", .quantity = Quantity::time},
+                                             {.name = "build-time", .quantity = Quantity::time},
+                                             {.name = "throughput", .higher_is_better = true, .label = "ops/s"},
+                                             {.name = "file-size", .quantity = Quantity::bytes}};
+// user and system below the rusage resolution are 0, as refbench's own cpu
+constexpr HarnessMeasure k_hyperfine_measures[] = {
+    {.name = "mean", .quantity = Quantity::time},
+    {.name = "median", .quantity = Quantity::time},
+    {.name = "user", .quantity = Quantity::time, .zero_is_a_reading = true},
+    {.name = "system", .quantity = Quantity::time, .zero_is_a_reading = true}};
+
+// Every harness, one row each, in the order of the Harness enum (checked below).
+constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
+    {.harness = Harness::google_benchmark,
+     .name = "google-benchmark",
+     .read = detail::read_google_benchmark,
+     .measures = k_google_benchmark_measures,
+     .others = OtherMeasures::counters,
+     .primary = "real_time",
+     .filter = HarnessFilter{.prefix = "--benchmark_filter="}},
+    {.harness = Harness::go,
+     .name = "go",
+     .read = detail::read_go,
+     .measures = k_go_measures,
+     .others = OtherMeasures::counters,
+     .primary = "ns_per_op",
+     .filter = HarnessFilter{.prefix = "-bench=", .levels_apart = true}},
+    {.harness = Harness::criterion,
+     .name = "criterion",
+     .read = detail::read_criterion,
+     .measures = k_criterion_measures,
+     .others = OtherMeasures::counters,
+     .primary = "time",
+     .filter = HarnessFilter{.prefix = ""}},
+    {.harness = Harness::pytest_benchmark, // pytest's -k cannot take a glob: no filter
+     .name = "pytest-benchmark",
+     .read = detail::read_pytest_benchmark,
+     .measures = k_pytest_benchmark_measures,
+     .others = OtherMeasures::times,
+     .primary = "mean",
+     .filter = std::nullopt},
+    {.harness = Harness::catch2, // Catch2's filter is its test names: none
+     .name = "catch2",
+     .read = detail::read_catch2,
+     .measures = k_catch2_measures,
+     .others = OtherMeasures::times,
+     .primary = "mean",
+     .filter = std::nullopt},
+    {.harness = Harness::bmf,
+     .name = "bmf",
+     .read = detail::read_bmf,
+     .measures = k_bmf_measures,
+     .others = OtherMeasures::figures,
+     .primary = k_every_measure,
+     .filter = std::nullopt},
+    {.harness = Harness::hyperfine,
+     .name = "hyperfine",
+     .read = detail::read_hyperfine,
+     .measures = k_hyperfine_measures,
+     .others = OtherMeasures::times,
+     .primary = "mean",
+     .filter = std::nullopt},
+}};
+
+// The checks of k_harness_table: row i is Harness i; each has its own
+// name, a reader, measures named once and a primary measure among them.
+constexpr bool harness_rows_in_enum_order() {
+  for (std::size_t i = 0; i < k_harness_table.size(); ++i) {
+    if (k_harness_table[i].harness != static_cast<Harness>(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+constexpr bool harness_names_distinct() {
+  for (std::size_t i = 0; i < k_harness_table.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (k_harness_table[i].name.empty() || k_harness_table[i].name == k_harness_table[j].name) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+constexpr bool harness_row_is_whole(const HarnessInfo& row) {
+  bool primary_listed = row.primary == k_every_measure;
+  for (std::size_t i = 0; i < row.measures.size(); ++i) {
+    primary_listed = primary_listed || row.measures[i].name == row.primary;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (row.measures[i].name.empty() || row.measures[i].name == row.measures[j].name) {
+        return false;
+      }
+    }
+  }
+  return !row.name.empty() && row.read != nullptr && !row.primary.empty() && primary_listed;
+}
+
+constexpr bool harness_rows_whole() {
+  for (const auto& row : k_harness_table) {
+    if (!harness_row_is_whole(row)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static_assert(harness_rows_in_enum_order(), "k_harness_table: row i must be Harness i, one row per Harness");
+static_assert(harness_names_distinct(), "k_harness_table: every row needs a name of its own");
+static_assert(harness_rows_whole(), "k_harness_table: every row needs a reader, its measures once each and a "
+                                    "primary measure among them (or k_every_measure)");
+
+// The words of k_harness_table's rows, in its order.
+constexpr util::EnumNames<Harness, k_harness_count> harness_names_of_rows() {
+  std::array<std::pair<Harness, std::string_view>, k_harness_count> row_words{};
+  for (std::size_t i = 0; i < k_harness_count; ++i) {
+    row_words[i] = {k_harness_table[i].harness, k_harness_table[i].name};
+  }
+  return util::EnumNames<Harness, k_harness_count>(row_words);
+}
+
 bool is_rate(std::string_view measure) { return measure.ends_with("_per_second") || measure.ends_with("/s"); }
 
-MeasureInfo time_measure() { return {Quantity::time, false, "", false}; }
-
-MeasureInfo plain_measure(std::string_view measure, std::string label = "") {
-  return {Quantity::plain, is_rate(measure), label.empty() ? std::string(measure) : std::move(label), false};
+// The entry of `measure` in `row`'s measures; nullptr when it lists none.
+const HarnessMeasure* listed_measure(const HarnessInfo& row, std::string_view measure) {
+  for (const auto& listed : row.measures) {
+    if (listed.name == measure) {
+      return &listed;
+    }
+  }
+  return nullptr;
 }
 
 // `text` as a regular expression that matches it alone (ERE, ECMAScript
@@ -45,12 +189,11 @@ std::string regex_of_glob(std::string_view glob) {
 // rusage resolution, as refbench's own cpu); a time, a rate, a size or a
 // BMF measure of 0 is no figure.
 bool zero_is_a_reading(Harness harness, std::string_view measure) {
-  const auto info = measure_info(harness, measure);
-  if (harness == Harness::hyperfine) {
-    return measure == "user" || measure == "system";
+  const auto& row = harness_info(harness);
+  if (const auto* listed = listed_measure(row, measure)) {
+    return listed->counted || listed->zero_is_a_reading;
   }
-  return info.counted ||
-         (harness != Harness::bmf && info.quantity == Quantity::plain && !info.higher_is_better && !is_rate(measure));
+  return row.others == OtherMeasures::counters && !is_rate(measure);
 }
 
 // Each figure no ratio can be taken of — negative, 0 where 0 is no
@@ -74,53 +217,26 @@ void refuse_unusable_figures(Harness harness, Benchmarks& benchmarks) {
 
 } // namespace
 
+constexpr util::EnumNames<Harness, k_harness_count> k_harness_names = harness_names_of_rows();
+
+const HarnessInfo& harness_info(Harness harness) { return k_harness_table[static_cast<std::size_t>(harness)]; }
+
+std::span<const HarnessInfo> built_in_harnesses() { return k_harness_table; }
+
 MeasureInfo measure_info(Harness harness, std::string_view measure) {
-  switch (harness) {
-  case Harness::google_benchmark:
-    return measure == "real_time" || measure == "cpu_time" ? time_measure()
-           : measure == "bytes_per_second"                 ? plain_measure(measure, "B/s")
-           : measure == "items_per_second"                 ? plain_measure(measure, "items/s")
-                                                           : plain_measure(measure);
-  case Harness::go:
-    return measure == "ns_per_op"       ? time_measure()
-           : measure == "bytes_per_op"  ? MeasureInfo{Quantity::bytes, false, "", true}
-           : measure == "allocs_per_op" ? MeasureInfo{Quantity::plain, false, "allocs/op", true}
-                                        : plain_measure(measure);
-  case Harness::criterion:
-    return measure == "time"                  ? time_measure()
-           : measure == "bytes_per_second"    ? plain_measure(measure, "B/s")
-           : measure == "elements_per_second" ? plain_measure(measure, "elements/s")
-                                              : plain_measure(measure);
-  case Harness::pytest_benchmark:
-    return measure == "ops" ? MeasureInfo{Quantity::plain, true, "ops/s", false} : time_measure();
-  case Harness::catch2:
-  case Harness::hyperfine:
-    return time_measure();
-  case Harness::bmf:
-    return measure == "latency" || measure == "build-time" ? time_measure()
-           : measure == "throughput"                       ? MeasureInfo{Quantity::plain, true, "ops/s", false}
-           : measure == "file-size"                        ? MeasureInfo{Quantity::bytes, false, "", false}
-                                                           : plain_measure(measure);
+  const auto& row = harness_info(harness);
+  if (const auto* listed = listed_measure(row, measure)) {
+    return {listed->quantity, listed->higher_is_better, std::string(listed->label), listed->counted};
   }
-  return plain_measure(measure);
+  if (row.others == OtherMeasures::times) {
+    return {Quantity::time, false, "", false};
+  }
+  return {Quantity::plain, is_rate(measure), std::string(measure), false};
 }
 
 bool primary_measure(Harness harness, std::string_view measure) {
-  switch (harness) {
-  case Harness::google_benchmark:
-    return measure == "real_time";
-  case Harness::go:
-    return measure == "ns_per_op";
-  case Harness::criterion:
-    return measure == "time";
-  case Harness::pytest_benchmark:
-  case Harness::catch2:
-  case Harness::hyperfine:
-    return measure == "mean";
-  case Harness::bmf:
-    return true;
-  }
-  return false;
+  const auto& row = harness_info(harness);
+  return row.primary == k_every_measure || row.primary == measure;
 }
 
 std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_view text, std::string_view source) {
@@ -128,27 +244,7 @@ std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_v
   if (util::trim(text).empty()) {
     return std::unexpected(fmt::format("{} is empty: the {} harness reported nothing", source, harness_name(harness)));
   }
-  detail::Result result;
-  if (harness == Harness::go || harness == Harness::criterion || harness == Harness::catch2) {
-    result = harness == Harness::go          ? detail::read_go(text, source)
-             : harness == Harness::criterion ? detail::read_criterion(text, source)
-                                             : detail::read_catch2(text, source);
-  } else {
-    auto document = util::parse_json(text);
-    if (!document) {
-      const auto at = document.error().find("at byte ");
-      const auto offset = at == std::string::npos ? std::string::npos : std::stoull(document.error().substr(at + 8));
-      return std::unexpected(fmt::format("{} is not the JSON of {}: {}",
-                                         offset == std::string::npos
-                                             ? std::string(source)
-                                             : detail::line_at(text, offset == 0 ? 0 : offset - 1, source),
-                                         harness_name(harness), document.error()));
-    }
-    result = harness == Harness::google_benchmark   ? detail::read_google_benchmark(*document, text, source)
-             : harness == Harness::pytest_benchmark ? detail::read_pytest_benchmark(*document, text, source)
-             : harness == Harness::hyperfine        ? detail::read_hyperfine(*document, text, source)
-                                                    : detail::read_bmf(*document, text, source);
-  }
+  auto result = harness_info(harness).read(text, source);
   if (result && result->empty()) {
     return std::unexpected(fmt::format("{} reports no benchmark ({} output)", source, harness_name(harness)));
   }
@@ -159,40 +255,28 @@ std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_v
 }
 
 std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::string_view pattern) {
-  if (pattern.find('[') != std::string_view::npos) {
+  const auto& filter = harness_info(harness).filter;
+  if (!filter || pattern.find('[') != std::string_view::npos) {
     return std::nullopt; // a bracket class: the whole suite runs, and the rows are picked afterwards
   }
-  if (harness == Harness::google_benchmark) {
-    return std::vector<std::string>{"--benchmark_filter=" + regex_of_glob(pattern)};
-  }
-  if (harness == Harness::go) { // -bench matches each '/' level apart: the top level is a superset
-    return std::vector<std::string>{"-bench=" + regex_of_glob(pattern.substr(0, pattern.find('/')))};
-  }
-  if (harness == Harness::criterion) { // a bench executable's positional FILTER, a regex over the whole id
-    return std::vector<std::string>{regex_of_glob(pattern)};
-  }
-  return std::nullopt;
+  // Go's -bench matches each '/' level apart: the top level is a superset
+  const auto glob = filter->levels_apart ? pattern.substr(0, pattern.find('/')) : pattern;
+  return std::vector<std::string>{std::string(filter->prefix) + regex_of_glob(glob)};
 }
 
 std::optional<std::vector<std::string>> family_filter_arguments(Harness harness,
                                                                 const std::vector<std::string>& families) {
-  if (families.empty()) {
+  const auto& filter = harness_info(harness).filter;
+  if (!filter || families.empty()) {
     return std::nullopt;
   }
   std::string alternatives;
   for (const auto& family : families) {
     alternatives += (alternatives.empty() ? "" : "|") + regex_literal(family);
   }
-  if (harness == Harness::google_benchmark) {
-    return std::vector<std::string>{"--benchmark_filter=^(" + alternatives + ")(/.*)?$"};
-  }
-  if (harness == Harness::go) {
-    return std::vector<std::string>{"-bench=^(" + alternatives + ")$"};
-  }
-  if (harness == Harness::criterion) {
-    return std::vector<std::string>{"^(" + alternatives + ")(/.*)?$"};
-  }
-  return std::nullopt;
+  // a family and whatever follows its '/'; Go's -bench matches its top level alone
+  return std::vector<std::string>{std::string(filter->prefix) + "^(" + alternatives + ")" +
+                                  (filter->levels_apart ? "" : "(/.*)?") + "$"};
 }
 
 std::optional<SweepLevel> sweep_level(std::string_view benchmark) {

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <string>
+#include <string_view>
 
 using namespace refbench;
 using suites::Harness;
@@ -34,6 +35,13 @@ const suites::Benchmark& named(const suites::Benchmarks& benchmarks, const std::
   }
   FAIL("no benchmark " << name);
   return benchmarks.front();
+}
+
+// Whether `value` is a named value of its enum: GCC and Clang write an
+// unnamed one as "(Enum)7" in the function's name.
+template <auto value> constexpr bool is_named_enumerator() {
+  const std::string_view pretty = __PRETTY_FUNCTION__;
+  return pretty.find("value = (") == std::string_view::npos;
 }
 
 std::string read_error(Harness harness, const std::string& text) {
@@ -276,4 +284,61 @@ TEST_CASE("Sweeps, filters and defaults") {
   CHECK(suites::measure_info(Harness::go, "MB/s").higher_is_better);
   CHECK(suites::parse_harness("google-benchmark") == Harness::google_benchmark);
   CHECK_FALSE(suites::parse_harness("gbench"));
+}
+
+TEST_CASE("k_harness_table: every Harness is one row, in enum order, with a name, a reader and a primary measure") {
+  // k_harness_count counts the enum's values: the one past it is none
+  CHECK(is_named_enumerator<static_cast<Harness>(suites::k_harness_count - 1)>());
+  CHECK_FALSE(is_named_enumerator<static_cast<Harness>(suites::k_harness_count)>());
+  const auto rows = suites::built_in_harnesses();
+  REQUIRE(rows.size() == suites::k_harness_count);
+  REQUIRE(suites::k_harness_names.entries().size() == suites::k_harness_count);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    INFO(row.name);
+    CHECK(row.harness == static_cast<Harness>(i));
+    CHECK(&suites::harness_info(row.harness) == &row);
+    CHECK(suites::k_harness_names.entries()[i] == std::pair{row.harness, row.name});
+    CHECK(suites::parse_harness(row.name) == row.harness);
+    CHECK((row.read != nullptr));
+    CHECK(suites::primary_measure(row.harness, row.primary));
+    bool listed = row.primary == suites::k_every_measure;
+    for (const auto& measure : row.measures) {
+      listed = listed || measure.name == row.primary;
+      const auto info = suites::measure_info(row.harness, measure.name);
+      CHECK(info.quantity == measure.quantity);
+      CHECK(info.higher_is_better == measure.higher_is_better);
+      CHECK(info.label == measure.label);
+      CHECK(info.counted == measure.counted);
+    }
+    CHECK(listed);
+    CHECK(suites::filter_arguments(row.harness, "x*").has_value() == row.filter.has_value());
+    CHECK(suites::family_filter_arguments(row.harness, {"x"}).has_value() == row.filter.has_value());
+  }
+}
+
+TEST_CASE("k_harness_table: a measure a row does not list is a time, a counter or a figure") {
+  // times: pytest-benchmark's, Catch2's and hyperfine's other statistics
+  for (const auto harness : {Harness::pytest_benchmark, Harness::catch2, Harness::hyperfine}) {
+    const auto info = suites::measure_info(harness, "stddev");
+    CHECK(info.quantity == suites::Quantity::time);
+    CHECK_FALSE(info.higher_is_better);
+    CHECK(info.label.empty());
+  }
+  // counters and figures: plain, labelled with their name, rates higher-is-better
+  for (const auto harness : {Harness::google_benchmark, Harness::go, Harness::criterion, Harness::bmf}) {
+    auto info = suites::measure_info(harness, "widgets");
+    CHECK(info.quantity == suites::Quantity::plain);
+    CHECK(info.label == "widgets");
+    CHECK_FALSE(info.higher_is_better);
+    CHECK_FALSE(info.counted);
+    CHECK(suites::measure_info(harness, "widgets_per_second").higher_is_better);
+    CHECK(suites::primary_measure(harness, "widgets") == (harness == Harness::bmf));
+  }
+  // a counter's 0 is a reading, a figure's (BMF) is not
+  CHECK(read_ok(Harness::go, "BenchmarkA-8 100 5 ns/op 0 keys/op\n")[0].error.empty());
+  CHECK_FALSE(read_ok(Harness::bmf, R"({"a": {"widgets": {"value": 0}}})")[0].error.empty());
+  CHECK_FALSE(read_ok(Harness::pytest_benchmark,
+                      R"({"benchmarks": [{"name": "t", "stats": {"mean": 1, "median": 1, "min": 0, "ops": 1}}]})")[0]
+                  .error.empty());
 }

@@ -8,25 +8,25 @@
 
 #include <refbench/util/enum_names.hpp>
 
+#include <cstddef>
 #include <expected>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace refbench::suites {
 
+// The harnesses refbench reads; each is one row of k_harness_table
+// (suite.cpp), in this order, and k_harness_count counts them.
 enum class Harness { google_benchmark, go, criterion, pytest_benchmark, catch2, bmf, hyperfine };
+inline constexpr std::size_t k_harness_count = 7;
 
-// The words of refbench.toml (`suite = "google-benchmark"`) and the journal; and back.
-inline constexpr auto k_harness_names = util::enum_names<Harness>({{Harness::google_benchmark, "google-benchmark"},
-                                                                   {Harness::go, "go"},
-                                                                   {Harness::criterion, "criterion"},
-                                                                   {Harness::pytest_benchmark, "pytest-benchmark"},
-                                                                   {Harness::catch2, "catch2"},
-                                                                   {Harness::bmf, "bmf"},
-                                                                   {Harness::hyperfine, "hyperfine"}});
+// The words of refbench.toml (`suite = "google-benchmark"`) and the journal;
+// and back: each row's name in k_harness_table, in its order.
+extern const util::EnumNames<Harness, k_harness_count> k_harness_names;
 inline std::string_view harness_name(Harness harness) { return k_harness_names.name(harness); }
 inline std::optional<Harness> parse_harness(std::string_view word) { return k_harness_names.parse(word); }
 
@@ -53,6 +53,58 @@ struct MeasureInfo {
   // compares as one and its default threshold is the count threshold
   bool counted = false;
 };
+
+// A measure a harness names itself, as its row lists it: what measure_info
+// says of it, and whether a 0 of it is a reading (else it is no figure, and
+// its benchmark's ERROR).
+struct HarnessMeasure {
+  std::string_view name;
+  Quantity quantity = Quantity::plain;
+  bool higher_is_better = false;
+  std::string_view label; // MeasureInfo::label
+  bool counted = false;   // MeasureInfo::counted; a 0 of a counted measure is a reading
+  bool zero_is_a_reading = false;
+};
+
+// What a harness's measures that its row does not list are: times (seconds,
+// lower is better, 0 no reading); counters (plain numbers labelled with their
+// name, rates higher-is-better, a 0 a reading unless a rate); or figures (as
+// counters, but a 0 is never a reading: BMF's).
+enum class OtherMeasures { times, counters, figures };
+
+// A harness's primary measure that makes every one of its measures primary (BMF).
+inline constexpr std::string_view k_every_measure = "*";
+
+// How a harness is asked to run only some benchmarks: one argument appended
+// to its command, `prefix` and then an anchored regular expression; Go's
+// matches each '/' level apart (`levels_apart`), so it is given the top level.
+struct HarnessFilter {
+  std::string_view prefix; // "--benchmark_filter=", "-bench=", "" (Criterion's positional FILTER)
+  bool levels_apart = false;
+};
+
+// A harness's reader: the benchmarks in `text`, its whole output (`source`
+// naming it), or why it cannot be read; read_suite adds the checks all share.
+using SuiteReader = std::expected<Benchmarks, std::string> (*)(std::string_view text, std::string_view source);
+
+// Everything refbench knows of one harness, one row of k_harness_table:
+// its word, its reader, the measures it names, its primary measure (one of
+// them, or k_every_measure) and its filter (none: the rows are picked after).
+struct HarnessInfo {
+  Harness harness;
+  std::string_view name;
+  SuiteReader read;
+  std::span<const HarnessMeasure> measures;
+  OtherMeasures others;
+  std::string_view primary;
+  std::optional<HarnessFilter> filter;
+};
+
+// The row of `harness` (one of the enum's values) in k_harness_table.
+const HarnessInfo& harness_info(Harness harness);
+
+// Every row of k_harness_table, one per Harness, in the enum's order.
+std::span<const HarnessInfo> built_in_harnesses();
 
 // The measure `measure` of `harness`: a time, a size or a plain number;
 // rates (names ending in "_per_second" or "/s", BMF's "throughput") are
