@@ -19,7 +19,7 @@ import pathlib
 import re
 import sys
 
-MAX_BODY_LINES = 100
+MAX_BODY_LINES = 80
 INCLUDE = re.compile(r"^\s*#\s*include\s*<refbench/((\w+)/[\w./]+)>")
 BACKTICKED = re.compile(r"`(\w+(?:/[\w.]+)?)`")
 

@@ -365,40 +365,11 @@ void read_suite(TableReader& r, CellConfig& cell, const std::vector<std::string>
   cell.suite = suite;
 }
 
-} // namespace
-
-std::vector<CellConfig> read_cell(const toml::table& table, const std::string& source) {
-  TableReader r(table, source, "cell");
-  CellConfig cell;
-  cell.where = position(source, table.source());
-  auto name = r.string("name");
-  if (!name || name->empty()) {
-    throw UsageError(cell.where + ": a [[cell]] needs a non-empty name", k_hint);
-  }
-  cell.name = *name;
-  auto command = r.command("command");
-  if (!command) {
-    throw UsageError(cell.where + ": cell '" + cell.name + "' needs a command", k_hint);
-  }
-  cell.command = *command;
-  cell.setup = r.command("setup");
-  cell.prepare = r.command("prepare");
-  cell.cleanup = r.command("cleanup");
-  cell.env = r.environment("env");
-  const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;
-  read_suite(r, cell, words);
-  read_reported_keys(r, cell, source);
-  if (!cell.custom.empty() && cell.custom.front().from == model::ReportSource::file &&
-      std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
-    throw UsageError(fmt::format("{}: cell '{}' reads its metrics from {{output}} (from = \"file\"), but its command "
-                                 "never mentions {{output}}",
-                                 cell.where, cell.name),
-                     "pass {output} to the command as the path to write its report to");
-  }
-  auto known = [&](const std::string& metric) {
-    return cell.suite || model::parse_metric(metric) ||
-           std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric; });
-  };
+// The cell's `metrics` and `gate` (the defaults when it names none; a suite
+// shows every measure and gates its harness's primary one), each a metric
+// the cell has (`known`), every gated one shown.
+template <typename Known> void read_metric_lists(TableReader& r, CellConfig& cell, const Known& known) {
+  const toml::table& table = r.table();
   for (const char* key : {"metrics", "gate"}) {
     auto names = r.strings(key);
     for (const auto& metric : names) {
@@ -436,7 +407,11 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
                                 cell.name, model::metric_list_text(model::k_default_gate)));
     }
   }
-  read_thresholds(r, cell, known);
+}
+
+// `check_output`, which needs an {output} that is not the cell's report,
+// and `cpus`, whose groups the command's and env's {cpus.NAME} must name.
+void read_output_and_cpus(TableReader& r, CellConfig& cell, const std::vector<std::string>& words) {
   cell.check_output = r.boolean("check_output").value_or(false);
   if (cell.check_output &&
       std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
@@ -461,6 +436,45 @@ std::vector<CellConfig> read_cell(const toml::table& table, const std::string& s
       check_cpu_placeholders(r, value, *value.value<std::string>(), cell.cpus);
     }
   }
+}
+
+} // namespace
+
+std::vector<CellConfig> read_cell(const toml::table& table, const std::string& source) {
+  TableReader r(table, source, "cell");
+  CellConfig cell;
+  cell.where = position(source, table.source());
+  auto name = r.string("name");
+  if (!name || name->empty()) {
+    throw UsageError(cell.where + ": a [[cell]] needs a non-empty name", k_hint);
+  }
+  cell.name = *name;
+  auto command = r.command("command");
+  if (!command) {
+    throw UsageError(cell.where + ": cell '" + cell.name + "' needs a command", k_hint);
+  }
+  cell.command = *command;
+  cell.setup = r.command("setup");
+  cell.prepare = r.command("prepare");
+  cell.cleanup = r.command("cleanup");
+  cell.env = r.environment("env");
+  const auto& words = cell.command.is_shell() ? std::vector<std::string>{cell.command.shell} : cell.command.argv;
+  read_suite(r, cell, words);
+  read_reported_keys(r, cell, source);
+  if (!cell.custom.empty() && cell.custom.front().from == model::ReportSource::file &&
+      std::none_of(words.begin(), words.end(), [](const auto& w) { return w.contains("{output}"); })) {
+    throw UsageError(fmt::format("{}: cell '{}' reads its metrics from {{output}} (from = \"file\"), but its command "
+                                 "never mentions {{output}}",
+                                 cell.where, cell.name),
+                     "pass {output} to the command as the path to write its report to");
+  }
+  auto known = [&](const std::string& metric) {
+    return cell.suite || model::parse_metric(metric) ||
+           std::any_of(cell.custom.begin(), cell.custom.end(), [&](const auto& m) { return m.name == metric; });
+  };
+  read_metric_lists(r, cell, known);
+  read_thresholds(r, cell, known);
+  read_output_and_cpus(r, cell, words);
   const auto axes = read_params(r);
   r.reject_unknown();
   return expand_params(r, cell, axes);

@@ -291,20 +291,115 @@ void read_cells(const util::JsonFields& document, RunRecord& record) {
   }
 }
 
-ReadJournal read_journal(const std::string& text, const std::string& source) {
-  ReadJournal run;
-  run.partial = true;
-  // a cell is its name and, in a run of several candidates, its candidate
-  std::map<std::pair<std::string, std::string>, std::size_t> cell_index;
-  auto cell_named = [&](const std::string& name, const std::string& candidate) {
-    auto [it, inserted] = cell_index.try_emplace({name, candidate}, run.record.cells.size());
+namespace {
+
+// The run a journal's lines build up, one line at a time (README: Output
+// files details): each line type is one method.
+class JournalReader {
+public:
+  JournalReader() { m_run.partial = true; }
+
+  // Takes in line `j` of `type` (`parsed` is its whole JSON).
+  void take(const Fields& j, const std::string& type, const nlohmann::json& parsed) {
+    if (type == "header") {
+      header(j, parsed);
+    } else if (type == "sample") {
+      sample(j);
+    } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
+      auto meta = meta_from(j);
+      auto& added = m_run.record.cells[cell_named(j.string("name"), meta.candidate)];
+      added.control = j.boolean("control", false);
+      added.meta = std::move(meta);
+    } else if (type == "hook") {
+      hook(j);
+    } else if (type == "tree_changed") {
+      tree_changed(j);
+    } else if (type == "stop") {
+      auto& cell = m_run.record.cells[cell_of(j)];
+      cell.stop = parse_stop_reason(j.string("reason")).value_or(StopReason::running);
+    }
+  }
+
+  // The run read; a journal without a stop line for every cell is a run that was killed.
+  ReadJournal finish() && {
+    m_run.partial = m_run.record.cells.empty() ||
+                    std::any_of(m_run.record.cells.begin(), m_run.record.cells.end(),
+                                [](const CellRecord& c) { return c.stop == StopReason::interrupted; });
+    return std::move(m_run);
+  }
+
+private:
+  // The index of the cell `name` of `candidate` (a cell is its name and, in
+  // a run of several candidates, its candidate), added when new.
+  std::size_t cell_named(const std::string& name, const std::string& candidate) {
+    auto [it, inserted] = m_cell_index.try_emplace({name, candidate}, m_run.record.cells.size());
     if (inserted) {
-      run.record.cells.push_back({name, false, StopReason::interrupted, 0, std::nullopt});
-      run.record.cells.back().meta.candidate = candidate;
+      m_run.record.cells.push_back({name, false, StopReason::interrupted, 0, std::nullopt});
+      m_run.record.cells.back().meta.candidate = candidate;
     }
     return it->second;
-  };
-  auto cell_of = [&](const Fields& line) { return cell_named(line.string("cell"), line.string("candidate", "")); };
+  }
+  std::size_t cell_of(const Fields& line) { return cell_named(line.string("cell"), line.string("candidate", "")); }
+
+  void header(const Fields& j, const nlohmann::json& parsed) {
+    m_run.header = parsed;
+    const auto cells = j.part("cells", true, false);
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const Fields cell = j.inner(cells[c], fmt::format("cells[{}]", c));
+      auto meta = meta_from(cell);
+      auto& read = m_run.record.cells[cell_named(cell.string("name"), meta.candidate)];
+      read.control = cell.boolean("control", false);
+      read.meta = std::move(meta);
+    }
+  }
+
+  // A sample; the first failed or unusable one is its cell's failure.
+  void sample(const Fields& j) {
+    auto sample = sample_from(j, cell_of(j));
+    auto& cell = m_run.record.cells[sample.cell];
+    cell.rounds = std::max(cell.rounds, sample.round);
+    if (!model::succeeded(sample.outcome) && !cell.failure &&
+        sample.outcome.termination != model::Termination::cancelled) {
+      std::string what = sample.outcome.termination == model::Termination::timed_out
+                             ? std::string("timed out")
+                             : model::describe(sample.outcome, {});
+      cell.failure = CellFailure{sample.arm, sample.round, what, sample.outcome.stderr_tail, false};
+    } else if (!sample.problem.empty() && !cell.failure) {
+      cell.failure = CellFailure{sample.arm, sample.round, sample.problem, sample.outcome.stderr_tail, false};
+    }
+    m_run.record.samples.push_back(std::move(sample));
+  }
+
+  // A setup, prepare or cleanup hook ran; a failed one is its cell's failure.
+  void hook(const Fields& j) {
+    auto& cell = m_run.record.cells[cell_of(j)];
+    const auto hook = hook_from(j);
+    if (!j.boolean("ok", true) && !cell.failure) {
+      cell.failure = CellFailure{
+          sample_arm_of(j), j.count("round"), j.string("description", ""), j.string("stderr_tail", ""), false, hook};
+    }
+  }
+
+  // The arms' trees changed: every cell is an ERROR naming it.
+  void tree_changed(const Fields& j) {
+    const int round = j.count("round");
+    const auto change = j.string("change");
+    for (auto& cell : m_run.record.cells) {
+      if (!cell.failure) {
+        cell.failure = CellFailure{Arm::baseline, round, change, "", false, std::string(k_tree_check)};
+      }
+      cell.stop = StopReason::error;
+    }
+  }
+
+  ReadJournal m_run;
+  std::map<std::pair<std::string, std::string>, std::size_t> m_cell_index;
+};
+
+} // namespace
+
+ReadJournal read_journal(const std::string& text, const std::string& source) {
+  JournalReader reader;
   const std::string_view body = util::without_bom(text);
   std::size_t line_number = 0;
   std::size_t start = 0;
@@ -331,65 +426,13 @@ ReadJournal read_journal(const std::string& text, const std::string& source) {
     if (!have_header && type != "header") {
       throw UsageError(where + ": not a refbench journal (no header line before it)", k_run_file_hint);
     }
-    if (type == "header") {
-      have_header = true;
-      run.header = *parsed;
-      const auto cells = j.part("cells", true, false);
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        const Fields cell = j.inner(cells[c], fmt::format("cells[{}]", c));
-        auto meta = meta_from(cell);
-        auto& read = run.record.cells[cell_named(cell.string("name"), meta.candidate)];
-        read.control = cell.boolean("control", false);
-        read.meta = std::move(meta);
-      }
-    } else if (type == "sample") {
-      auto sample = sample_from(j, cell_of(j));
-      auto& cell = run.record.cells[sample.cell];
-      cell.rounds = std::max(cell.rounds, sample.round);
-      if (!model::succeeded(sample.outcome) && !cell.failure &&
-          sample.outcome.termination != model::Termination::cancelled) {
-        std::string what = sample.outcome.termination == model::Termination::timed_out
-                               ? std::string("timed out")
-                               : model::describe(sample.outcome, {});
-        cell.failure = CellFailure{sample.arm, sample.round, what, sample.outcome.stderr_tail, false};
-      } else if (!sample.problem.empty() && !cell.failure) {
-        cell.failure = CellFailure{sample.arm, sample.round, sample.problem, sample.outcome.stderr_tail, false};
-      }
-      run.record.samples.push_back(std::move(sample));
-    } else if (type == "cell") { // a cell added during the run (the automatic A/A control)
-      auto meta = meta_from(j);
-      auto& added = run.record.cells[cell_named(j.string("name"), meta.candidate)];
-      added.control = j.boolean("control", false);
-      added.meta = std::move(meta);
-    } else if (type == "hook") { // a setup, prepare or cleanup hook ran; a failed one is its cell's failure
-      auto& cell = run.record.cells[cell_of(j)];
-      const auto hook = hook_from(j);
-      if (!j.boolean("ok", true) && !cell.failure) {
-        cell.failure = CellFailure{
-            sample_arm_of(j), j.count("round"), j.string("description", ""), j.string("stderr_tail", ""), false, hook};
-      }
-    } else if (type == "tree_changed") { // the arms' trees changed: every cell is an ERROR naming it
-      const int round = j.count("round");
-      const auto change = j.string("change");
-      for (auto& cell : run.record.cells) {
-        if (!cell.failure) {
-          cell.failure = CellFailure{Arm::baseline, round, change, "", false, std::string(k_tree_check)};
-        }
-        cell.stop = StopReason::error;
-      }
-    } else if (type == "stop") {
-      auto& cell = run.record.cells[cell_of(j)];
-      cell.stop = parse_stop_reason(j.string("reason")).value_or(StopReason::running);
-    }
+    have_header = true;
+    reader.take(j, type, *parsed);
   }
   if (!have_header) {
     throw UsageError(source + ": not a refbench journal (no header line)", k_run_file_hint);
   }
-  // a journal without a stop line for every cell is a run that was killed
-  run.partial =
-      run.record.cells.empty() || std::any_of(run.record.cells.begin(), run.record.cells.end(),
-                                              [](const CellRecord& c) { return c.stop == StopReason::interrupted; });
-  return run;
+  return std::move(reader).finish();
 }
 
 bool looks_like_journal(const std::string& path, const std::string& text) {

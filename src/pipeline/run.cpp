@@ -255,6 +255,58 @@ void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, co
   }
 }
 
+// A pull request's arms as `event` names them (its branches), the
+// candidate's only when it is the event's (`event_candidate`).
+void name_pull_request_arms(const github::EventPlan& event, git::ResolvedRef& baseline,
+                            std::vector<git::ResolvedRef>& candidates, bool event_candidate) {
+  baseline.name = event.baseline_name.value_or(baseline.name);
+  if (event_candidate) {
+    candidates.front().name = event.candidate_name.value_or(candidates.front().name);
+  }
+}
+
+// README: run --shard: the shard `plan` measures, recorded in its header
+// and (unless `quiet`) said.
+void record_shard(MeasurementPlan& plan, const Inputs& in, const std::string& baseline_sha,
+                  const std::string& candidate_sha, bool seed_derived, bool quiet) {
+  plan.header.shard = shard_identity(*in.shard, baseline_sha, candidate_sha, plan.settings.seed.value, seed_derived,
+                                     in.config_text, measurement_settings(in.settings, in.config.run));
+  if (!quiet) {
+    const auto& cells = plan.cells;
+    std::cerr << fmt::format("refbench: shard {}/{}: {} cells, seed {}{}\n", in.shard->index, in.shard->count,
+                             cells.size() - (cells.empty() || !cells.back().control ? 0 : 1), plan.settings.seed.value,
+                             seed_derived ? " (derived from the refs and the config)" : "");
+  }
+}
+
+// Where a run's results go besides its --out: the GitHub event's check and
+// comment, the nightly history.
+struct Destinations {
+  fs::path out;
+  std::optional<github::EventPlan> event;
+  std::optional<fs::path> history_dir;
+  bool pull_request = false;
+};
+
+// The rest of a run's `sinks`: a shard's suites split, the results published to `to`'s event and history.
+void finish_sinks(Sinks& sinks, MeasurementPlan& plan, const Inputs& in, const Bench& bench, const Destinations& to,
+                  bool quiet) {
+  if (in.shard) { // README: Suites: a suite's benchmarks split over the shards, once the suite has listed them
+    for (const auto& line : split_suites(plan, *in.shard, bench.executor, sinks.place)) {
+      if (!quiet) {
+        std::cerr << util::printable(line) << "\n";
+      }
+    }
+  }
+  if (to.event) {
+    sinks.publish = [out = to.out, event = *to.event](const report::RunDocument& document) {
+      publish_to_github(out, document, event);
+    };
+  }
+  add_history(sinks, to.history_dir, to.pull_request, in.repo, quiet,
+              in.config.history_window.value_or(history::k_default_window));
+}
+
 } // namespace
 
 int run_run(const RunOptions& options, const CommonOptions& common) {
@@ -283,10 +335,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
     in.settings.seed = {model::derived_seed(baseline.sha, candidates.front().sha, in.config_text), "derived"};
   }
   if (pr_base_sha) { // a PR's arms are reported by branch name
-    baseline.name = event->baseline_name.value_or(baseline.name);
-    if (options.candidates.empty()) { // the event's candidate
-      candidates.front().name = event->candidate_name.value_or(candidates.front().name);
-    }
+    name_pull_request_arms(*event, baseline, candidates, options.candidates.empty());
   }
   const auto [out, work] = out_and_work(o);
   const auto lifecycle = baseline_cells(in.repo, baseline.sha, in.config_path); // README: New and removed cells
@@ -334,14 +383,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
       bench, sandbox_mode, box_paths(out, work, replicas, arms, in.config.run.writable), isolation, common.quiet);
   plan_counts(plan);
   if (in.shard) {
-    plan.header.shard = shard_identity(*in.shard, baseline.sha, candidates.front().sha, plan.settings.seed.value,
-                                       seed_derived, in.config_text, measurement_settings(in.settings, in.config.run));
-    if (!common.quiet) {
-      const auto& cells = plan.cells;
-      std::cerr << fmt::format("refbench: shard {}/{}: {} cells, seed {}{}\n", in.shard->index, in.shard->count,
-                               cells.size() - (cells.empty() || !cells.back().control ? 0 : 1),
-                               plan.settings.seed.value, seed_derived ? " (derived from the refs and the config)" : "");
-    }
+    record_shard(plan, in, baseline.sha, candidates.front().sha, seed_derived, common.quiet);
   }
   plan.payloads = payloads_json;
   plan.config = in.config_path;
@@ -350,19 +392,8 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   sinks.place = [&](int, const runner::Placement& placement) { arms.place(placement, replicas.dirs); };
   sinks.check_links = [&] { return arms.moved_links(); };
   watch_trees(sinks, arms, replicas, out / "payloads", in, common.quiet);
-  if (in.shard) { // README: Suites: a suite's benchmarks split over the shards, once the suite has listed them
-    for (const auto& line : split_suites(plan, *in.shard, bench.executor, sinks.place)) {
-      if (!common.quiet) {
-        std::cerr << util::printable(line) << "\n";
-      }
-    }
-  }
-  if (event) {
-    sinks.publish = [&](const report::RunDocument& document) { publish_to_github(out, document, *event); };
-  }
-  add_history(sinks, history_dir, pr_base_sha.has_value(), in.repo, common.quiet,
-              in.config.history_window.value_or(history::k_default_window));
   sinks.started = started;
+  finish_sinks(sinks, plan, in, bench, {out, event, history_dir, pr_base_sha.has_value()}, common.quiet);
   return measure_and_report(plan, bench.executor, journal, sinks);
 }
 

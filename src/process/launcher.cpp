@@ -356,6 +356,37 @@ Launcher::~Launcher() {
   }
 }
 
+namespace {
+
+// A pipe for a command's stdout: `read` (non-blocking) stays here, `write`
+// travels with the request.
+void open_stdout_pipe(util::Fd& read, util::Fd& write) {
+  int pipe[2];
+  if (::pipe2(pipe, O_CLOEXEC) != 0) {
+    throw std::system_error(errno, std::generic_category(), "pipe2");
+  }
+  read.reset(pipe[0]);
+  write.reset(pipe[1]);
+  ::fcntl(read.get(), F_SETFL, O_NONBLOCK);
+}
+
+// After a quiet second of an invocation: counts the seconds the launcher
+// process `serving` has been stopped in `stopped_seconds`, and kills it and
+// throws MeasurementError once that reaches k_stopped_launcher_seconds.
+void check_not_stopped(pid_t serving, int& stopped_seconds) {
+  stopped_seconds = is_stopped(serving) ? stopped_seconds + 1 : 0;
+  if (stopped_seconds >= k_stopped_launcher_seconds) {
+    ::kill(serving, SIGKILL); // a stopped process does not read the socket's end; the destructor reaps it
+    throw MeasurementError(
+        fmt::format("the launcher process that spawns benchmarked commands was stopped (SIGSTOP) for {} s "
+                    "during an invocation",
+                    k_stopped_launcher_seconds),
+        "a benchmarked command signals its parent: make it leave the processes it did not start alone");
+  }
+}
+
+} // namespace
+
 model::Outcome Launcher::run(const model::Invocation& invocation) {
   if (!invocation.despite_interrupt) {
     throw_if_interrupted();
@@ -365,13 +396,7 @@ model::Outcome Launcher::run(const model::Invocation& invocation) {
   util::Fd stdout_read;
   util::Fd stdout_write;
   if (invocation.capture_stdout) {
-    int pipe[2];
-    if (::pipe2(pipe, O_CLOEXEC) != 0) {
-      throw std::system_error(errno, std::generic_category(), "pipe2");
-    }
-    stdout_read.reset(pipe[0]);
-    stdout_write.reset(pipe[1]);
-    ::fcntl(stdout_read.get(), F_SETFL, O_NONBLOCK);
+    open_stdout_pipe(stdout_read, stdout_write);
   }
   const std::string body = wire::encode(invocation);
   if (!wire::write_type(m_socket.get(), wire::k_run, stdout_write.get()) || !wire::write_frame(m_socket.get(), body)) {
@@ -393,15 +418,7 @@ model::Outcome Launcher::run(const model::Invocation& invocation) {
       throw std::system_error(errno, std::generic_category(), "poll");
     }
     if (ready == 0) { // a quiet second: is the launcher still running?
-      stopped_seconds = is_stopped(m_serving) ? stopped_seconds + 1 : 0;
-      if (stopped_seconds >= k_stopped_launcher_seconds) {
-        ::kill(m_serving, SIGKILL); // a stopped process does not read the socket's end; the destructor reaps it
-        throw MeasurementError(
-            fmt::format("the launcher process that spawns benchmarked commands was stopped (SIGSTOP) for {} s "
-                        "during an invocation",
-                        k_stopped_launcher_seconds),
-            "a benchmarked command signals its parent: make it leave the processes it did not start alone");
-      }
+      check_not_stopped(m_serving, stopped_seconds);
       continue;
     }
     if (fds[1].revents != 0) {

@@ -4,7 +4,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/model/pairs.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/stats/signed_rank.hpp>
 #include <refbench/stats/trend.hpp>
@@ -178,7 +178,7 @@ TEST_CASE("calibration: precision stopping keeps coverage ≥ 93 %") {
     double rounds = 0;
     const int total = runs();
     for (int run = 0; run < total; ++run) {
-      process::FakeExecutor fake([&](const model::Invocation&, std::size_t index) {
+      doubles::FakeExecutor fake([&](const model::Invocation&, std::size_t index) {
         model::Outcome outcome;
         outcome.readings[model::Reading::wall] = 0.1 * std::exp(log_noise(model, noise, static_cast<int>(index), 120));
         return outcome;
@@ -221,7 +221,7 @@ TEST_CASE("calibration: a 20 % machine-speed step mid-run, interleaved vs sequen
 
   // interleaved and shuffled, through the real scheduler and the fake executor
   Noise noise_a(5);
-  process::FakeExecutor fake([&](const model::Invocation&, std::size_t index) {
+  doubles::FakeExecutor fake([&](const model::Invocation&, std::size_t index) {
     model::Outcome outcome;
     outcome.readings[model::Reading::wall] = machine(index, noise_a);
     return outcome;
@@ -290,7 +290,7 @@ NoisyRates noisy_runner(int rounds, std::uint64_t seed) {
   NoisyRates rates;
   for (int run = 0; run < runs(); ++run) {
     double clock = 0;
-    process::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t) {
+    doubles::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t) {
       const double nominal = 0.08 * std::stod(invocation.argv.at(1));
       const double hog = std::fmod(clock, 3.0) < 1.0 ? 1.8 : 1.0;
       model::Outcome outcome;

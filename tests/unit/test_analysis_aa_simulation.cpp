@@ -11,7 +11,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/model/suite_rows.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>
@@ -26,7 +26,7 @@
 using namespace refbench;
 using model::Invocation;
 using model::Outcome;
-using process::FakeExecutor;
+using doubles::FakeExecutor;
 
 namespace {
 

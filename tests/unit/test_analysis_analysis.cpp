@@ -4,7 +4,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
@@ -227,7 +227,7 @@ TEST_CASE("a fixed seed and the same measurements give byte-identical analysis")
   auto run = [] {
     // measurements depend only on what runs (cell, arm, its n-th call), not on when
     std::map<std::string, int> calls;
-    process::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t) {
+    doubles::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t) {
       const std::string key = invocation.argv[0] + invocation.argv[1];
       const int n = calls[key]++;
       model::Outcome outcome;

@@ -1,7 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/sensitivity.hpp>
 #include <refbench/formats/records.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>
@@ -29,7 +29,7 @@ std::vector<analysis::SensitivityWarning> warnings_for(double fixed, double per_
     cell.meta.payload_bytes = static_cast<std::uint64_t>(bytes);
     cells.push_back(cell);
   }
-  process::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t index) {
+  doubles::FakeExecutor fake([&](const model::Invocation& invocation, std::size_t index) {
     model::Outcome outcome;
     const double mib = std::stod(invocation.argv[1]) / k_mib_double;
     const double wobble = invocation.argv[2] == "b" ? 0.002 * (static_cast<double>(index % 7) - 3.0) : 0.0;

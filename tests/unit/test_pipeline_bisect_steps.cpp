@@ -6,7 +6,7 @@
 #include <refbench/git/commits.hpp>
 #include <refbench/pipeline/bisect_steps.hpp>
 #include <refbench/process/cpus.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/util/files.hpp>
 
 #include <cmath>
@@ -74,23 +74,23 @@ std::string steps_repo(const test::TempDir& dir, const std::vector<StepsCommit>&
 }
 
 // The text of the program `invocation` runs; "" for anything that is no commit's prog.
-std::string steps_program_text(const process::Invocation& invocation) {
+std::string steps_program_text(const model::Invocation& invocation) {
   return invocation.argv.empty() ? std::string() : util::read_file(invocation.argv[0]).value_or("");
 }
 
 // 10 ms per unit of the prog's speed with ±1 % of deterministic jitter, exit 1 for a prog marked "fail";
 // counts the invocations of each speed.
-process::FakeExecutor::Script steps_by_speed(std::map<int, int>& counts) {
-  return [&counts](const process::Invocation& invocation, std::size_t index) {
+doubles::FakeExecutor::Script steps_by_speed(std::map<int, int>& counts) {
+  return [&counts](const model::Invocation& invocation, std::size_t index) {
     const auto text = steps_program_text(invocation);
     const auto at = text.find("# speed ");
     const int speed = at == std::string::npos ? 0 : std::stoi(text.substr(at + 8));
     ++counts[speed];
-    process::Outcome outcome;
+    model::Outcome outcome;
     const double jitter = 1.0 + 0.01 * std::sin(static_cast<double>(index) * 1.7);
-    outcome.readings[process::Reading::wall] = 0.01 * jitter * std::max(speed, 1);
-    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
-    outcome.readings[process::Reading::rss] = 8 << 20;
+    outcome.readings[model::Reading::wall] = 0.01 * jitter * std::max(speed, 1);
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall];
+    outcome.readings[model::Reading::rss] = 8 << 20;
     if (text.find("# fail") != std::string::npos) {
       outcome.exit_code = 1;
       outcome.stderr_tail = "prog: failed on purpose\n";
@@ -105,12 +105,12 @@ struct StepsLab {
   test::TempDir dir;
   std::string repo;
   std::map<int, int> counts;
-  process::FakeExecutor fake{steps_by_speed(counts)};
+  doubles::FakeExecutor fake{steps_by_speed(counts)};
   std::ostringstream out, err;
   pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
   pipeline::BisectOptions options;
   pipeline::Inputs in;
-  process::IsolationPlan isolation;
+  model::IsolationPlan isolation;
   pipeline::BisectReport report;
   fs::path out_dir;
   std::optional<pipeline::BisectSteps> steps;

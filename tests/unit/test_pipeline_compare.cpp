@@ -36,11 +36,11 @@ double compare_allocation_calls(const std::string& calls, const std::string& siz
   REQUIRE(process::clear_counts(counts));
   const auto library = process::write_allocation_counter(counts);
   REQUIRE(library.has_value());
-  process::Invocation invocation{.argv = {REFBENCH_ALLOCATE_FIXTURE, calls, size},
+  model::Invocation invocation{.argv = {REFBENCH_ALLOCATE_FIXTURE, calls, size},
                                  .env = process::without_secrets(process::current_environment(), {}),
                                  .timeout = std::chrono::seconds(20)};
   REQUIRE(
-      process::succeeded(process::run_process(process::allocation_counted_invocation(invocation, *library, counts))));
+      model::succeeded(process::run_process(process::allocation_counted_invocation(invocation, *library, counts))));
   const auto read = process::read_allocation_count(counts, invocation);
   REQUIRE_MESSAGE(read.has_value(), read.error());
   return read->calls;
@@ -58,7 +58,7 @@ pipeline::CompareOptions compare_options(const fs::path& out, const std::string&
   o.measure.min_rounds = 6;
   o.measure.warmup = 1;
   o.measure.isolate = "off";
-  o.sandbox = process::SandboxMode::off;
+  o.sandbox = model::SandboxMode::off;
   return o;
 }
 

@@ -4,7 +4,7 @@
 
 #include <refbench/formats/records.hpp>
 #include <refbench/pipeline/measure.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 
@@ -17,7 +17,7 @@
 using namespace refbench;
 using model::Invocation;
 using model::Outcome;
-using process::FakeExecutor;
+using doubles::FakeExecutor;
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/report.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/util/files.hpp>
 
 #include <cmath>
@@ -27,13 +27,13 @@ namespace report_test {
 namespace fs = std::filesystem;
 
 // Walls of 0.1 s with ±1 % of deterministic jitter; the candidate's times `factor`.
-process::FakeExecutor::Script report_walls(double factor) {
-  return [factor](const process::Invocation& invocation, std::size_t index) {
-    process::Outcome outcome;
+doubles::FakeExecutor::Script report_walls(double factor) {
+  return [factor](const model::Invocation& invocation, std::size_t index) {
+    model::Outcome outcome;
     const double jitter = 1.0 + 0.01 * std::sin(static_cast<double>(index) * 1.7);
-    outcome.readings[process::Reading::wall] = 0.1 * jitter * (invocation.argv[0] == "/bin/candidate" ? factor : 1.0);
-    outcome.readings[process::Reading::user] = outcome.readings[process::Reading::wall];
-    outcome.readings[process::Reading::rss] = 50 << 20;
+    outcome.readings[model::Reading::wall] = 0.1 * jitter * (invocation.argv[0] == "/bin/candidate" ? factor : 1.0);
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall];
+    outcome.readings[model::Reading::rss] = 50 << 20;
     return outcome;
   };
 }
@@ -47,8 +47,8 @@ void report_measure_into(const fs::path& out, const std::string& cell, double fa
   flags.threshold = threshold;
   flags.replicas = 1;
   const auto settings = config::resolve(flags, nullptr, config::k_compare_defaults);
-  const process::Invocation baseline{{"/bin/baseline"}, {}, "", std::chrono::seconds(60), ""};
-  const process::Invocation candidate{{"/bin/candidate"}, {}, "", std::chrono::seconds(60), ""};
+  const model::Invocation baseline{{"/bin/baseline"}, {}, "", std::chrono::seconds(60), ""};
+  const model::Invocation candidate{{"/bin/candidate"}, {}, "", std::chrono::seconds(60), ""};
   pipeline::MeasurementPlan plan{.cells = {{cell, baseline, candidate, false}},
                                  .settings = settings,
                                  .auto_control = true,
@@ -56,7 +56,7 @@ void report_measure_into(const fs::path& out, const std::string& cell, double fa
                                  .could_not_start_hint = "check the command"};
   plan.header.command = "compare";
   fs::create_directories(out);
-  process::FakeExecutor fake(report_walls(factor));
+  doubles::FakeExecutor fake(report_walls(factor));
   std::ostringstream stdout_text, stderr_text;
   pipeline::Sinks sinks{{.quiet = true}, &stdout_text, &stderr_text, -1};
   sinks.clock = [&fake] { return fake.now(); };

@@ -4,7 +4,7 @@
 
 #include <refbench/pipeline/bisect.hpp>
 #include <refbench/pipeline/run.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/files.hpp>
 
@@ -27,7 +27,7 @@
 using namespace refbench;
 using model::Invocation;
 using model::Outcome;
-using process::FakeExecutor;
+using doubles::FakeExecutor;
 using test::IsolatedGitEnvironment;
 using test::sh;
 using test::TempDir;

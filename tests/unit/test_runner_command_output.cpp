@@ -5,7 +5,7 @@
 #include <refbench/formats/records.hpp>
 #include <refbench/model/command_output.hpp>
 #include <refbench/model/pairs.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>
@@ -204,8 +204,8 @@ namespace {
 // A service cell: the candidate serves 25 % fewer requests per second and
 // has a 1.3x p99; its command reports JSON on stdout. `script_report`
 // overrides the report of invocation `index` when it returns text.
-process::FakeExecutor service(std::function<std::optional<std::string>(std::size_t)> script_report = nullptr) {
-  return process::FakeExecutor([script_report](const model::Invocation& invocation, std::size_t index) {
+doubles::FakeExecutor service(std::function<std::optional<std::string>(std::size_t)> script_report = nullptr) {
+  return doubles::FakeExecutor([script_report](const model::Invocation& invocation, std::size_t index) {
     model::Outcome outcome;
     const bool candidate = invocation.argv[1] == "cand";
     const double jitter = 1 + 0.01 * static_cast<double>(index % 7);
@@ -234,7 +234,7 @@ CellSpec service_cell() {
 }
 
 // `rounds` rounds (and one warm-up) of the service cell on `fake`.
-RunRecord run_service(process::FakeExecutor& fake, int rounds) {
+RunRecord run_service(doubles::FakeExecutor& fake, int rounds) {
   RoundSettings settings{1000, rounds, rounds, 1, 5};
   refbench::formats::JournalWriter journal;
   RoundHooks hooks;

@@ -2,7 +2,7 @@
 
 #include <refbench/analysis/placement_effects.hpp>
 #include <refbench/formats/records.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/replica_placement.hpp>
 #include <refbench/runner/rounds.hpp>
 
@@ -70,7 +70,7 @@ TEST_CASE("runner::place_replicas") {
 TEST_CASE("runner::run_rounds moves the links before each round and records each sample's replica") {
   using model::Invocation;
   using model::Outcome;
-  process::FakeExecutor fake([](const Invocation& invocation, std::size_t) {
+  doubles::FakeExecutor fake([](const Invocation& invocation, std::size_t) {
     Outcome outcome;
     outcome.readings[model::Reading::wall] = 0.01;
     outcome.readings[model::Reading::rss] = 10 << 20;

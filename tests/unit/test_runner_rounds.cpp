@@ -4,7 +4,7 @@
 
 #include <refbench/formats/records.hpp>
 #include <refbench/model/pairs.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/rng.hpp>
@@ -20,7 +20,7 @@ using namespace refbench::runner;
 using namespace refbench::model;
 using model::Invocation;
 using model::Outcome;
-using process::FakeExecutor;
+using doubles::FakeExecutor;
 
 namespace {
 

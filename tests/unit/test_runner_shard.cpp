@@ -6,7 +6,7 @@
 #include <refbench/model/shard.hpp>
 #include <refbench/pipeline/report.hpp>
 #include <refbench/pipeline/shard_run.hpp>
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/rng.hpp>
@@ -24,7 +24,7 @@ using namespace refbench::runner;
 using namespace refbench::model;
 using model::Invocation;
 using model::Outcome;
-using process::FakeExecutor;
+using doubles::FakeExecutor;
 
 namespace {
 

@@ -1,6 +1,6 @@
-#include <refbench/process/fake_executor.hpp>
+#include <doubles/fake_executor.hpp>
 
-namespace refbench::process {
+namespace refbench::doubles {
 
 FakeExecutor::FakeExecutor(Script script, model::RssProbe probe)
     : m_script(std::move(script)), m_probe(std::move(probe)) {}
@@ -12,4 +12,4 @@ model::Outcome FakeExecutor::run(const model::Invocation& invocation) {
   return outcome;
 }
 
-} // namespace refbench::process
+} // namespace refbench::doubles

@@ -1,15 +1,16 @@
 #pragma once
 // An Executor that never spawns: outcomes come from a script function, time
-// advances by each outcome's wall. The scheduler and statistics tests use it.
+// advances by each outcome's wall. The rounds, pipeline and statistics tests
+// use it; it is linked into no binary that ships (tests/doubles/).
 
 #include <refbench/process/executor.hpp>
 
 #include <functional>
 #include <vector>
 
-namespace refbench::process {
+namespace refbench::doubles {
 
-class FakeExecutor final : public Executor {
+class FakeExecutor final : public process::Executor {
 public:
   // `script(invocation, index)` produces the outcome of the `index`-th call.
   using Script = std::function<model::Outcome(const model::Invocation&, std::size_t)>;
@@ -30,4 +31,4 @@ private:
   double m_now = 0;
 };
 
-} // namespace refbench::process
+} // namespace refbench::doubles
