@@ -400,4 +400,14 @@ RunVerdict overall_verdict(const std::vector<MetricResult>& results) {
   return RunVerdict::pass;
 }
 
+Settings settings_for(double threshold, double alpha, int min_rounds, IntervalMethod interval, std::uint64_t seed) {
+  Settings settings;
+  settings.threshold = threshold;
+  settings.alpha = alpha;
+  settings.min_rounds = static_cast<std::size_t>(min_rounds);
+  settings.interval = interval;
+  settings.seed = seed;
+  return settings;
+}
+
 } // namespace refbench::analysis

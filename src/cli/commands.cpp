@@ -1,7 +1,9 @@
+#include <refbench/analysis/analysis.hpp>
 #include <refbench/cli/commands.hpp>
 #include <refbench/cli/options.hpp>
 #include <refbench/config/settings.hpp>
 #include <refbench/history/series.hpp>
+#include <refbench/model/metrics.hpp>
 #include <refbench/pipeline/analyze.hpp>
 #include <refbench/pipeline/bisect.hpp>
 #include <refbench/pipeline/comment.hpp>
@@ -73,7 +75,9 @@ CLI::App* add_bisect_command(CLI::App& app, BisectOptions& o) {
   add_checkout_options(*cmd, o.run);
   cmd->add_option("--good", o.good, "The last commit known to be fine (a ref or SHA)")->required();
   cmd->add_option("--bad", o.bad, "A later commit that is slower (a ref or SHA)")->required();
-  cmd->add_option("--metric", o.metric, "The metric to bisect")->capture_default_str();
+  cmd->add_option("--metric", o.metric,
+                  "The metric to bisect: " + model::metric_choices() + ", or a cell's custom metric")
+      ->capture_default_str();
   cmd->add_flag("--improvement", o.improvement, "Find the commit that made it better instead");
   cmd->add_flag("--first-parent-only", o.first_parent_only, "Name a merge commit rather than descend into it");
   cmd->add_option("--max-commits", o.max_commits,
@@ -98,8 +102,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
   cmd->add_option("--name", o.name, "Cell name")->capture_default_str();
   cmd->add_flag("--shell", o.shell, "Run each command with /bin/sh -c instead of splitting it into words");
   cmd->add_flag("--no-control", o.measure.no_control, "Skip the A/A control cell");
-  cmd->add_option("--metric", o.metrics,
-                  "Metrics to show: wall,cpu,user,sys,rss,instructions,allocations,allocated_bytes")
+  cmd->add_option("--metric", o.metrics, "Metrics to show, comma-separated: " + model::metric_choices())
       ->capture_default_str();
   cmd->add_option("--gate", o.gate, "Metrics that can fail the run")->capture_default_str();
   cmd->add_option("--setup", o.setup, "Run this once per arm before the warm-up (untimed)");
@@ -120,10 +123,10 @@ CLI::App* add_analyze_command(CLI::App& app, AnalyzeOptions& o) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--threshold", o.threshold,
                   fmt::format("Ratio beyond which a change is a regression (default: the run's, else {})",
-                              config::k_default_threshold));
+                              model::k_default_threshold));
   cmd->add_option(
       "--alpha", o.alpha,
-      fmt::format("False discovery rate for regressions (default: the run's, else {})", config::k_default_alpha));
+      fmt::format("False discovery rate for regressions (default: the run's, else {})", analysis::k_default_alpha));
   add_choice_option(*cmd, "--better", o.better, pipeline::k_better_names,
                     "Which way CSV and hyperfine values are better (default lower)");
   add_format_option(*cmd, o.format);

@@ -1,3 +1,4 @@
+#include <refbench/analysis/analysis.hpp>
 #include <refbench/cli/options.hpp>
 #include <refbench/model/counter_tool.hpp>
 #include <refbench/util/error.hpp>
@@ -10,20 +11,20 @@ void add_measurement_options(CLI::App& cmd, config::MeasurementFlags& f, const c
   cmd.add_option("--budget", f.budget,
                  fmt::format("Measurement time budget, e.g. 120s, 25m (default {}s)", defaults.budget.count()));
   cmd.add_option("--max-rounds", f.max_rounds,
-                 fmt::format("Most rounds per cell (default {})", config::k_default_max_rounds));
+                 fmt::format("Most rounds per cell (default {})", model::k_default_max_rounds));
   cmd.add_option(
       "--min-rounds", f.min_rounds,
-      fmt::format("Fewest rounds before a cell may stop on precision (default {})", config::k_default_min_rounds));
+      fmt::format("Fewest rounds before a cell may stop on precision (default {})", model::k_default_min_rounds));
   cmd.add_option("--precision", f.precision,
                  fmt::format("Target interval half-width in log units (default {})", config::k_default_precision));
   cmd.add_option("--threshold", f.threshold,
-                 fmt::format("Ratio beyond which a change is a regression (default {})", config::k_default_threshold));
+                 fmt::format("Ratio beyond which a change is a regression (default {})", model::k_default_threshold));
   cmd.add_option("--alpha", f.alpha,
-                 fmt::format("False discovery rate for regressions (default {})", config::k_default_alpha));
+                 fmt::format("False discovery rate for regressions (default {})", analysis::k_default_alpha));
   cmd.add_option("--seed", f.seed, "Seed of the shuffles, pads and payloads (default: random, always recorded)")
       ->check(check_seed);
   cmd.add_option("--warmup", f.warmup,
-                 fmt::format("Discarded runs of each command before round 1 (default {})", config::k_default_warmup));
+                 fmt::format("Discarded runs of each command before round 1 (default {})", model::k_default_warmup));
   cmd.add_option("--timeout", f.timeout,
                  fmt::format("Per-invocation timeout, e.g. 30s, 10m (default {}m)", config::k_default_timeout.count()));
   add_interval_option(cmd, f.interval, "Interval (default signed-rank; bootstrap: BCa, 10 000 resamples)");
@@ -47,8 +48,8 @@ void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMeth
   add_choice_option(command, "--interval", interval, analysis::k_interval_names, help);
 }
 
-void add_format_option(CLI::App& command, pipeline::OutputFormat& format) {
-  add_choice_option(command, "--format", format, pipeline::k_output_format_names, "Output (default markdown)");
+void add_format_option(CLI::App& command, formats::OutputFormat& format) {
+  add_choice_option(command, "--format", format, formats::k_output_format_names, "Output (default markdown)");
 }
 
 std::chrono::nanoseconds duration_flag(const std::string& flag, const std::string& text) {

@@ -90,7 +90,7 @@ std::optional<std::string> number_problem(std::string_view key, double value) {
     }
   } else if (key == "threshold") {
     if (!(std::isfinite(value) && value > 1.0 && value < 1e9)) {
-      return fmt::format("must be a ratio above 1 (e.g. {}), got {}", k_default_threshold, value);
+      return fmt::format("must be a ratio above 1 (e.g. {}), got {}", model::k_default_threshold, value);
     }
   } else if (key == "alpha") {
     if (!(value > 0.0 && value < 1.0)) {
@@ -115,9 +115,9 @@ MeasurementSettings resolve(const MeasurementFlags& flags, const RunConfig* file
   auto budget = duration("budget", flags.budget, f.budget, file, defaults.budget);
   s.budget_seconds = {util::to_seconds(budget.value), budget.origin};
   check("budget", s.budget_seconds);
-  s.max_rounds = pick("max_rounds", flags.max_rounds, f.max_rounds, file, k_default_max_rounds);
+  s.max_rounds = pick("max_rounds", flags.max_rounds, f.max_rounds, file, model::k_default_max_rounds);
   check("max_rounds", s.max_rounds);
-  s.min_rounds = pick("min_rounds", flags.min_rounds, f.min_rounds, file, k_default_min_rounds);
+  s.min_rounds = pick("min_rounds", flags.min_rounds, f.min_rounds, file, model::k_default_min_rounds);
   if (!flags.min_rounds) { // a min_rounds nobody asked for on the command line yields to a smaller max_rounds
     s.min_rounds.value = std::min(s.min_rounds.value, s.max_rounds.value);
   }
@@ -126,7 +126,7 @@ MeasurementSettings resolve(const MeasurementFlags& flags, const RunConfig* file
     fail("min_rounds", s.min_rounds.origin,
          fmt::format("must be between 1 and {} ({}), got {}", max, s.max_rounds.value, s.min_rounds.value));
   }
-  s.warmup = pick("warmup", flags.warmup, f.warmup, file, k_default_warmup);
+  s.warmup = pick("warmup", flags.warmup, f.warmup, file, model::k_default_warmup);
   check("warmup", s.warmup);
   s.timeout = duration("timeout", flags.timeout, f.timeout, file, k_default_timeout);
   s.seed = pick("seed", flags.seed, f.seed, file, std::uint64_t{0});
@@ -135,9 +135,9 @@ MeasurementSettings resolve(const MeasurementFlags& flags, const RunConfig* file
   }
   s.precision = pick("precision", flags.precision, f.precision, file, k_default_precision);
   check("precision", s.precision);
-  s.threshold = pick("threshold", flags.threshold, f.threshold, file, k_default_threshold);
+  s.threshold = pick("threshold", flags.threshold, f.threshold, file, model::k_default_threshold);
   check("threshold", s.threshold);
-  s.alpha = pick("alpha", flags.alpha, f.alpha, file, k_default_alpha);
+  s.alpha = pick("alpha", flags.alpha, f.alpha, file, analysis::k_default_alpha);
   check("alpha", s.alpha);
   s.interval = pick("interval", flags.interval, std::optional<analysis::IntervalMethod>(), file,
                     analysis::IntervalMethod::signed_rank);
@@ -165,15 +165,7 @@ model::RoundSettings MeasurementSettings::rounds() const {
 }
 
 analysis::Settings MeasurementSettings::analysis() const {
-  analysis::Settings settings;
-  settings.threshold = threshold.value;
-  settings.count_threshold = k_default_count_threshold;
-  settings.alpha = alpha.value;
-  settings.confidence = k_confidence;
-  settings.min_rounds = static_cast<std::size_t>(min_rounds.value);
-  settings.interval = interval.value;
-  settings.seed = seed.value;
-  return settings;
+  return analysis::settings_for(threshold.value, alpha.value, min_rounds.value, interval.value, seed.value);
 }
 
 } // namespace refbench::config

@@ -236,7 +236,7 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   r.p_improved_bh = f.optional_number("p_improved_bh", 0.0, 1.0);
   r.p_better = f.optional_number("p_better", 0.0, 1.0);
   r.p_better_bh = f.optional_number("p_better_bh", 0.0, 1.0);
-  r.threshold = f.number("threshold", 0.0, k_max_double, analysis::k_default_threshold);
+  r.threshold = f.number("threshold", 0.0, k_max_double, model::k_default_threshold);
   const auto verdict = f.string("verdict", "INCONCLUSIVE");
   const auto parsed = verdict_named(verdict);
   if (!parsed) {

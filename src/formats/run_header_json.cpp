@@ -98,7 +98,7 @@ RecordedSettings settings_from(const Fields& document) {
   }
   s.metrics = metrics_at(f, "metrics", model::default_metrics());
   s.gate = metrics_at(f, "gate", model::default_gate());
-  s.threshold = f.number("threshold", 1.0, 1e9, analysis::k_default_threshold);
+  s.threshold = f.number("threshold", 1.0, 1e9, model::k_default_threshold);
   s.alpha = f.number("alpha", 0.0, 1.0, analysis::k_default_alpha);
   s.precision = f.optional_number("precision", 0.0, 1e9);
   const auto interval = f.string("interval", "signed-rank");

@@ -88,7 +88,7 @@ std::optional<double> own_threshold(const Series& s) {
 // The verdicts of `s`, the whole chain's and its window's, and for a creep
 // the three points that moved most in the bad direction.
 void decide(Series& s, std::span<const stats::Link> links, const SeriesSettings& settings, bool higher_is_better) {
-  s.threshold = own_threshold(s).value_or(analysis::counted_metric(s.metric) ? analysis::k_default_count_threshold
+  s.threshold = own_threshold(s).value_or(analysis::counted_metric(s.metric) ? model::k_default_count_threshold
                                                                              : settings.threshold);
   s.verdict = verdict_of(s.ci_low, s.ci_high, s.threshold, higher_is_better, s.chained, s.points);
   s.window = {0, s.ratio, s.ci_low, s.ci_high, s.verdict};

@@ -6,34 +6,49 @@
 namespace refbench::model {
 namespace {
 
-constexpr std::array<MetricInfo, 8> k_metric_table{{
+constexpr std::array<MetricInfo, k_metric_count> k_metric_table{{
     {Metric::wall, "wall", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::timer,
-     Reading::wall, false, [](const Readings& r) { return r[Reading::wall]; }},
+     Reading::wall, false, [](const Readings& r) { return r[Reading::wall]; }, k_default_threshold},
     {Metric::cpu, "cpu", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage, std::nullopt,
-     false, [](const Readings& r) { return r[Reading::user] + r[Reading::sys]; }},
+     false, [](const Readings& r) { return r[Reading::user] + r[Reading::sys]; }, k_default_threshold},
     {Metric::user, "user", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage,
-     Reading::user, false, [](const Readings& r) { return r[Reading::user]; }},
+     Reading::user, false, [](const Readings& r) { return r[Reading::user]; }, k_default_threshold},
     {Metric::sys, "sys", Unit::seconds, Direction::lower_is_better, MetricKind::ratio, FloorRule::rusage, Reading::sys,
-     false, [](const Readings& r) { return r[Reading::sys]; }},
+     false, [](const Readings& r) { return r[Reading::sys]; }, k_default_threshold},
     {Metric::rss, "rss", Unit::bytes, Direction::lower_is_better, MetricKind::ratio, FloorRule::rss, Reading::rss, true,
-     [](const Readings& r) { return r[Reading::rss]; }},
+     [](const Readings& r) { return r[Reading::rss]; }, k_default_threshold},
     {Metric::instructions, "instructions", Unit::plain, Direction::lower_is_better, MetricKind::ratio, FloorRule::none,
-     Reading::instructions, true, [](const Readings& r) { return r[Reading::instructions]; }, "instructions"},
+     Reading::instructions, true, [](const Readings& r) { return r[Reading::instructions]; }, k_default_count_threshold,
+     "instructions"},
     {Metric::allocations, "allocations", Unit::plain, Direction::lower_is_better, MetricKind::ratio, FloorRule::none,
-     Reading::allocations, true, [](const Readings& r) { return r[Reading::allocations]; }, "allocations"},
+     Reading::allocations, true, [](const Readings& r) { return r[Reading::allocations]; }, k_default_count_threshold,
+     "allocations"},
     {Metric::allocated_bytes, "allocated_bytes", Unit::bytes, Direction::lower_is_better, MetricKind::ratio,
-     FloorRule::none, Reading::allocated_bytes, true, [](const Readings& r) { return r[Reading::allocated_bytes]; }},
+     FloorRule::none, Reading::allocated_bytes, true, [](const Readings& r) { return r[Reading::allocated_bytes]; },
+     k_default_count_threshold},
 }};
+
+// Row i is Metric i, named, and takes the count threshold exactly when it
+// is counted (analysis gives counted metrics Settings::count_threshold).
+constexpr bool metric_rows_whole() {
+  for (std::size_t i = 0; i < k_metric_table.size(); ++i) {
+    const auto& row = k_metric_table[i];
+    const bool counts = row.stored && counted(*row.stored);
+    if (row.metric != static_cast<Metric>(i) || row.name.empty() || row.value == nullptr ||
+        (row.default_threshold == k_default_count_threshold) != counts) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(metric_rows_whole(), "k_metric_table: row i must be Metric i, with a name, a value and the count "
+                                   "threshold exactly when it is counted");
 
 } // namespace
 
 std::span<const MetricInfo> built_in_metrics() { return k_metric_table; }
 
-const MetricInfo& metric_info(Metric metric) {
-  const auto* found = std::find_if(k_metric_table.begin(), k_metric_table.end(),
-                                   [&](const MetricInfo& info) { return info.metric == metric; });
-  return found == k_metric_table.end() ? k_metric_table.front() : *found;
-}
+const MetricInfo& metric_info(Metric metric) { return k_metric_table[static_cast<std::size_t>(metric)]; }
 
 bool counted(const MetricInfo& info) { return info.stored && counted(*info.stored); }
 

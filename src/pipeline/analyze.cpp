@@ -143,8 +143,7 @@ int run_analyze(const AnalyzeOptions& o, const CommonOptions& common) {
     }
   }
   const auto header = analysis_header(o, first_run ? &*first_run : nullptr, min_rounds, seed);
-  auto settings = report::analysis_settings(header);
-  settings.confidence = config::k_confidence;
+  const auto settings = report::analysis_settings(header);
   report::RunDocument document;
   document.header = header;
   document.results = analysis::analyze(cells, settings);

@@ -37,8 +37,10 @@ int run_history(const HistoryOptions& o, const CommonOptions& common) {
       std::cerr << "refbench: warning: " << util::printable(warning) << "\n";
     }
   }
-  const auto skipped =
-      history.warnings.empty() ? std::string() : fmt::format(" ({} lines skipped, above)", history.warnings.size());
+  const auto skipped = history.warnings.empty() ? std::string()
+                                                : fmt::format(" ({} {} skipped{})", history.warnings.size(),
+                                                              history.warnings.size() == 1 ? "line" : "lines",
+                                                              common.quiet ? "" : ", above");
   if (history.records.empty()) {
     throw RefusedError(fmt::format("the history in {} has no records{}", o.dir, skipped),
                        "append runs with `refbench run --history DIR` first");

@@ -96,7 +96,7 @@ int conclude(const MeasurementPlan& plan, const model::RunRecord& record,
   }
   const auto verdict = analysis::overall_verdict(results);
   if (verdict == analysis::RunVerdict::error) {
-    print_failures(record);
+    print_failures(record, *sinks.err);
     if (runner::low_on_disk(plan.out.string())) {
       *sinks.err << "refbench: error: out of disk space during the rounds — free space on " << plan.out.string()
                  << "\n";

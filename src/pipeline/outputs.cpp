@@ -1,4 +1,4 @@
-#include <refbench/formats/exports.hpp>
+#include <refbench/formats/output_formats.hpp>
 #include <refbench/formats/results_json.hpp>
 #include <refbench/model/invocation.hpp>
 #include <refbench/pipeline/outputs.hpp>
@@ -29,10 +29,6 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
 
 namespace {
 
-std::string results_text(const report::RunDocument& document) {
-  return formats::to_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
 // What a failed invocation's user fixes: the command, the named hook, or the
 // command's run under a counter (whose metrics can also be dropped).
 std::string what_to_fix(const model::CellFailure& failure) {
@@ -51,7 +47,7 @@ std::string what_to_fix(const model::CellFailure& failure) {
 } // namespace
 
 void write_outputs(const std::filesystem::path& out, const report::RunDocument& document) {
-  const std::vector<std::pair<std::string, std::string>> files{{"results.json", results_text(document)},
+  const std::vector<std::pair<std::string, std::string>> files{{"results.json", formats::results_text(document)},
                                                                {"report.md", report::render_markdown(document)},
                                                                {"report.csv", report::render_csv(document.results)}};
   for (const auto& [name, text] : files) {
@@ -65,26 +61,13 @@ void write_outputs(const std::filesystem::path& out, const report::RunDocument& 
   }
 }
 
-void print_markdown(const report::RunDocument& document, const CommonOptions& common) {
-  std::cout << util::without_workflow_commands(
-      common.quiet ? report::render_verdict_table(document.results, stdout_table_colour(common.color))
-                   : report::render_markdown(document));
-}
-
-void print_document(const report::RunDocument& document, OutputFormat format, const CommonOptions& common) {
-  if (format == OutputFormat::json) {
-    std::cout << results_text(document);
-  } else if (format == OutputFormat::bmf) {
-    std::cout << formats::to_bmf(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else if (format == OutputFormat::github_action_benchmark) {
-    std::cout << formats::to_github_action_benchmark(document).dump(2, ' ', false,
-                                                                    nlohmann::json::error_handler_t::replace)
-              << "\n";
-  } else if (format == OutputFormat::csv) {
-    std::cout << printable_csv(report::render_csv(document.results));
-  } else {
-    print_markdown(document, common);
-  }
+void print_document(const report::RunDocument& document, formats::OutputFormat format, const CommonOptions& common) {
+  const std::string text = formats::output_format_info(format).render(
+      document, {.quiet = common.quiet, .colour = stdout_table_colour(common.color)});
+  // text from outside stays text on a terminal and in a workflow's log
+  std::cout << (format == formats::OutputFormat::csv        ? printable_csv(text)
+                : format == formats::OutputFormat::markdown ? util::without_workflow_commands(text)
+                                                            : text);
 }
 
 std::string printable_csv(const std::string& csv) {
@@ -97,7 +80,7 @@ void print_warnings(const report::RunDocument& document, std::ostream& err) {
   }
 }
 
-void print_failures(const model::RunRecord& record) {
+void print_failures(const model::RunRecord& record, std::ostream& err) {
   bool tree_told = false;
   for (const auto& cell : record.cells) {
     if (!cell.failure) {
@@ -106,23 +89,22 @@ void print_failures(const model::RunRecord& record) {
     const auto& f = *cell.failure;
     if (f.hook == model::k_tree_check) { // one change, every cell's: said once
       if (!tree_told) {
-        std::cerr << fmt::format("refbench: error: {} {} {} — a benchmarked command wrote into an arm's tree, so no "
-                                 "verdict is evidence; make it write under {{output}} or $TMPDIR (or list the path "
-                                 "in run.writable) and rerun\n",
-                                 model::failure_subject(cell, f), util::printable(f.description),
-                                 model::failure_when(f));
+        err << fmt::format("refbench: error: {} {} {} — a benchmarked command wrote into an arm's tree, so no "
+                           "verdict is evidence; make it write under {{output}} or $TMPDIR (or list the path "
+                           "in run.writable) and rerun\n",
+                           model::failure_subject(cell, f), util::printable(f.description), model::failure_when(f));
       }
       tree_told = true;
       continue;
     }
-    std::cerr << fmt::format("refbench: error: cell {}: {} {} {} — {} (its stderr ends below) and rerun\n",
-                             util::printable(model::cell_title(cell)), model::failure_subject(cell, f),
-                             util::printable(f.description), model::failure_when(f), what_to_fix(f));
+    err << fmt::format("refbench: error: cell {}: {} {} {} — {} (its stderr ends below) and rerun\n",
+                       util::printable(model::cell_title(cell)), model::failure_subject(cell, f),
+                       util::printable(f.description), model::failure_when(f), what_to_fix(f));
     std::string tail = util::printable(model::last_lines(f.stderr_tail, 10), "\n\t");
     std::size_t start = 0;
     while (!tail.empty() && start <= tail.size()) {
       std::size_t end = std::min(tail.find('\n', start), tail.size());
-      std::cerr << "  | " << tail.substr(start, end - start) << "\n";
+      err << "  | " << tail.substr(start, end - start) << "\n";
       start = end + 1;
     }
   }

@@ -158,13 +158,8 @@ std::vector<std::size_t> missing_shards(const RunDocument& document) {
 }
 
 analysis::Settings analysis_settings(const RunHeader& header) {
-  analysis::Settings settings;
-  settings.threshold = header.settings.threshold;
-  settings.alpha = header.settings.alpha;
-  settings.min_rounds = static_cast<std::size_t>(header.settings.min_rounds);
-  settings.interval = header.settings.interval;
-  settings.seed = header.seed;
-  return settings;
+  const auto& s = header.settings;
+  return analysis::settings_for(s.threshold, s.alpha, s.min_rounds, s.interval, header.seed);
 }
 
 std::optional<std::string> verdict_disagreement(const RunDocument& document) {

@@ -2,26 +2,94 @@
 #include <refbench/runner/counted_rounds.hpp>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fmt/format.h>
 
 namespace refbench::runner {
 
-std::vector<Counter> counters_for(const std::vector<model::Reading>& readings) {
-  const auto shows = [&](model::Reading reading) { return std::ranges::count(readings, reading) > 0; };
-  std::vector<Counter> counters;
-  if (shows(model::Reading::instructions)) {
-    counters.push_back(Counter::instructions);
+namespace {
+
+constexpr std::array k_instruction_readings{model::Reading::instructions};
+constexpr std::array k_allocation_readings{model::Reading::allocations, model::Reading::allocated_bytes};
+
+constexpr std::array<CounterInfo, k_counter_count> k_counter_table{{
+    {Counter::instructions, k_instruction_readings, model::k_counted_run,
+     [](const model::Invocation& invocation, const model::RoundSettings& settings,
+        const std::filesystem::path& dir) -> std::expected<model::Invocation, std::string> {
+       if (!settings.counter) {
+         return std::unexpected("could not be counted: the run has no instruction counter");
+       }
+       return process::counted_invocation(invocation, *settings.counter, dir);
+     },
+     [](const model::Invocation&, const std::filesystem::path& dir) -> std::expected<Counts, std::string> {
+       auto total = process::read_instruction_count(dir);
+       if (!total) {
+         return std::unexpected(total.error());
+       }
+       return Counts{{model::Reading::instructions, *total}};
+     }},
+    {Counter::allocations, k_allocation_readings, model::k_allocation_run,
+     [](const model::Invocation& invocation, const model::RoundSettings&,
+        const std::filesystem::path& dir) -> std::expected<model::Invocation, std::string> {
+       auto library = process::write_allocation_counter(dir);
+       if (!library) {
+         return std::unexpected("could not be counted: " + library.error());
+       }
+       return process::allocation_counted_invocation(invocation, *library, dir);
+     },
+     [](const model::Invocation& invocation, const std::filesystem::path& dir) -> std::expected<Counts, std::string> {
+       auto allocations = process::read_allocation_count(dir, invocation);
+       if (!allocations) {
+         return std::unexpected(allocations.error());
+       }
+       return Counts{{model::Reading::allocations, allocations->calls},
+                     {model::Reading::allocated_bytes, allocations->bytes}};
+     }},
+}};
+
+// Row i is Counter i, with a hook word, a wrapper and a reader, and every
+// counted reading is taken by exactly one row.
+constexpr bool counter_rows_whole() {
+  for (std::size_t i = 0; i < k_counter_table.size(); ++i) {
+    const auto& row = k_counter_table[i];
+    if (row.counter != static_cast<Counter>(i) || row.failure_hook.empty() || row.wrap == nullptr ||
+        row.read == nullptr || row.readings.empty()) {
+      return false;
+    }
   }
-  if (shows(model::Reading::allocations) || shows(model::Reading::allocated_bytes)) {
-    counters.push_back(Counter::allocations);
+  for (std::size_t r = 0; r < model::k_reading_count; ++r) {
+    const auto reading = static_cast<model::Reading>(r);
+    std::size_t takers = 0;
+    for (const auto& row : k_counter_table) {
+      takers += static_cast<std::size_t>(std::ranges::count(row.readings, reading));
+    }
+    if (takers != (model::counted(reading) ? 1U : 0U)) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(counter_rows_whole(), "k_counter_table: row i must be Counter i, whole, and every counted Reading "
+                                    "taken by exactly one row");
+
+} // namespace
+
+std::span<const CounterInfo> built_in_counters() { return k_counter_table; }
+
+const CounterInfo& counter_info(Counter counter) { return k_counter_table[static_cast<std::size_t>(counter)]; }
+
+std::vector<Counter> counters_for(const std::vector<model::Reading>& readings) {
+  std::vector<Counter> counters;
+  for (const auto& row : k_counter_table) {
+    if (std::ranges::any_of(row.readings, [&](model::Reading r) { return std::ranges::count(readings, r) > 0; })) {
+      counters.push_back(row.counter);
+    }
   }
   return counters;
 }
 
-std::string_view failure_hook(Counter counter) {
-  return counter == Counter::instructions ? model::k_counted_run : model::k_allocation_run;
-}
+std::string_view failure_hook(Counter counter) { return counter_info(counter).failure_hook; }
 
 std::expected<model::Invocation, std::string> counted_command(const model::Invocation& invocation, Counter counter,
                                                               const model::RoundSettings& settings) {
@@ -29,34 +97,12 @@ std::expected<model::Invocation, std::string> counted_command(const model::Invoc
   if (dir.empty() || !process::clear_counts(dir)) {
     return std::unexpected(fmt::format("could not be counted: cannot empty {}", dir.string()));
   }
-  if (counter == Counter::instructions) {
-    if (!settings.counter) {
-      return std::unexpected("could not be counted: the run has no instruction counter");
-    }
-    return process::counted_invocation(invocation, *settings.counter, dir);
-  }
-  auto library = process::write_allocation_counter(dir);
-  if (!library) {
-    return std::unexpected("could not be counted: " + library.error());
-  }
-  return process::allocation_counted_invocation(invocation, *library, dir);
+  return counter_info(counter).wrap(invocation, settings, dir);
 }
 
 std::expected<Counts, std::string> read_counts(Counter counter, const model::Invocation& invocation,
                                                const std::string& counts_dir) {
-  if (counter == Counter::instructions) {
-    auto total = process::read_instruction_count(counts_dir);
-    if (!total) {
-      return std::unexpected(total.error());
-    }
-    return Counts{{model::Reading::instructions, *total}};
-  }
-  auto allocations = process::read_allocation_count(counts_dir, invocation);
-  if (!allocations) {
-    return std::unexpected(allocations.error());
-  }
-  return Counts{{model::Reading::allocations, allocations->calls},
-                {model::Reading::allocated_bytes, allocations->bytes}};
+  return counter_info(counter).read(invocation, counts_dir);
 }
 
 CountLedger::CountLedger(std::size_t cells) : m_counts(cells), m_last_seconds(cells, 0.0) {}

@@ -1,10 +1,10 @@
 #include "simulate.hpp"
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/model/pairs.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/stats/signed_rank.hpp>
 #include <refbench/stats/trend.hpp>

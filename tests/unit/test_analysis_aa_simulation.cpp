@@ -8,10 +8,10 @@
 
 #include <doctest/doctest.h>
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/model/suite_rows.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>
@@ -24,9 +24,9 @@
 #include <vector>
 
 using namespace refbench;
+using doubles::FakeExecutor;
 using model::Invocation;
 using model::Outcome;
-using doubles::FakeExecutor;
 
 namespace {
 

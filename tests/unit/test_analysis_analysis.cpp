@@ -1,10 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
@@ -304,7 +304,7 @@ TEST_CASE(
                                 counts("down", 362231650, 355987000, 10), aa},
                                settings);
   const auto& up = find(results, "up", "instructions");
-  CHECK(up.threshold == analysis::k_default_count_threshold); // not Settings::threshold (1.15): counts do not drift
+  CHECK(up.threshold == model::k_default_count_threshold); // not Settings::threshold (1.15): counts do not drift
   CHECK(up.ratio == doctest::Approx(1.015).epsilon(1e-9));
   CHECK(up.ci_low == doctest::Approx(up.ratio).epsilon(1e-12));
   CHECK(up.ci_high == doctest::Approx(up.ratio).epsilon(1e-12));

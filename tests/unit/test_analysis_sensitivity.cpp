@@ -1,7 +1,7 @@
+#include <doubles/fake_executor.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/analysis/sensitivity.hpp>
 #include <refbench/formats/records.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>

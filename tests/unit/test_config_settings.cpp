@@ -202,7 +202,7 @@ TEST_CASE("config: the Action states the defaults that refbench applies") {
     return action->substr(from + 9, action->find(')', from) - from - 9);
   };
   CHECK(described("budget") == fmt::format("{}s", k_run_defaults.budget.count()));
-  CHECK(described("max-rounds") == fmt::format("{}", k_default_max_rounds));
-  CHECK(described("threshold") == fmt::format("{}", k_default_threshold));
+  CHECK(described("max-rounds") == fmt::format("{}", model::k_default_max_rounds));
+  CHECK(described("threshold") == fmt::format("{}", model::k_default_threshold));
   CHECK(described("fail-on") == fail_on_name(k_default_fail_on));
 }

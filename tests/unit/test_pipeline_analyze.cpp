@@ -116,7 +116,7 @@ TEST_CASE("pipeline::run_analyze: a CSV of pairs, each cell's ratio its Hodgesâ€
   test::write_file(dir.path() / "pairs.csv", analyze_csv({slow, same}));
   pipeline::AnalyzeOptions o;
   o.files = {dir / "pairs.csv"};
-  o.format = pipeline::OutputFormat::json;
+  o.format = formats::OutputFormat::json;
 
   const auto ran = analyze_run(o);
 
@@ -148,7 +148,7 @@ TEST_CASE("pipeline::run_analyze: a CSV of pairs, each cell's ratio its Hodgesâ€
     CHECK(analyze_row(wide.results, "slow", "value").at("threshold").get<double>() == doctest::Approx(1.5));
   }
   SUBCASE("--format markdown: the verdict table names both cells") {
-    o.format = pipeline::OutputFormat::markdown;
+    o.format = formats::OutputFormat::markdown;
     const auto markdown = analyze_run(o);
     CHECK(markdown.code == 1);
     CHECK(markdown.out.find("REGRESSION") != std::string::npos);
@@ -166,7 +166,7 @@ TEST_CASE("pipeline::run_analyze: a hyperfine export is one unpaired wall cell n
   test::write_file(dir.path() / "startup.json", export_json.dump());
   pipeline::AnalyzeOptions o;
   o.files = {dir / "startup.json"};
-  o.format = pipeline::OutputFormat::json;
+  o.format = formats::OutputFormat::json;
 
   const auto ran = analyze_run(o);
 
@@ -181,7 +181,7 @@ TEST_CASE("pipeline::run_analyze: a hyperfine export is one unpaired wall cell n
 TEST_CASE("pipeline::run_analyze: bad input is a usage error (exit 2) naming the file") {
   test::ScratchDir dir;
   pipeline::AnalyzeOptions o;
-  o.format = pipeline::OutputFormat::json;
+  o.format = formats::OutputFormat::json;
   test::CapturedOutput captured; // nothing may be printed before the error
 
   SUBCASE("a CSV without a candidate column") {

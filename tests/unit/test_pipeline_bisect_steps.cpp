@@ -3,10 +3,10 @@
 #include "git_test_support.hpp"
 #include "pipeline_test_support.hpp"
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/git/commits.hpp>
 #include <refbench/pipeline/bisect_steps.hpp>
 #include <refbench/process/cpus.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/util/files.hpp>
 
 #include <cmath>

@@ -37,10 +37,9 @@ double compare_allocation_calls(const std::string& calls, const std::string& siz
   const auto library = process::write_allocation_counter(counts);
   REQUIRE(library.has_value());
   model::Invocation invocation{.argv = {REFBENCH_ALLOCATE_FIXTURE, calls, size},
-                                 .env = process::without_secrets(process::current_environment(), {}),
-                                 .timeout = std::chrono::seconds(20)};
-  REQUIRE(
-      model::succeeded(process::run_process(process::allocation_counted_invocation(invocation, *library, counts))));
+                               .env = process::without_secrets(process::current_environment(), {}),
+                               .timeout = std::chrono::seconds(20)};
+  REQUIRE(model::succeeded(process::run_process(process::allocation_counted_invocation(invocation, *library, counts))));
   const auto read = process::read_allocation_count(counts, invocation);
   REQUIRE_MESSAGE(read.has_value(), read.error());
   return read->calls;

@@ -2,9 +2,9 @@
 
 #include "scratch_dir.hpp"
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/pipeline/measure.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/files.hpp>
 
@@ -15,9 +15,9 @@
 #include <sstream>
 
 using namespace refbench;
+using doubles::FakeExecutor;
 using model::Invocation;
 using model::Outcome;
-using doubles::FakeExecutor;
 
 namespace {
 

@@ -3,11 +3,11 @@
 #include "pipeline_test_support.hpp"
 #include "scratch_dir.hpp"
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/formats/results_json.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/report.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/util/files.hpp>
 
 #include <cmath>
@@ -88,7 +88,7 @@ struct ReportRan {
 };
 
 // Runs run_report on `files` in `format` under `fail_on`, its output captured.
-ReportRan report_run(const std::vector<std::string>& files, pipeline::OutputFormat format,
+ReportRan report_run(const std::vector<std::string>& files, formats::OutputFormat format,
                      config::FailOn fail_on = config::FailOn::regression) {
   pipeline::ReportOptions o;
   o.files = files;
@@ -111,7 +111,7 @@ TEST_CASE("pipeline::run_report: a results.json re-rendered with its verdict; ex
   report_measure_into(dir.path() / "slow", "parse", 1.3);
   const std::string results = (dir.path() / "slow/results.json").string();
 
-  const auto json = report_run({results}, pipeline::OutputFormat::json);
+  const auto json = report_run({results}, formats::OutputFormat::json);
   CHECK(json.code == 1);
   const auto printed = nlohmann::json::parse(json.out);
   const auto written = nlohmann::json::parse(util::read_file(results).value());
@@ -121,12 +121,12 @@ TEST_CASE("pipeline::run_report: a results.json re-rendered with its verdict; ex
   CHECK(parse.ratio == doctest::Approx(1.3).epsilon(0.02));
   CHECK(parse.verdict == stats::Verdict::regression);
 
-  const auto markdown = report_run({results}, pipeline::OutputFormat::markdown);
+  const auto markdown = report_run({results}, formats::OutputFormat::markdown);
   CHECK(markdown.code == 1);
   CHECK(markdown.out.find("REGRESSION") != std::string::npos);
   CHECK(markdown.out.find("parse") != std::string::npos);
 
-  CHECK(report_run({results}, pipeline::OutputFormat::csv, config::FailOn::never).code == 0);
+  CHECK(report_run({results}, formats::OutputFormat::csv, config::FailOn::never).code == 0);
 }
 
 TEST_CASE("pipeline::run_report: a journal is analysed again to the results.json's figures") {
@@ -135,7 +135,7 @@ TEST_CASE("pipeline::run_report: a journal is analysed again to the results.json
   const auto from_results = report_read(dir.path() / "run/results.json");
   const std::string journal = (dir.path() / "run/journal.jsonl").string();
 
-  const auto ran = report_run({journal}, pipeline::OutputFormat::json);
+  const auto ran = report_run({journal}, formats::OutputFormat::json);
 
   CHECK(ran.code == 1);
   const auto printed = nlohmann::json::parse(ran.out);
@@ -174,7 +174,7 @@ TEST_CASE("pipeline::analysed_document: two runs of distinct cells merge into on
   CHECK(merged.record.cells.size() == 4); // both cells and both A/A controls
 
   // run_report on the two files prints the same merge
-  const auto ran = report_run(files, pipeline::OutputFormat::json);
+  const auto ran = report_run(files, formats::OutputFormat::json);
   CHECK(ran.code == 1);
   CHECK(nlohmann::json::parse(ran.out).at("analysis").size() == merged.results.size());
 }
@@ -203,7 +203,7 @@ TEST_CASE("pipeline::analysed_document and run_report: what cannot be merged or 
   SUBCASE("a file that is no run") {
     test::write_file(dir.path() / "notes.json", R"({"hello": "world"})");
     test::CapturedOutput captured;
-    const auto thrown = test::thrown_by([&] { report_run({dir / "notes.json"}, pipeline::OutputFormat::markdown); });
+    const auto thrown = test::thrown_by([&] { report_run({dir / "notes.json"}, formats::OutputFormat::markdown); });
     CHECK(thrown.code == 2);
     CHECK(thrown.what.find(dir / "notes.json") != std::string::npos);
     CHECK(captured.out.str().empty());

@@ -2,9 +2,9 @@
 
 #include "git_test_support.hpp"
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/pipeline/bisect.hpp>
 #include <refbench/pipeline/run.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/files.hpp>
 
@@ -25,9 +25,9 @@
 // tree every invocation ran in decides the verdicts asserted here.
 
 using namespace refbench;
+using doubles::FakeExecutor;
 using model::Invocation;
 using model::Outcome;
-using doubles::FakeExecutor;
 using test::IsolatedGitEnvironment;
 using test::sh;
 using test::TempDir;

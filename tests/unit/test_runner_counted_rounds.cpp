@@ -58,3 +58,22 @@ TEST_CASE("runner::CountLedger: a round with one arm's count missing is no round
   CHECK(ledger.last_cost(2) == doctest::Approx(2.0));
   CHECK(ledger.needs_counts(2, 1));
 }
+
+TEST_CASE("runner::built_in_counters: one row per counter; each counted reading is one counter's") {
+  using refbench::runner::Counter;
+  using refbench::runner::counters_for;
+  for (const auto& row : refbench::runner::built_in_counters()) {
+    CHECK(&refbench::runner::counter_info(row.counter) == &row);
+    for (const auto reading : row.readings) {
+      CHECK(refbench::model::counted(reading));
+      CHECK(counters_for({reading}) == std::vector{row.counter});
+    }
+  }
+  CHECK(counters_for({Reading::instructions}) == std::vector{Counter::instructions});
+  CHECK(counters_for({Reading::allocated_bytes}) == std::vector{Counter::allocations});
+  CHECK(counters_for({Reading::allocated_bytes, Reading::instructions, Reading::allocations}) ==
+        std::vector{Counter::instructions, Counter::allocations}); // in the table's order, each once
+  CHECK(counters_for({Reading::wall, Reading::rss}).empty());
+  CHECK(refbench::runner::failure_hook(Counter::instructions) == refbench::model::k_counted_run);
+  CHECK(refbench::runner::failure_hook(Counter::allocations) == refbench::model::k_allocation_run);
+}

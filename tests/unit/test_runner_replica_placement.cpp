@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/analysis/placement_effects.hpp>
 #include <refbench/formats/records.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/replica_placement.hpp>
 #include <refbench/runner/rounds.hpp>
 

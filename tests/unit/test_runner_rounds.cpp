@@ -2,9 +2,9 @@
 
 #include "scratch_dir.hpp"
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/model/pairs.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/rng.hpp>
@@ -18,9 +18,9 @@
 using namespace refbench;
 using namespace refbench::runner;
 using namespace refbench::model;
+using doubles::FakeExecutor;
 using model::Invocation;
 using model::Outcome;
-using doubles::FakeExecutor;
 
 namespace {
 

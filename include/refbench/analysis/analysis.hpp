@@ -66,24 +66,26 @@ struct CellSamples {
   std::string floor_key;
 };
 
-// The defaults of the verdict's threshold and false discovery rate, and
-// the confidence of every interval (README: Statistics); config/settings
-// hands them to the commands.
-inline constexpr double k_default_threshold = 1.15;
-// A counted metric's (instructions): counts do not drift, so 1 % is a change.
-inline constexpr double k_default_count_threshold = 1.01;
+// The defaults of the false discovery rate and the confidence of every
+// interval (README: Statistics); the thresholds' are in the metric table
+// (model/metrics.hpp).
 inline constexpr double k_default_alpha = 0.05;
 inline constexpr double k_confidence = 0.95;
 
 struct Settings {
-  double threshold = k_default_threshold;
+  double threshold = model::k_default_threshold;
   double alpha = k_default_alpha;
   double confidence = k_confidence;
   std::size_t min_rounds = model::k_default_min_rounds;
   IntervalMethod interval = IntervalMethod::signed_rank;
-  std::uint64_t seed = 0;                             // for the bootstrap
-  double count_threshold = k_default_count_threshold; // a counted metric's threshold
+  std::uint64_t seed = 0;                                    // for the bootstrap
+  double count_threshold = model::k_default_count_threshold; // a counted metric's threshold
 };
+
+// The analysis settings of a run that asked for `threshold`, `alpha`,
+// `min_rounds` and `interval`, with the bootstrap's `seed`: the one way
+// config's settings and a document's recorded ones become Settings.
+Settings settings_for(double threshold, double alpha, int min_rounds, IntervalMethod interval, std::uint64_t seed);
 
 // A result field that has no value (a count metric's ratio, a ratio
 // metric's difference).
@@ -118,7 +120,7 @@ struct MetricResult {
   // small improvement's test), BH-adjusted over the gated metrics likewise
   std::optional<double> p_better;
   std::optional<double> p_better_bh;
-  double threshold = k_default_threshold;
+  double threshold = model::k_default_threshold;
   stats::Verdict verdict = stats::Verdict::inconclusive;
   bool censored = false;
   double min_detectable_ratio = 0; // exp of the interval's half-width (log units)

@@ -34,7 +34,7 @@ std::vector<model::Metric> metrics_named(const std::optional<std::vector<std::st
 
 // Whether `name` is a counted built-in metric (model::counted:
 // instructions, allocations, allocated_bytes): its default threshold is
-// k_default_count_threshold.
+// model::k_default_count_threshold.
 bool counted_metric(std::string_view name);
 
 // True when `cell` of `record` has at least `settings.min_rounds` pairs and

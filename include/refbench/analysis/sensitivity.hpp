@@ -18,7 +18,7 @@ struct FamilyPoint {
   std::string family;
   double payload_bytes = 0;
   double baseline_seconds = 0;
-  double threshold = k_default_threshold; // the cell's wall threshold
+  double threshold = model::k_default_threshold; // the cell's wall threshold
 };
 
 struct SensitivityWarning {

@@ -58,7 +58,7 @@ void add_fail_on_option(CLI::App& command, config::FailOn& fail_on);
 void add_interval_option(CLI::App& command, std::optional<analysis::IntervalMethod>& interval, const std::string& help);
 
 // Adds `--format markdown|json|csv` to `command`, bound to `format`.
-void add_format_option(CLI::App& command, pipeline::OutputFormat& format);
+void add_format_option(CLI::App& command, formats::OutputFormat& format);
 
 // CLI11 check of a --seed value: "" when `text` is a seed, else why not
 // (CLI11 alone reads "-1" and values past 2^64-1 as 2^64-1).

@@ -23,18 +23,12 @@ struct RunConfig;
 // Which run verdicts fail the command (`--fail-on`).
 enum class FailOn { regression, inconclusive, never };
 
-// The defaults of both commands.
+// The defaults that only the configuration has (ARCHITECTURE.md: Defaults:
+// the others are beside the data they are defaults of).
 inline constexpr FailOn k_default_fail_on = FailOn::regression;
-inline constexpr double k_default_threshold = analysis::k_default_threshold;
-inline constexpr double k_default_count_threshold = analysis::k_default_count_threshold;
 inline constexpr model::CounterSource k_default_counters = model::CounterSource::automatic;
-inline constexpr double k_default_alpha = analysis::k_default_alpha;
 inline constexpr double k_default_precision = 0.02;
-inline constexpr int k_default_max_rounds = model::k_default_max_rounds;
-inline constexpr int k_default_min_rounds = model::k_default_min_rounds;
-inline constexpr int k_default_warmup = model::k_default_warmup;
 inline constexpr std::chrono::minutes k_default_timeout{10};
-inline constexpr double k_confidence = analysis::k_confidence;
 // The shortest measurement budget accepted: a round of whole-process
 // invocations on both arms and the control does not fit in less.
 inline constexpr double k_min_budget_seconds = 1.0;

@@ -68,7 +68,7 @@ struct Series {
   std::string verdict; // PASS, INCONCLUSIVE, REGRESSION, REGRESSION (creep)
   // What its verdicts were judged against: the settings' threshold, or for
   // a counted metric (instructions, allocations) the count threshold.
-  double threshold = analysis::k_default_threshold;
+  double threshold = model::k_default_threshold;
   std::vector<std::size_t> moved_most; // a creep's points that moved most, most first
   std::vector<SeriesChangePoint> change_points;
   Window window; // what exit 1 follows
@@ -79,7 +79,7 @@ struct Series {
 inline constexpr std::size_t k_default_window = 30;
 
 struct SeriesSettings {
-  double threshold = analysis::k_default_threshold;
+  double threshold = model::k_default_threshold;
   double alpha = analysis::k_default_alpha; // of the change points, links and E-divisive splits alike
   std::size_t window = k_default_window;
   std::size_t permutations = stats::k_default_permutations; // per E-divisive test

@@ -20,6 +20,13 @@
 namespace refbench::model {
 
 enum class Metric { wall, cpu, user, sys, rss, instructions, allocations, allocated_bytes };
+inline constexpr std::size_t k_metric_count = 8; // the Metric values, one row each
+
+// The ratio beyond which a change is a regression unless the run says
+// otherwise (README: Statistics), and a counted metric's: counts do not
+// drift, so 1 % is a change. Each metric's row names the one it takes.
+inline constexpr double k_default_threshold = 1.15;
+inline constexpr double k_default_count_threshold = 1.01;
 
 // What a metric's figures are: results.json's `unit` ("seconds", "bytes",
 // "plain": a custom metric's own unit label).
@@ -58,6 +65,9 @@ struct MetricInfo {
   std::optional<Reading> stored;
   bool integral; // written as an integer (bytes, counts)
   double (*value)(const Readings& readings);
+  // Its threshold when nothing sets one: k_default_threshold, which the
+  // run's threshold replaces, or k_default_count_threshold for a counted one.
+  double default_threshold;
   std::string_view label = {}; // shown after a plain value, e.g. "instructions"
 };
 

@@ -197,7 +197,7 @@ inline constexpr int k_default_min_rounds = 10;
 inline constexpr int k_default_warmup = 1;
 
 struct RoundSettings {
-  double budget_seconds = 120;
+  double budget_seconds = 0; // the command's (config::k_run_defaults, k_compare_defaults), as resolved
   int max_rounds = k_default_max_rounds;
   int min_rounds = k_default_min_rounds;
   int warmup = k_default_warmup;

@@ -4,6 +4,7 @@
 // to refbench.toml's, then to the defaults of config/settings.
 
 #include <refbench/config/settings.hpp>
+#include <refbench/formats/output_formats.hpp>
 #include <refbench/history/series.hpp>
 #include <refbench/model/metrics.hpp>
 #include <refbench/process/sandbox.hpp>
@@ -29,16 +30,6 @@ struct CommonOptions {
   bool verbose = false;
   ColorMode color = ColorMode::automatic;
 };
-
-// What `analyze` and `report` print: `--format markdown|json|csv`, and the
-// dashboards' formats (README: Exports): `bmf`, `github-action-benchmark`.
-enum class OutputFormat { markdown, json, csv, bmf, github_action_benchmark };
-inline constexpr auto k_output_format_names =
-    util::enum_names<OutputFormat>({{OutputFormat::markdown, "markdown"},
-                                    {OutputFormat::json, "json"},
-                                    {OutputFormat::csv, "csv"},
-                                    {OutputFormat::bmf, "bmf"},
-                                    {OutputFormat::github_action_benchmark, "github-action-benchmark"}});
 
 // `refbench run` (README: the commands, refbench run): unset measurement
 // settings fall back to refbench.toml's [run], then to k_run_defaults.
@@ -114,7 +105,7 @@ struct AnalyzeOptions {
   std::optional<double> threshold;
   std::optional<double> alpha;
   model::Direction better = model::Direction::lower_is_better; // of CSV and hyperfine values
-  OutputFormat format = OutputFormat::markdown;
+  formats::OutputFormat format = formats::OutputFormat::markdown;
   std::optional<analysis::IntervalMethod> interval; // default: the analysed run's, else signed-rank
   config::FailOn fail_on = config::k_default_fail_on;
   std::optional<std::uint64_t> seed; // bootstrap seed (default: the run's, else 0)
@@ -123,7 +114,7 @@ struct AnalyzeOptions {
 // `refbench report FILE...`.
 struct ReportOptions {
   std::vector<std::string> files;
-  OutputFormat format = OutputFormat::markdown;
+  formats::OutputFormat format = formats::OutputFormat::markdown;
   config::FailOn fail_on = config::k_default_fail_on;
 };
 

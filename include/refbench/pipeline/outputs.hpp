@@ -28,25 +28,22 @@ inline constexpr std::size_t k_max_event_bytes = std::size_t{64} << 20;
 // when the disk is full) when one cannot be written.
 void write_outputs(const std::filesystem::path& out, const report::RunDocument& document);
 
-// Prints the Markdown report of `document` to stdout; with -q only its
-// verdict table (coloured on a terminal, as `--color` says).
-void print_markdown(const report::RunDocument& document, const CommonOptions& common);
-
 // `csv` as it may be printed to a terminal or a CI log: control characters
 // of names shown as text, no line read as a workflow command.
 std::string printable_csv(const std::string& csv);
 
-// Prints `document` to stdout as `format` asks: results.json, the CSV or
-// the Markdown report (print_markdown).
-void print_document(const report::RunDocument& document, OutputFormat format, const CommonOptions& common);
+// Prints `document` to stdout in `format` (its row of formats::output_formats;
+// markdown with -q: the verdict table alone, coloured on a terminal as
+// `--color` says).
+void print_document(const report::RunDocument& document, formats::OutputFormat format, const CommonOptions& common);
 
 // Prints the warnings of `document` to `err`, one "refbench: warning: …"
 // line each.
 void print_warnings(const report::RunDocument& document, std::ostream& err);
 
-// Prints one "refbench: error: cell …" line per failed cell of `record`,
-// followed by the last lines of its stderr.
-void print_failures(const model::RunRecord& record);
+// Prints to `err` one "refbench: error: cell …" line per failed cell of
+// `record`, followed by the last lines of its stderr.
+void print_failures(const model::RunRecord& record, std::ostream& err);
 
 // The exit code (README: Exit codes) of a run whose verdict is `verdict`
 // under `fail_on`: error → 4, regression → 1 (unless never), inconclusive →

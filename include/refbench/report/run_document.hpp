@@ -107,7 +107,7 @@ struct RecordedSettings {
   std::optional<int> replicas;
   std::vector<model::Metric> metrics = model::default_metrics(); // shown
   std::vector<model::Metric> gate = model::default_gate();       // can fail the run
-  double threshold = analysis::k_default_threshold;
+  double threshold = model::k_default_threshold;
   double alpha = analysis::k_default_alpha;
   std::optional<double> precision;
   analysis::IntervalMethod interval = analysis::IntervalMethod::signed_rank;

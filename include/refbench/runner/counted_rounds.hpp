@@ -9,7 +9,9 @@
 #include <array>
 #include <cstddef>
 #include <expected>
+#include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +27,27 @@ using RoundCounts = std::map<std::pair<std::size_t, int>, Counts>;
 // The counters a counted invocation runs under: the instruction counter
 // (valgrind's cachegrind), the allocation counter (preloaded).
 enum class Counter { instructions, allocations };
+inline constexpr std::size_t k_counter_count = 2; // the Counter values, one row each
+
+// One counter, one row of counted_rounds.cpp's table (ARCHITECTURE.md: How
+// to add a counter): the counted readings it takes, the CellFailure::hook
+// of its failed invocation, how an invocation runs under it (its counts
+// going to `dir`, which is empty) and how its counts are read back.
+struct CounterInfo {
+  Counter counter;
+  std::span<const model::Reading> readings;
+  std::string_view failure_hook;
+  std::expected<model::Invocation, std::string> (*wrap)(const model::Invocation& invocation,
+                                                        const model::RoundSettings& settings,
+                                                        const std::filesystem::path& dir);
+  std::expected<std::map<model::Reading, double>, std::string> (*read)(const model::Invocation& invocation,
+                                                                       const std::filesystem::path& dir);
+};
+
+// Every counter, in Counter's order; each counted model::Reading is taken
+// by exactly one of them.
+std::span<const CounterInfo> built_in_counters();
+const CounterInfo& counter_info(Counter counter);
 
 // The counters `readings` (a cell's counted ones) need, in the order a
 // counted pass runs them: instructions for `instructions`, allocations for

@@ -1,12 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/formats/results_json.hpp>
 #include <refbench/model/shard.hpp>
 #include <refbench/pipeline/report.hpp>
 #include <refbench/pipeline/shard_run.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
 #include <refbench/util/rng.hpp>
@@ -22,9 +22,9 @@
 using namespace refbench;
 using namespace refbench::runner;
 using namespace refbench::model;
+using doubles::FakeExecutor;
 using model::Invocation;
 using model::Outcome;
-using doubles::FakeExecutor;
 
 namespace {
 

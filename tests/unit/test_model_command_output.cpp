@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/records.hpp>
 #include <refbench/model/command_output.hpp>
 #include <refbench/model/pairs.hpp>
-#include <doubles/fake_executor.hpp>
 #include <refbench/runner/rounds.hpp>
 
 #include <cmath>
