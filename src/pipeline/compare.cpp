@@ -266,8 +266,20 @@ std::vector<model::CellSpec> compare_cells(const CompareOptions& o, const config
 
 } // namespace
 
-int run_compare(const CompareOptions& o, const CommonOptions& common) {
-  const double started = runner::monotonic_now();
+namespace {
+
+// What `compare` refuses before anything runs (exit 2), and what it takes
+// from the options once they pass: the settings, the metrics shown and
+// gated, the CPUs and the box asked for (`box_possible`: whether the bench
+// can put commands in one).
+struct CompareChecks {
+  config::MeasurementSettings settings;
+  std::vector<model::Metric> metrics;
+  std::vector<model::Metric> gated;
+  model::IsolationPlan isolation;
+  model::SandboxMode sandbox;
+};
+CompareChecks check_compare(const CompareOptions& o, bool box_possible) {
   if (o.name.empty()) {
     throw UsageError("--name must not be empty");
   }
@@ -276,19 +288,37 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
         fmt::format("--name {} ends in '{}', which names the A/A control cell", o.name, model::k_control_suffix),
         "choose another cell name");
   }
-  const auto settings = config::resolve(o.measure, nullptr, config::k_compare_defaults);
-  auto metrics = metric_flag("--metric", o.metrics);
-  auto gated = metric_flag("--gate", o.gate);
-  for (auto metric : gated) {
-    if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) {
+  CompareChecks checks{.settings = config::resolve(o.measure, nullptr, config::k_compare_defaults),
+                       .metrics = metric_flag("--metric", o.metrics),
+                       .gated = metric_flag("--gate", o.gate)};
+  for (auto metric : checks.gated) {
+    if (std::find(checks.metrics.begin(), checks.metrics.end(), metric) == checks.metrics.end()) {
       throw UsageError(
           fmt::format("--gate {} is not among the shown metrics ({})", model::metric_name(metric), o.metrics),
           "add it to --metric");
     }
   }
-  auto isolation = process::plan_isolation_here(settings.isolate.value, {}); // a bad list: exit 2 before anything runs
-  const auto sandbox_mode = o.sandbox.value_or(model::SandboxMode::automatic);
-  check_box_possible(sandbox_mode, true);
+  // a bad --isolate list: exit 2 before anything runs
+  checks.isolation = process::plan_isolation_here(checks.settings.isolate.value, {});
+  checks.sandbox = o.sandbox.value_or(model::SandboxMode::automatic);
+  check_box_possible(checks.sandbox, box_possible);
+  return checks;
+}
+
+} // namespace
+
+int run_compare(const CompareOptions& o, const CommonOptions& common) {
+  const double started = runner::monotonic_now();
+  check_compare(o, true); // refused before the launcher starts
+  process::install_interrupt_handlers();
+  auto launcher = process::Launcher::start();
+  process::hide_from_commands();
+  auto ballast = test_ballast();
+  return compare_on(launcher_bench(*launcher), o, common, started);
+}
+
+int compare_on(const Bench& bench, const CompareOptions& o, const CommonOptions& common, double started) {
+  auto [settings, metrics, gated, isolation, sandbox_mode] = check_compare(o, static_cast<bool>(bench.box));
   const fs::path out(o.out);
   ProgramReplicas replicas;
   MeasurementPlan plan{.cells = compare_cells(o, settings, out, replicas),
@@ -300,12 +330,6 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
                        .could_not_start_hint =
                            "check that it is a program for this machine, or pass --shell for shell scripts",
                        .cell_in_refusal = false};
-
-  process::install_interrupt_handlers();
-  auto launcher = process::Launcher::start();
-  process::hide_from_commands();
-  auto ballast = test_ballast();
-  const Bench bench = launcher_bench(*launcher);
   apply_isolation(isolation, bench, common.quiet);
   plan.header.command = "compare";
   plan.header.reproduce = reproduce_line(o, settings);
@@ -321,7 +345,7 @@ int run_compare(const CompareOptions& o, const CommonOptions& common) {
     plan.header.candidates.clear();
   }
   plan.header.environment = report::environment_info(process::machine_facts(), &isolation);
-  plan.header.environment->sandbox = box_commands(bench.box, sandbox_mode, box_paths(out), std::cerr, common.quiet);
+  plan.header.environment->sandbox = box_commands(bench.box, sandbox_mode, box_paths(out), *bench.err, common.quiet);
   plan_counts(plan);
   formats::JournalWriter journal((out / "journal.jsonl").string());
   Sinks sinks = sinks_of(bench, common);

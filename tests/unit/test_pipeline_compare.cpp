@@ -3,14 +3,17 @@
 #include "pipeline_test_support.hpp"
 #include "scratch_dir.hpp"
 
+#include <doubles/fake_executor.hpp>
 #include <refbench/pipeline/compare.hpp>
 #include <refbench/process/counters.hpp>
 #include <refbench/process/environment.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/files.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <sys/prctl.h>
 
@@ -179,4 +182,40 @@ TEST_CASE("pipeline::run_compare: bad flags are exit 2 and a command that cannot
   CHECK(thrown.code == code);
   CHECK(thrown.what.find(message) == 0);
   CHECK_FALSE(fs::exists(out)); // refused before the output directory was made
+}
+
+TEST_CASE("pipeline::compare_on over a FakeExecutor: a 1.3x slower candidate is a REGRESSION, nothing spawned") {
+  test::ScratchDir dir;
+  // walls of 0.1 s with ±1 % of deterministic jitter; the candidate ("slow") 1.3 times that
+  doubles::FakeExecutor fake([](const model::Invocation& invocation, std::size_t index) {
+    model::Outcome outcome;
+    const double jitter = 1.0 + 0.01 * std::sin(static_cast<double>(index) * 1.7);
+    const bool slow = invocation.argv.size() > 1 && invocation.argv[1] == "slow";
+    outcome.readings[model::Reading::wall] = 0.1 * jitter * (slow ? 1.3 : 1.0);
+    outcome.readings[model::Reading::user] = outcome.readings[model::Reading::wall];
+    outcome.readings[model::Reading::rss] = 50 << 20;
+    return outcome;
+  });
+  std::ostringstream out;
+  std::ostringstream err;
+  const pipeline::Bench bench{.executor = fake, .out = &out, .err = &err, .err_fd = -1};
+  auto o = compare_test::compare_options(dir.path() / "o", "/bin/echo fast", "/bin/echo slow");
+  o.measure.max_rounds = 12;
+  o.measure.min_rounds = 12;
+  const int code = pipeline::compare_on(bench, o, {.quiet = true}, 0.0);
+  CHECK(code == 1);
+  const auto wall = compare_test::compare_row(dir.path() / "o" / "results.json", "compare", "wall");
+  REQUIRE(wall.is_object());
+  CHECK(wall.at("verdict") == "REGRESSION");
+  CHECK(wall.at("ratio").get<double>() == doctest::Approx(1.3).epsilon(0.01));
+  const auto control = compare_test::compare_row(dir.path() / "o" / "results.json", "compare-control", "wall");
+  REQUIRE(control.is_object());
+  CHECK(control.at("ratio").get<double>() == doctest::Approx(1.0).epsilon(0.01));
+  // every invocation went to the fake: the warm-up and 12 rounds of each arm of the cell and its control
+  CHECK(fake.calls().size() == 2 * 2 * (1 + 12));
+  for (const auto& call : fake.calls()) {
+    CHECK(call.argv.front() == "/bin/echo");
+  }
+  CHECK(std::filesystem::exists(dir.path() / "o" / "journal.jsonl"));
+  CHECK(out.str().find("REGRESSION") != std::string::npos);
 }

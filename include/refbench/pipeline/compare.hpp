@@ -4,6 +4,7 @@
 
 #include <refbench/config/settings.hpp>
 #include <refbench/model/metrics.hpp>
+#include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/options.hpp>
 
 #include <cstdint>
@@ -13,8 +14,13 @@
 
 namespace refbench::pipeline {
 
-// Runs the comparison described by `options`; returns the exit code or
-// throws a refbench::Error.
+// Runs the comparison described by `options` on refbench's launcher;
+// returns the exit code or throws a refbench::Error. The options are
+// checked (UsageError) before the launcher starts.
 int run_compare(const CompareOptions& options, const CommonOptions& common);
+
+// run_compare on `bench` (the launcher, or a FakeExecutor in tests), the
+// run timed from `started` (runner::monotonic_now).
+int compare_on(const Bench& bench, const CompareOptions& options, const CommonOptions& common, double started);
 
 } // namespace refbench::pipeline
