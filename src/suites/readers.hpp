@@ -21,10 +21,12 @@ Result read_pytest_benchmark(std::string_view text, std::string_view source);
 Result read_hyperfine(std::string_view text, std::string_view source);
 Result read_bmf(std::string_view text, std::string_view source);
 
-// Text and XML: `go test -bench`, Criterion's lines, Catch2's XML reporter.
+// Text and XML: `go test -bench`, Criterion's lines, Catch2's XML reporter,
+// the `test NAME ... bench: N ns/iter` lines of Rust's bench harness.
 Result read_go(std::string_view text, std::string_view source);
 Result read_criterion(std::string_view text, std::string_view source);
 Result read_catch2(std::string_view text, std::string_view source);
+Result read_cargo_bench(std::string_view text, std::string_view source);
 
 // "SOURCE, line N" for the line of `text` that holds `needle` first (the
 // quoted name of a benchmark, say), or just SOURCE when it holds none.

@@ -38,6 +38,7 @@ constexpr HarnessMeasure k_hyperfine_measures[] = {
     {.name = "median", .quantity = Quantity::time},
     {.name = "user", .quantity = Quantity::time, .zero_is_a_reading = true},
     {.name = "system", .quantity = Quantity::time, .zero_is_a_reading = true}};
+constexpr HarnessMeasure k_cargo_bench_measures[] = {{.name = "ns_per_iter", .quantity = Quantity::time}};
 
 // Every harness, one row each, in the order of the Harness enum (checked below).
 constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
@@ -89,6 +90,13 @@ constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
      .measures = k_hyperfine_measures,
      .others = OtherMeasures::times,
      .primary = "mean",
+     .filter = std::nullopt},
+    {.harness = Harness::cargo_bench, // libtest's filter is a substring, not a glob: none
+     .name = "cargo-bench",
+     .read = detail::read_cargo_bench,
+     .measures = k_cargo_bench_measures,
+     .others = OtherMeasures::times,
+     .primary = "ns_per_iter",
      .filter = std::nullopt},
 }};
 

@@ -1,5 +1,6 @@
 // The harnesses whose output is lines of text or XML: `go test -bench`,
-// Criterion's report on stdout and Catch2's XML reporter (-r xml).
+// Criterion's report on stdout, Catch2's XML reporter (-r xml) and the
+// lines of Rust's bench harness (`cargo bench`).
 
 #include "readers.hpp"
 
@@ -275,6 +276,40 @@ Result read_catch2(std::string_view text, std::string_view source) {
       collector.fail(current, attribute(tag, "message").value_or("Catch2 reports it as failed"));
     }
     open = close;
+  }
+  return collector.benchmarks();
+}
+
+Result read_cargo_bench(std::string_view text, std::string_view source) {
+  Collector collector;
+  std::optional<std::string> problem;
+  each_line(text, [&](std::string_view line, std::size_t number_of_line) {
+    const auto dots = line.find(" ... ");
+    if (problem || !line.starts_with("test ") || dots == std::string_view::npos) {
+      return; // "running N tests", a failure's output, "test result: …"
+    }
+    const std::string name(util::trim(line.substr(5, dots - 5)));
+    const auto outcome = words(line.substr(dots + 5));
+    if (!outcome.empty() && outcome[0] == "FAILED") {
+      collector.fail(name, "the bench harness reports it as FAILED");
+      return;
+    }
+    if (outcome.empty() || outcome[0] != "bench:") {
+      return; // a plain test: ok, ignored
+    }
+    std::string figure = outcome.size() >= 2 ? std::string(outcome[1]) : std::string();
+    std::erase(figure, ','); // 34,179 (and 34,031.03 from newer Rust)
+    const auto value = number(figure);
+    if (!value || outcome.size() < 3 || outcome[2] != "ns/iter") {
+      problem = fmt::format("{}: `{}` reports {} where a number of ns/iter belongs", line_of(source, number_of_line),
+                            util::printable(name),
+                            util::printable(util::trim(line.substr(line.find("bench:", dots) + 6))));
+      return;
+    }
+    collector.add(name, "ns_per_iter", *seconds_of(*value, "ns"));
+  });
+  if (problem) {
+    return std::unexpected(*problem);
   }
   return collector.benchmarks();
 }

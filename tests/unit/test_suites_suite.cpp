@@ -121,6 +121,35 @@ TEST_CASE("go test -bench: a FAIL is its benchmark's error, a value without a nu
         "its {output} file reports no benchmark (go output)");
 }
 
+TEST_CASE("cargo bench: each `test NAME ... bench:` line's ns/iter, thousands separators and decimals alike") {
+  const auto debian = read_ok(Harness::cargo_bench, recorded("cargo-bench.txt")); // rustc 1.63: integers
+  REQUIRE(debian.size() == 3);
+  CHECK(debian[0].name == "bench_fails");
+  CHECK(debian[0].error == "the bench harness reports it as FAILED");
+  CHECK(named(debian, "bench_sum_large").values.at("ns_per_iter") == doctest::Approx(34179e-9));
+  CHECK(named(debian, "bench_sum_small").values.at("ns_per_iter") == doctest::Approx(41e-9));
+  CHECK(named(debian, "bench_sum_small").values.size() == 1); // the (+/- …) is no measure; a plain test no row
+
+  const auto newer = read_ok(Harness::cargo_bench, recorded("cargo-bench-decimals.txt")); // rustc 1.95
+  CHECK(named(newer, "bench_sum_large").values.at("ns_per_iter") == doctest::Approx(34031.03e-9));
+  CHECK(named(newer, "bench_sum_small").values.at("ns_per_iter") == doctest::Approx(34.36e-9));
+
+  // Criterion 0.3's `--output-format bencher` prints the same lines
+  const auto criterion = read_ok(Harness::cargo_bench, recorded("criterion-bencher.txt"));
+  REQUIRE(criterion.size() == 4);
+  CHECK(criterion[2].name == "sort/sort/64");
+  CHECK(criterion[0].values.at("ns_per_iter") == doctest::Approx(72791e-9));
+
+  CHECK(read_error(Harness::cargo_bench, "running 1 test\ntest x ... bench:  fast ns/iter (+/- 1)\n") ==
+        "its {output} file, line 2: `x` reports fast ns/iter (+/- 1) where a number of ns/iter belongs");
+  CHECK(read_error(Harness::cargo_bench, "test x ... bench: 12 ms/iter (+/- 1)\n") ==
+        "its {output} file, line 1: `x` reports 12 ms/iter (+/- 1) where a number of ns/iter belongs");
+  CHECK(read_error(Harness::cargo_bench, "running 1 test\ntest t ... ok\n\ntest result: ok.\n") ==
+        "its {output} file reports no benchmark (cargo-bench output)");
+  CHECK(suites::primary_measure(Harness::cargo_bench, "ns_per_iter"));
+  CHECK(suites::measure_info(Harness::cargo_bench, "ns_per_iter").quantity == suites::Quantity::time);
+}
+
 TEST_CASE("pytest-benchmark: the per-round mean, median, min and ops of each test") {
   const auto benchmarks = read_ok(Harness::pytest_benchmark, recorded("pytest-benchmark.json"));
   REQUIRE(benchmarks.size() == 4);

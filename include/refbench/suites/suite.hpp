@@ -2,7 +2,8 @@
 // What a benchmark harness reports (README: Suites): the output of one
 // invocation of a whole suite — Google Benchmark's JSON, `go test -bench`'s
 // lines, Criterion's, pytest-benchmark's and hyperfine's JSON exports,
-// Catch2's XML, a Bencher Metric Format document — read into one figure per
+// Catch2's XML, a Bencher Metric Format document, the `cargo bench` lines of
+// Rust's bench harness — read into one figure per
 // benchmark and measure. Pure: text in, benchmarks out; a malformed output
 // is an error naming the line and the field, never a silent zero.
 
@@ -21,8 +22,8 @@ namespace refbench::suites {
 
 // The harnesses refbench reads; each is one row of k_harness_table
 // (suite.cpp), in this order, and k_harness_count counts them.
-enum class Harness { google_benchmark, go, criterion, pytest_benchmark, catch2, bmf, hyperfine };
-inline constexpr std::size_t k_harness_count = 7;
+enum class Harness { google_benchmark, go, criterion, pytest_benchmark, catch2, bmf, hyperfine, cargo_bench };
+inline constexpr std::size_t k_harness_count = 8;
 
 // The words of refbench.toml (`suite = "google-benchmark"`) and the journal;
 // and back: each row's name in k_harness_table, in its order.
