@@ -301,9 +301,9 @@ Result read_cargo_bench(std::string_view text, std::string_view source) {
     std::erase(figure, ','); // 34,179 (and 34,031.03 from newer Rust)
     const auto value = number(figure);
     if (!value || outcome.size() < 3 || outcome[2] != "ns/iter") {
-      problem = fmt::format("{}: `{}` reports {} where a number of ns/iter belongs", line_of(source, number_of_line),
-                            util::printable(name),
-                            util::printable(util::trim(line.substr(line.find("bench:", dots) + 6))));
+      problem =
+          fmt::format("{}: `{}` reports {} where a number of ns/iter belongs", line_of(source, number_of_line),
+                      util::printable(name), util::printable(util::trim(line.substr(line.find("bench:", dots) + 6))));
       return;
     }
     collector.add(name, "ns_per_iter", *seconds_of(*value, "ns"));
