@@ -5,6 +5,7 @@
 #include <refbench/util/strings.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -63,25 +64,66 @@ PerfProbe perf_probe() {
   return {true, "opened"};
 }
 
-std::expected<model::CounterTool, std::string> find_counter_tool(model::CounterSource source, const PerfProbe& probe,
-                                                                 std::string_view path) {
-  if (source == model::CounterSource::perf) {
-    return std::unexpected(fmt::format(
-        "--counters perf: {}; this release counts through valgrind only: use --counters valgrind (apt-get install "
-        "valgrind)",
-        probe.available ? "perf_event_open works here, but counting in the launcher is not built yet" : probe.answer));
-  }
+namespace {
+
+using FoundTool = std::expected<model::CounterTool, std::string>;
+
+// Where counts come from, one row per model::CounterSource in its order:
+// how each finds its counter on this machine, or says why it cannot.
+struct CounterSourceInfo {
+  model::CounterSource source;
+  FoundTool (*find)(const PerfProbe& probe, std::string_view path);
+};
+
+// valgrind's cachegrind, found on `path`; `missing` when it is not there.
+FoundTool valgrind_tool(const PerfProbe& probe, std::string_view path, std::string missing) {
   const auto program = find_executable("valgrind", path);
   if (!program) {
-    if (source == model::CounterSource::valgrind) {
-      return std::unexpected("--counters valgrind: valgrind is not on the PATH: install it (apt-get install valgrind)");
-    }
-    return std::unexpected(fmt::format(
-        "no instruction counter here: valgrind is not on the PATH (apt-get install valgrind) and the perf source "
-        "is not built yet ({})",
-        probe.answer));
+    return std::unexpected(std::move(missing));
   }
   return model::CounterTool{model::CounterSource::valgrind, probe.answer, tool_version(*program), *program};
+}
+
+constexpr std::array<CounterSourceInfo, 3> k_counter_sources{{
+    {model::CounterSource::automatic, // valgrind when it is installed; perf counts in no release yet
+     [](const PerfProbe& probe, std::string_view path) {
+       return valgrind_tool(probe, path,
+                            fmt::format("no instruction counter here: valgrind is not on the PATH (apt-get install "
+                                        "valgrind) and the perf source is not built yet ({})",
+                                        probe.answer));
+     }},
+    {model::CounterSource::perf,
+     [](const PerfProbe& probe, std::string_view) -> FoundTool {
+       return std::unexpected(fmt::format("--counters perf: {}; this release counts through valgrind only: use "
+                                          "--counters valgrind (apt-get install valgrind)",
+                                          probe.available
+                                              ? "perf_event_open works here, but counting in the launcher is not "
+                                                "built yet"
+                                              : probe.answer));
+     }},
+    {model::CounterSource::valgrind,
+     [](const PerfProbe& probe, std::string_view path) {
+       return valgrind_tool(probe, path,
+                            "--counters valgrind: valgrind is not on the PATH: install it (apt-get install valgrind)");
+     }},
+}};
+
+// Row i is CounterSource i, and every source has a row.
+constexpr bool counter_source_rows_whole() {
+  for (std::size_t i = 0; i < k_counter_sources.size(); ++i) {
+    if (k_counter_sources[i].source != static_cast<model::CounterSource>(i)) {
+      return false;
+    }
+  }
+  return k_counter_sources.size() == model::k_counter_source_names.entries().size();
+}
+static_assert(counter_source_rows_whole(), "k_counter_sources: row i must be CounterSource i, one row per source");
+
+} // namespace
+
+std::expected<model::CounterTool, std::string> find_counter_tool(model::CounterSource source, const PerfProbe& probe,
+                                                                 std::string_view path) {
+  return k_counter_sources[static_cast<std::size_t>(source)].find(probe, path);
 }
 
 model::Invocation counted_invocation(const model::Invocation& invocation, const model::CounterTool& tool,

@@ -132,7 +132,8 @@ constexpr bool harness_row_is_whole(const HarnessInfo& row) {
       }
     }
   }
-  return !row.name.empty() && row.read != nullptr && !row.primary.empty() && primary_listed;
+  // (that it has a reader is the unit test's: a function's address is no constant under the sanitizers)
+  return !row.name.empty() && !row.primary.empty() && primary_listed;
 }
 
 constexpr bool harness_rows_whole() {
@@ -146,7 +147,7 @@ constexpr bool harness_rows_whole() {
 
 static_assert(harness_rows_in_enum_order(), "k_harness_table: row i must be Harness i, one row per Harness");
 static_assert(harness_names_distinct(), "k_harness_table: every row needs a name of its own");
-static_assert(harness_rows_whole(), "k_harness_table: every row needs a reader, its measures once each and a "
+static_assert(harness_rows_whole(), "k_harness_table: every row needs its measures once each and a "
                                     "primary measure among them (or k_every_measure)");
 
 // The words of k_harness_table's rows, in its order.

@@ -26,7 +26,7 @@ printf '%s\n' '' '[[cell]]' 'name = "micro"' 'suite = "gbench"' 'command = ["tru
 cat "$WORK/good.toml" "$WORK/suite.toml" >"$WORK/harness.toml"
 run_refbench run --repo "$repo" --config "$WORK/harness.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"
 expect_rc 2
-expect_in "$WORK/err" 'cell.suite must be one of google-benchmark, go, criterion, pytest-benchmark, catch2, bmf or hyperfine, got "gbench"'
+expect_in "$WORK/err" 'cell.suite must be one of google-benchmark, go, criterion, pytest-benchmark, catch2, bmf, hyperfine or cargo-bench, got "gbench"'
 printf '%s\n' '' '[[cell]]' 'name = "micro"' 'suite = "go"' 'from = "file"' 'command = ["true"]' >"$WORK/suite.toml"
 cat "$WORK/good.toml" "$WORK/suite.toml" >"$WORK/from.toml"
 run_refbench run --repo "$repo" --config "$WORK/from.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"

@@ -30,6 +30,7 @@ TEST_CASE("formats::output_formats: one row per format, named as --format takes 
     CHECK(names.insert(row.name).second);
     CHECK(formats::k_output_format_names.parse(row.name) == row.format);
     CHECK(&formats::output_format_info(row.format) == &row);
+    REQUIRE((row.render != nullptr));
     const std::string text = row.render(document, {});
     CHECK_FALSE(text.empty());
   }

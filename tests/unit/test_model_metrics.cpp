@@ -32,6 +32,7 @@ TEST_CASE("model::built_in_metrics: one row per metric, named once, found by its
     CHECK(&model::metric_info(info.metric) == &info);
     CHECK(model::parse_metric(info.name) == info.metric);
     CHECK(model::metric_name(info.metric) == info.name);
+    CHECK((info.value != nullptr));
   }
   CHECK(names == std::set<std::string_view>{"wall", "cpu", "user", "sys", "rss", "instructions", "allocations",
                                             "allocated_bytes"});

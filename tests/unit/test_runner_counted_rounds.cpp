@@ -64,6 +64,7 @@ TEST_CASE("runner::built_in_counters: one row per counter; each counted reading 
   using refbench::runner::counters_for;
   for (const auto& row : refbench::runner::built_in_counters()) {
     CHECK(&refbench::runner::counter_info(row.counter) == &row);
+    CHECK((row.wrap != nullptr && row.read != nullptr));
     for (const auto reading : row.readings) {
       CHECK(refbench::model::counted(reading));
       CHECK(counters_for({reading}) == std::vector{row.counter});
