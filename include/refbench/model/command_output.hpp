@@ -1,10 +1,10 @@
 #pragma once
-// What a cell's command reports about itself (README: Custom metrics): custom metric
-// values, the length of its measurement window and the values its
-// requirements test, read from the last line of its stdout or from its
-// {output} file. A value that is missing, not a number, or not positive
-// (for a count metric: negative) is an error naming the metric and what was
-// found — never a zero.
+// What a cell's command reports about itself (README: Custom metrics):
+// custom metric values, the length of its measurement window and the
+// values its requirements test, read from the last line of its stdout or
+// from its {output} file (text that runner reads and hands over). A value
+// that is missing, not a number, or not positive (for a count metric:
+// negative) is an error naming the metric and what was found — never a zero.
 
 #include <refbench/model/record.hpp>
 

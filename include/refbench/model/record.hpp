@@ -1,6 +1,7 @@
 #pragma once
 // What a run is made of (cells and settings) and what it recorded (samples,
-// stop reasons, failures). Plain data shared by runner, report and stats.
+// stop reasons, failures). Plain data: runner fills it; analysis, report,
+// formats and history read it.
 
 #include <refbench/model/counter_tool.hpp>
 #include <refbench/model/invocation.hpp>
