@@ -31,21 +31,14 @@ constexpr std::array<OutputFormatInfo, k_output_format_count> k_output_format_ta
      }},
 }};
 
-// Row i is OutputFormat i, named as k_output_format_names names it (its
-// renderer: the unit test).
-constexpr bool output_format_rows_whole() {
-  for (std::size_t i = 0; i < k_output_format_table.size(); ++i) {
-    const auto& row = k_output_format_table[i];
-    if (row.format != static_cast<OutputFormat>(i) || row.name != k_output_format_names.name(row.format)) {
-      return false;
-    }
-  }
-  return k_output_format_names.entries().size() == k_output_format_count;
-}
-static_assert(output_format_rows_whole(),
-              "k_output_format_table: row i must be OutputFormat i, named as k_output_format_names names it");
+// Row i is OutputFormat i (its renderer: the unit test's).
+static_assert(util::rows_in_enum_order(k_output_format_table, &OutputFormatInfo::format),
+              "k_output_format_table: row i must be OutputFormat i");
 
 } // namespace
+
+constexpr util::EnumNames<OutputFormat, k_output_format_count> k_output_format_names =
+    util::names_of_rows(k_output_format_table, &OutputFormatInfo::format, &OutputFormatInfo::name);
 
 std::span<const OutputFormatInfo> output_formats() { return k_output_format_table; }
 

@@ -33,15 +33,13 @@ constexpr std::array<MetricInfo, k_metric_count> k_metric_table{{
 // that each row has a value is the unit test's (a function's address is
 // no constant under the sanitizers).
 constexpr bool metric_rows_whole() {
-  for (std::size_t i = 0; i < k_metric_table.size(); ++i) {
-    const auto& row = k_metric_table[i];
+  for (const auto& row : k_metric_table) {
     const bool counts = row.stored && counted(*row.stored);
-    if (row.metric != static_cast<Metric>(i) || row.name.empty() ||
-        (row.default_threshold == k_default_count_threshold) != counts) {
+    if (row.name.empty() || (row.default_threshold == k_default_count_threshold) != counts) {
       return false;
     }
   }
-  return true;
+  return util::rows_in_enum_order(k_metric_table, &MetricInfo::metric);
 }
 static_assert(metric_rows_whole(), "k_metric_table: row i must be Metric i, with a name and the count "
                                    "threshold exactly when it is counted");

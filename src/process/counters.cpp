@@ -1,5 +1,6 @@
 #include <refbench/process/counters.hpp>
 #include <refbench/process/spawn.hpp>
+#include <refbench/util/enum_names.hpp>
 #include <refbench/util/fd.hpp>
 #include <refbench/util/files.hpp>
 #include <refbench/util/strings.hpp>
@@ -110,12 +111,8 @@ constexpr std::array<CounterSourceInfo, 3> k_counter_sources{{
 
 // Row i is CounterSource i, and every source has a row.
 constexpr bool counter_source_rows_whole() {
-  for (std::size_t i = 0; i < k_counter_sources.size(); ++i) {
-    if (k_counter_sources[i].source != static_cast<model::CounterSource>(i)) {
-      return false;
-    }
-  }
-  return k_counter_sources.size() == model::k_counter_source_names.entries().size();
+  return util::rows_in_enum_order(k_counter_sources, &CounterSourceInfo::source) &&
+         k_counter_sources.size() == model::k_counter_source_names.entries().size();
 }
 static_assert(counter_source_rows_whole(), "k_counter_sources: row i must be CounterSource i, one row per source");
 

@@ -1,5 +1,6 @@
 #include <refbench/process/counters.hpp>
 #include <refbench/runner/counted_rounds.hpp>
+#include <refbench/util/enum_names.hpp>
 
 #include <algorithm>
 #include <array>
@@ -48,13 +49,15 @@ constexpr std::array<CounterInfo, k_counter_count> k_counter_table{{
      }},
 }};
 
-// Row i is Counter i, with a hook word (its wrapper and reader: the unit
-// test), and every
-// counted reading is taken by exactly one row.
+// Row i is Counter i, with a hook word and readings (its wrapper and
+// reader: the unit test's), and every counted reading is taken by exactly
+// one row.
 constexpr bool counter_rows_whole() {
-  for (std::size_t i = 0; i < k_counter_table.size(); ++i) {
-    const auto& row = k_counter_table[i];
-    if (row.counter != static_cast<Counter>(i) || row.failure_hook.empty() || row.readings.empty()) {
+  if (!util::rows_in_enum_order(k_counter_table, &CounterInfo::counter)) {
+    return false;
+  }
+  for (const auto& row : k_counter_table) {
+    if (row.failure_hook.empty() || row.readings.empty()) {
       return false;
     }
   }

@@ -102,15 +102,6 @@ constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
 
 // The checks of k_harness_table: row i is Harness i; each has its own
 // name, a reader, measures named once and a primary measure among them.
-constexpr bool harness_rows_in_enum_order() {
-  for (std::size_t i = 0; i < k_harness_table.size(); ++i) {
-    if (k_harness_table[i].harness != static_cast<Harness>(i)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 constexpr bool harness_names_distinct() {
   for (std::size_t i = 0; i < k_harness_table.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
@@ -145,19 +136,11 @@ constexpr bool harness_rows_whole() {
   return true;
 }
 
-static_assert(harness_rows_in_enum_order(), "k_harness_table: row i must be Harness i, one row per Harness");
+static_assert(util::rows_in_enum_order(k_harness_table, &HarnessInfo::harness),
+              "k_harness_table: row i must be Harness i, one row per Harness");
 static_assert(harness_names_distinct(), "k_harness_table: every row needs a name of its own");
 static_assert(harness_rows_whole(), "k_harness_table: every row needs its measures once each and a "
                                     "primary measure among them (or k_every_measure)");
-
-// The words of k_harness_table's rows, in its order.
-constexpr util::EnumNames<Harness, k_harness_count> harness_names_of_rows() {
-  std::array<std::pair<Harness, std::string_view>, k_harness_count> row_words{};
-  for (std::size_t i = 0; i < k_harness_count; ++i) {
-    row_words[i] = {k_harness_table[i].harness, k_harness_table[i].name};
-  }
-  return util::EnumNames<Harness, k_harness_count>(row_words);
-}
 
 bool is_rate(std::string_view measure) { return measure.ends_with("_per_second") || measure.ends_with("/s"); }
 
@@ -226,7 +209,8 @@ void refuse_unusable_figures(Harness harness, Benchmarks& benchmarks) {
 
 } // namespace
 
-constexpr util::EnumNames<Harness, k_harness_count> k_harness_names = harness_names_of_rows();
+constexpr util::EnumNames<Harness, k_harness_count> k_harness_names =
+    util::names_of_rows(k_harness_table, &HarnessInfo::harness, &HarnessInfo::name);
 
 const HarnessInfo& harness_info(Harness harness) { return k_harness_table[static_cast<std::size_t>(harness)]; }
 

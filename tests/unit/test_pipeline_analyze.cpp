@@ -94,17 +94,6 @@ AnalyzeRan analyze_run(const pipeline::AnalyzeOptions& o) {
   return ran;
 }
 
-// The analysis row of `cell` Ã— `metric` in `results`; null when there is none.
-nlohmann::json analyze_row(const nlohmann::json& results, const std::string& cell, const std::string& metric) {
-  for (const auto& row : results.at("analysis")) {
-    if (row.at("cell") == cell && row.at("metric") == metric) {
-      return row;
-    }
-  }
-  FAIL("no analysis row for " << cell << " " << metric);
-  return nullptr;
-}
-
 } // namespace analyze_test
 
 using namespace analyze_test;
@@ -123,14 +112,14 @@ TEST_CASE("pipeline::run_analyze: a CSV of pairs, each cell's ratio its Hodgesâ€
   CHECK(ran.code == 1);
   REQUIRE(ran.results.is_object());
   CHECK(ran.results.at("verdict") == "regression");
-  const auto slow_row = analyze_row(ran.results, "slow", "value");
+  const auto slow_row = test::analysis_row(ran.results, "slow", "value");
   CHECK(slow_row.at("ratio").get<double>() ==
         doctest::Approx(analyze_paired_ratio(slow.baseline, slow.candidate)).epsilon(1e-12));
   CHECK(slow_row.at("n") == 10);
   CHECK(slow_row.at("paired") == true);
   CHECK(slow_row.at("verdict") == "REGRESSION");
   CHECK(slow_row.at("threshold").get<double>() == doctest::Approx(1.15)); // the default
-  const auto same_row = analyze_row(ran.results, "same", "value");
+  const auto same_row = test::analysis_row(ran.results, "same", "value");
   CHECK(same_row.at("ratio").get<double>() ==
         doctest::Approx(analyze_paired_ratio(same.baseline, same.candidate)).epsilon(1e-12));
   CHECK(same_row.at("verdict") == "PASS");
@@ -144,8 +133,8 @@ TEST_CASE("pipeline::run_analyze: a CSV of pairs, each cell's ratio its Hodgesâ€
     const auto wide = analyze_run(o);
     CHECK(wide.code == 0);
     CHECK(wide.results.at("verdict") == "pass");
-    CHECK(analyze_row(wide.results, "slow", "value").at("verdict") == "PASS");
-    CHECK(analyze_row(wide.results, "slow", "value").at("threshold").get<double>() == doctest::Approx(1.5));
+    CHECK(test::analysis_row(wide.results, "slow", "value").at("verdict") == "PASS");
+    CHECK(test::analysis_row(wide.results, "slow", "value").at("threshold").get<double>() == doctest::Approx(1.5));
   }
   SUBCASE("--format markdown: the verdict table names both cells") {
     o.format = formats::OutputFormat::markdown;
@@ -171,7 +160,7 @@ TEST_CASE("pipeline::run_analyze: a hyperfine export is one unpaired wall cell n
   const auto ran = analyze_run(o);
 
   CHECK(ran.code == 0); // faster is no regression
-  const auto row = analyze_row(ran.results, "startup", "wall");
+  const auto row = test::analysis_row(ran.results, "startup", "wall");
   CHECK(row.at("paired") == false);
   CHECK(row.at("n") == 5);
   CHECK(row.at("ratio").get<double>() == doctest::Approx(analyze_unpaired_ratio(baseline, candidate)).epsilon(1e-12));

@@ -31,25 +31,6 @@ namespace bisect_steps_test {
 
 namespace fs = std::filesystem;
 
-// The config of every commit: a build that fails where a file `broken` exists, 12 rounds of cell `work`.
-constexpr const char* k_steps_config = R"([build]
-command = "test ! -e broken"
-
-[run]
-max_rounds = 12
-min_rounds = 12
-warmup = 0
-replicas = 1
-isolate = "off"
-seed = 11
-
-[[cell]]
-name = "work"
-command = ["{arm}/prog"]
-metrics = ["wall"]
-gate = ["wall"]
-)";
-
 // What commit k's prog says of itself: a speed, "fail" (it exits 1) or "broken" (its tree does not build).
 struct StepsCommit {
   int speed = 1;
@@ -57,11 +38,12 @@ struct StepsCommit {
   bool broken = false;
 };
 
-// Commits `commits` in order to `dir`/repo, tagged c0, c1, …, the config beside each prog; the repository's path.
+// Commits `commits` in order (each tree building unless a file `broken` is in it) to `dir`/repo, tagged c0, c1, …, the
+// config beside each prog; the repository's path.
 std::string steps_repo(const test::TempDir& dir, const std::vector<StepsCommit>& commits) {
   test::sh("git init -q -b main repo", dir.path().string());
   const std::string repo = dir / "repo";
-  REQUIRE(util::write_file_atomically(fs::path(repo) / "refbench.toml", k_steps_config));
+  REQUIRE(util::write_file_atomically(fs::path(repo) / "refbench.toml", test::work_cell_config("test ! -e broken")));
   for (std::size_t k = 0; k < commits.size(); ++k) {
     const auto& c = commits[k];
     const std::string tag = "c" + std::to_string(k);

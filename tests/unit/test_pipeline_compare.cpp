@@ -75,16 +75,9 @@ int compare_run(const pipeline::CompareOptions& o) {
   return pipeline::run_compare(o, {.quiet = true});
 }
 
-// The analysis row of `cell` × `metric` in the results.json at `path`; null when there is none.
+// The analysis row of `cell` × `metric` in the results.json at `path`.
 nlohmann::json compare_row(const fs::path& path, const std::string& cell, const std::string& metric) {
-  const auto results = nlohmann::json::parse(util::read_file(path).value_or("{}"));
-  for (const auto& row : results.value("analysis", nlohmann::json::array())) {
-    if (row.at("cell") == cell && row.at("metric") == metric) {
-      return row;
-    }
-  }
-  FAIL("no analysis row for " << cell << " " << metric << " in " << path);
-  return nullptr;
+  return test::analysis_row(nlohmann::json::parse(util::read_file(path).value_or("{}")), cell, metric);
 }
 
 } // namespace compare_test

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "git_test_support.hpp"
+#include "pipeline_test_support.hpp"
 
 #include <doubles/fake_executor.hpp>
 #include <refbench/pipeline/bisect.hpp>
@@ -36,30 +37,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* k_config = R"([build]
-command = "true"
-
-[run]
-max_rounds = 12
-min_rounds = 12
-warmup = 0
-replicas = 1
-isolate = "off"
-seed = 11
-
-[[cell]]
-name = "work"
-command = ["{arm}/prog"]
-metrics = ["wall"]
-gate = ["wall"]
-)";
-
 // Commits `speeds` in order to `dir`/repo (each a `prog` saying its speed,
 // the config beside it) and returns the repository's path.
 std::string repo_of(const TempDir& dir, const std::vector<int>& speeds) {
   sh("git init -q -b main repo", dir.path().string());
   const std::string repo = dir / "repo";
-  REQUIRE(util::write_file_atomically(fs::path(repo) / "refbench.toml", k_config));
+  REQUIRE(util::write_file_atomically(fs::path(repo) / "refbench.toml", test::work_cell_config("true")));
   for (std::size_t k = 0; k < speeds.size(); ++k) {
     sh("printf '#!/bin/sh\\n# speed " + std::to_string(speeds[k]) + "\\n# commit " + std::to_string(k) +
            "\\n' > prog && chmod +x prog && git add -A && " + "git commit -q -m c" + std::to_string(k) +
@@ -105,17 +88,6 @@ pipeline::BisectOptions bisect_options(const std::string& repo, const fs::path& 
   return o;
 }
 
-// The result of `cell` × `metric` in results.json `results` (its "analysis").
-nlohmann::json result_of(const nlohmann::json& results, const std::string& cell, const std::string& metric) {
-  for (const auto& row : results.at("analysis")) {
-    if (row.at("cell") == cell && row.at("metric") == metric) {
-      return row;
-    }
-  }
-  FAIL("no result for " << cell << " " << metric);
-  return {};
-}
-
 nlohmann::json read_json(const fs::path& path) {
   const auto text = util::read_file(path);
   REQUIRE(text);
@@ -143,9 +115,9 @@ TEST_CASE("pipeline::run_on: two refs built in worktrees, measured interleaved, 
 
   CHECK(code == 1); // a REGRESSION fails the run
   const auto results = read_json(dir / "out/results.json");
-  CHECK(result_of(results, "work", "wall").at("verdict") == "REGRESSION");
-  CHECK(result_of(results, "work", "wall").at("ratio").get<double>() == doctest::Approx(2.0).epsilon(0.02));
-  const auto control = result_of(results, "work-control", "wall");
+  CHECK(test::analysis_row(results, "work", "wall").at("verdict") == "REGRESSION");
+  CHECK(test::analysis_row(results, "work", "wall").at("ratio").get<double>() == doctest::Approx(2.0).epsilon(0.02));
+  const auto control = test::analysis_row(results, "work-control", "wall");
   CHECK(control.at("verdict") == "PASS");
   CHECK(control.at("ratio").get<double>() == doctest::Approx(1.0).epsilon(0.02));
   // 12 rounds of the cell (both arms) and of the A/A control (baseline twice)
@@ -174,7 +146,7 @@ TEST_CASE("pipeline::run_on: an A/A run of one commit passes") {
 
   CHECK(pipeline::run_on(bench, o, {.quiet = true}, runner::monotonic_now()) == 0);
   const auto results = read_json(dir / "out/results.json");
-  CHECK(result_of(results, "work", "wall").at("verdict") == "PASS");
+  CHECK(test::analysis_row(results, "work", "wall").at("verdict") == "PASS");
   CHECK(counts[1] == 0); // c0's program never ran
 }
 

@@ -2,7 +2,7 @@
 // The formats `analyze` and `report` print a run in (README: Exports), one
 // row each of one table: the word `--format` takes and the renderer. To add
 // one: its value here (and k_output_format_count), its row in
-// output_formats.cpp; the checks there and the unit test cover the rest.
+// output_formats.cpp; the check there and the unit test cover the rest.
 
 #include <refbench/report/run_document.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -37,13 +37,9 @@ struct OutputFormatInfo {
 std::span<const OutputFormatInfo> output_formats();
 const OutputFormatInfo& output_format_info(OutputFormat format);
 
-// The words of the formats, from the table: `--format`'s choices.
-inline constexpr auto k_output_format_names =
-    util::enum_names<OutputFormat>({{OutputFormat::markdown, "markdown"},
-                                    {OutputFormat::json, "json"},
-                                    {OutputFormat::csv, "csv"},
-                                    {OutputFormat::bmf, "bmf"},
-                                    {OutputFormat::github_action_benchmark, "github-action-benchmark"}});
+// The words of the formats, each row's name in the table's order:
+// `--format`'s choices.
+extern const util::EnumNames<OutputFormat, k_output_format_count> k_output_format_names;
 
 // results.json's text: the run document as JSON, indented, invalid UTF-8 replaced.
 std::string results_text(const report::RunDocument& document);

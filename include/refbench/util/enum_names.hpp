@@ -65,4 +65,28 @@ constexpr EnumNames<Enum, N> enum_names(const std::pair<Enum, std::string_view> 
   return EnumNames<Enum, N>(table);
 }
 
+// Whether row i of `table` is the enum's value i by its `key` member: every
+// value's row, in the enum's order (a table as long as the enum has one
+// row per value). What each table of an extension point asserts.
+template <typename Row, std::size_t N, typename Enum>
+constexpr bool rows_in_enum_order(const std::array<Row, N>& table, Enum Row::*key) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (table[i].*key != static_cast<Enum>(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The words of `table`'s rows: each row's `key` and `word`, in its order.
+template <typename Row, std::size_t N, typename Enum>
+constexpr EnumNames<Enum, N> names_of_rows(const std::array<Row, N>& table, Enum Row::*key,
+                                           std::string_view Row::*word) {
+  std::array<std::pair<Enum, std::string_view>, N> words{};
+  for (std::size_t i = 0; i < N; ++i) {
+    words[i] = {table[i].*key, table[i].*word};
+  }
+  return EnumNames<Enum, N>(words);
+}
+
 } // namespace refbench::util
