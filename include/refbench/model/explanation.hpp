@@ -1,0 +1,44 @@
+#pragma once
+// Where a cell's change came from (README: Explanations): the functions
+// and allocation sites that moved most between the arms' counted
+// invocations, which runner measures after the rounds, results.json's
+// "explanations" carries and the report shows under "Where".
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace refbench::model {
+
+// How many functions and allocation sites an explanation keeps (the
+// report shows fewer; results.json all of these).
+inline constexpr std::size_t k_explained_entries = 50;
+
+// Which cells a run explains (`[run] explain`, `--explain`).
+enum class ExplainMode { regressions, all, off };
+
+// One function or allocation site in both arms: instructions, or calls of
+// the malloc family.
+struct ExplainedEntry {
+  std::string function;
+  std::string object;
+  double baseline = 0;
+  double candidate = 0;
+  double delta = 0;
+};
+
+struct Explanation {
+  std::string cell;             // the cell or suite row (CELL/BENCHMARK) explained
+  std::string source;           // what counted: "callgrind"
+  double seconds = 0;           // what the explanation's invocations took, both arms
+  double baseline_instructions = 0;
+  double candidate_instructions = 0;
+  std::vector<ExplainedEntry> functions;        // by |delta|, largest first
+  std::vector<ExplainedEntry> allocation_sites; // by |delta|, largest first
+  std::string graph;   // the picture, relative to --out; empty: none
+  std::string scope;   // what ran: "" the cell's command; for a suite row, how it was narrowed
+  std::string problem; // why the cell is not explained (budget, no valgrind, a failed run); empty when it is
+};
+
+} // namespace refbench::model

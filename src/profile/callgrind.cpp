@@ -1,0 +1,1 @@
+#include <refbench/profile/callgrind.hpp>

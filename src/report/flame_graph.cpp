@@ -1,0 +1,1 @@
+#include <refbench/report/flame_graph.hpp>
