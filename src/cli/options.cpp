@@ -33,6 +33,9 @@ void add_measurement_options(CLI::App& cmd, config::MeasurementFlags& f, const c
   add_choice_option(cmd, "--counters", f.counters, model::k_counter_source_names,
                     fmt::format("Where instruction counts come from (default {})",
                                 model::counter_source_name(config::k_default_counters)));
+  add_choice_option(cmd, "--explain", f.explain, model::k_explain_mode_names,
+                    fmt::format("Which cells get the functions and allocation sites behind their change (default {})",
+                                model::explain_mode_name(model::k_default_explain)));
   cmd.add_option(
       "--replicas", f.replicas,
       fmt::format("Byte-identical copies of each arm's program, one drawn per round (default {}, at most {})",

@@ -92,6 +92,13 @@ RunConfig read_run(const toml::table& table, const std::string& source) {
              fmt::format("run.counters must be {}, got \"{}\"", model::k_counter_source_names.list(), *counters));
     }
   }
+  if (auto explain = r.string("explain")) {
+    run.explain = model::k_explain_mode_names.parse(*explain);
+    if (!run.explain) {
+      r.fail(*r.table().get("explain"),
+             fmt::format("run.explain must be {}, got \"{}\"", model::k_explain_mode_names.list(), *explain));
+    }
+  }
   run.scrub_env = r.strings("scrub_env");
   run.replicas = checked("replicas", as_int(r.integer("replicas", INT32_MIN, INT32_MAX)));
   run.replicate = r.strings("replicate");

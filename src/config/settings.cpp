@@ -145,6 +145,7 @@ MeasurementSettings resolve(const MeasurementFlags& flags, const RunConfig* file
   s.isolate = pick("isolate", flags.isolate, f.isolate, file, std::string("auto"));
   // the list is checked against this machine's CPUs by process::plan_isolation
   s.counters = pick("counters", flags.counters, f.counters, file, k_default_counters);
+  s.explain = pick("explain", flags.explain, f.explain, file, model::k_default_explain);
   s.replicas = pick("replicas", flags.replicas, f.replicas, file, defaults.replicas);
   check("replicas", s.replicas);
   s.control = pick("control", flags.no_control ? std::optional(false) : std::nullopt, f.control, file, true);

@@ -2,11 +2,13 @@
 #include <refbench/formats/results_json.hpp>
 #include <refbench/model/command_output.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/strings.hpp>
 
 #include "document_limits.hpp"
 #include <refbench/model/suite_rows.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -257,6 +259,71 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   return r;
 }
 
+json to_json(const std::vector<model::ExplainedEntry>& entries) {
+  json list = json::array();
+  for (const auto& e : entries) {
+    list.push_back({{"function", e.function},
+                    {"object", e.object},
+                    {"baseline", number(e.baseline)},
+                    {"candidate", number(e.candidate)},
+                    {"delta", number(e.delta)}});
+  }
+  return list;
+}
+
+// README: Explanations: results.json's "explanations"
+json to_json(const model::Explanation& e) {
+  json j = {{"cell", e.cell}, {"source", e.source}, {"seconds", number(e.seconds)}};
+  if (!e.problem.empty()) {
+    j["problem"] = e.problem;
+    return j;
+  }
+  j["instructions"] = {{"baseline", number(e.baseline_instructions)},
+                       {"candidate", number(e.candidate_instructions)}};
+  j["functions"] = to_json(e.functions);
+  j["allocation_sites"] = to_json(e.allocation_sites);
+  if (!e.graph.empty()) {
+    j["graph"] = e.graph;
+  }
+  if (!e.scope.empty()) {
+    j["scope"] = e.scope;
+  }
+  return j;
+}
+
+model::ExplainedEntry explained_entry_from(const Fields& f) {
+  return {.function = f.string("function"),
+          .object = f.string("object", ""),
+          .baseline = f.number("baseline", 0.0, k_max_double),
+          .candidate = f.number("candidate", 0.0, k_max_double),
+          .delta = f.number("delta", -k_max_double, k_max_double)};
+}
+
+model::Explanation explanation_from(const Fields& f) {
+  model::Explanation e{.cell = f.string("cell"),
+                       .source = f.string("source", "callgrind"),
+                       .seconds = f.number("seconds", 0.0, util::k_max_recorded_seconds, 0.0),
+                       .graph = f.string("graph", ""),
+                       .scope = f.string("scope", ""),
+                       .problem = f.string("problem", "")};
+  if (f.has("instructions")) {
+    const auto instructions = f.inner(f.part("instructions", false, true), f.name("instructions"));
+    e.baseline_instructions = instructions.number("baseline", 0.0, k_max_double);
+    e.candidate_instructions = instructions.number("candidate", 0.0, k_max_double);
+  }
+  // a picture refbench wrote is why/FILE.svg; anything else is no link the report may carry
+  const bool plain = e.graph.starts_with("why/") && e.graph.ends_with(".svg") &&
+                     std::ranges::all_of(e.graph.substr(4), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
+                     });
+  if (!e.graph.empty() && (!plain || e.graph.find("..") != std::string::npos)) {
+    f.fail(fmt::format("{} must be a picture under why/, got \"{}\"", f.name("graph"), util::printable(e.graph)));
+  }
+  e.functions = f.each("functions", explained_entry_from);
+  e.allocation_sites = f.each("allocation_sites", explained_entry_from);
+  return e;
+}
+
 json to_json(const RunDocument& d) {
   json j = to_json(d.header);
   json analysis = json::array();
@@ -299,6 +366,13 @@ json to_json(const RunDocument& d) {
   }
   if (!d.payloads.is_null()) {
     j["payloads"] = d.payloads;
+  }
+  if (!d.explanations.empty()) {
+    json explanations = json::array();
+    for (const auto& e : d.explanations) {
+      explanations.push_back(to_json(e));
+    }
+    j["explanations"] = std::move(explanations);
   }
   return j;
 }
@@ -344,6 +418,7 @@ RunDocument document_from_json(const json& json_document, const std::string& sou
   }
   d.config = f.string("config", "");
   d.payloads = f.has("payloads") ? f.object().at("payloads") : json();
+  d.explanations = f.each("explanations", explanation_from);
   return d;
 }
 

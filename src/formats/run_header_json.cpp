@@ -79,6 +79,9 @@ json to_json(const RecordedSettings& s, bool measured) {
   if (s.counters) {
     j["counters"] = *s.counters;
   }
+  if (s.explain) {
+    j["explain"] = *s.explain;
+  }
   if (s.better) {
     j["better"] = *s.better == analysis::Direction::higher_is_better ? "higher" : "lower";
   }
@@ -109,6 +112,9 @@ RecordedSettings settings_from(const Fields& document) {
   s.interval = *method;
   if (f.has("counters")) {
     s.counters = f.string("counters");
+  }
+  if (f.has("explain")) {
+    s.explain = f.string("explain");
   }
   if (f.has("better")) {
     const auto better = f.string("better");

@@ -2,6 +2,7 @@
 #include <refbench/bisect/search.hpp>
 #include <refbench/build/build.hpp>
 #include <refbench/formats/records.hpp>
+#include <refbench/formats/results_json.hpp>
 #include <refbench/git/commits.hpp>
 #include <refbench/git/refs.hpp>
 #include <refbench/git/worktree.hpp>
@@ -160,13 +161,35 @@ private:
   std::string m_failure; // why the step being measured failed; "" when it did not
 };
 
+// The explanation of `cell` that the culprit's step in `dir` made, its
+// picture's path made relative to --out; none when it made none.
+std::optional<model::Explanation> culprit_explanation(const std::filesystem::path& out, const std::string& dir,
+                                                     const std::string& cell) {
+  const auto path = (out / dir / "results.json").string();
+  const auto text = util::read_file(path);
+  if (!text) {
+    return std::nullopt;
+  }
+  for (auto& e : formats::read_document(path, *text).explanations) {
+    if (e.cell == cell) {
+      if (!e.graph.empty()) {
+        e.graph = dir + "/" + e.graph;
+      }
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
 // Names `culprit` (its parent `parent`) in the report, with its ratio
 // against the parent from a step of their own.
 void name_culprit(BisectSteps& lab, const std::string& parent, const std::string& culprit, const std::string& cell,
                   const std::string& metric) {
   auto& report = lab.report();
   report.culprit = git::commit_info(lab.repo(), culprit);
+  lab.explain_next_step();
   const auto run = lab.measure(parent, {culprit}, "culprit", 0.95, std::nullopt, false);
+  report.culprit_where = culprit_explanation(lab.out(), run.dir, cell);
   const auto reading = reading_of(run, cell, metric, "");
   BisectStep step{"culprit", *report.culprit, parent, culprit};
   fill_step(step, run, reading, control_reading_of(run, metric));

@@ -1,4 +1,5 @@
 #include <refbench/pipeline/bisect_report.hpp>
+#include <refbench/report/explanations.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/util/outside_text.hpp>
 
@@ -59,6 +60,20 @@ json bisect_json(const BisectReport& r) {
     culprit["ratio"] = optional_number(r.culprit_ratio);
     culprit["ci_low"] = optional_number(r.culprit_ci_low);
     culprit["ci_high"] = optional_number(r.culprit_ci_high);
+    if (r.culprit_where && r.culprit_where->problem.empty()) {
+      json functions = json::array();
+      for (const auto& f : r.culprit_where->functions) {
+        functions.push_back({{"function", f.function},
+                             {"object", f.object},
+                             {"baseline", f.baseline},
+                             {"candidate", f.candidate},
+                             {"delta", f.delta}});
+      }
+      culprit["where"] = {{"functions", std::move(functions)}};
+      if (!r.culprit_where->graph.empty()) {
+        culprit["where"]["graph"] = r.culprit_where->graph;
+      }
+    }
   }
   json steps = json::array();
   for (const auto& s : r.steps) {
@@ -106,11 +121,34 @@ json bisect_json(const BisectReport& r) {
           {"descent", descent},  {"notes", r.notes},     {"gave_up", gave_up}};
 }
 
+// "Where": the functions whose instructions the culprit moved most, against its parent.
+std::string culprit_where_text(const BisectReport& r) {
+  if (!r.culprit_where) {
+    return "";
+  }
+  const auto& e = *r.culprit_where;
+  if (!e.problem.empty()) {
+    return fmt::format("Where: not explained: {}.\n\n", util::markdown_text(e.problem));
+  }
+  if (e.functions.empty()) {
+    return "Where: no function's instructions moved: look at I/O, system calls, cache misses and code layout.\n\n";
+  }
+  std::string text = fmt::format("Where: made {} by `{}`, in ", e.functions.front().delta > 0 ? "slower" : "faster",
+                                 git::short_sha(r.culprit->sha));
+  for (std::size_t i = 0; i < e.functions.size() && i < 3; ++i) {
+    const auto& f = e.functions[i];
+    text += fmt::format("{}{} ({} instructions)", i == 0 ? "" : ", ", util::markdown_code(f.function),
+                        report::format_count(f.delta, true));
+  }
+  return text + (e.graph.empty() ? "" : fmt::format(" — [call stacks]({})", e.graph)) + ".\n\n";
+}
+
 std::string bisect_markdown(const BisectReport& r) {
   std::string md = "<!-- refbench -->\n" + headline(r) + "\n\n";
   if (r.culprit) {
     md += fmt::format("`{}` by {}, {} — against its parent, 95 % interval.\n\n", r.culprit->sha,
                       util::markdown_text(r.culprit->author), util::markdown_text(r.culprit->date));
+    md += culprit_where_text(r);
   }
   if (!r.descent.empty()) {
     md += "Descent:";

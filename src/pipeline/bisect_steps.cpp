@@ -188,6 +188,9 @@ model::RunRecord BisectSteps::measure_block(const std::vector<std::string>& shas
   if (precision) { // the step's rounds stop on intervals of the confidence it decides at
     plan.stop_confidence = confidence;
   }
+  if (!std::exchange(m_explain_next, false)) {
+    plan.settings.explain.value = model::ExplainMode::off;
+  }
   plan_counts(plan);
   formats::JournalWriter journal((plan.out / "journal.jsonl").string());
   std::ostringstream hidden;

@@ -1,6 +1,7 @@
 #include <refbench/analysis/from_record.hpp>
 #include <refbench/formats/results_json.hpp>
 #include <refbench/model/suite_rows.hpp>
+#include <refbench/pipeline/explain.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/outputs.hpp>
 #include <refbench/pipeline/terminal.hpp>
@@ -27,7 +28,7 @@ namespace {
 // Runs the rounds of `plan` with the progress on `sinks.err` and precision
 // stopping on the gated metrics; the journal is synced before it returns.
 model::RunRecord measure(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
-                         const Sinks& sinks) {
+                         const Sinks& sinks, Explained& explained) {
   const auto rounds = plan.rounds();
   auto header = plan.header;
   header.seed = rounds.seed;
@@ -50,6 +51,11 @@ model::RunRecord measure(const MeasurementPlan& plan, process::Executor& executo
   hooks.precise = [&](const model::RunRecord& record, std::size_t cell) {
     return analysis::precise_enough(record, cell, analysis::metrics_named(record.cells[cell].meta.gate, gated),
                                     plan.settings.precision.value, precision_settings);
+  };
+  hooks.explain = explain_choice(plan);
+  hooks.explained = [&](model::Explanation explanation, const profile::Frame* tree) {
+    explained.explanations.push_back(std::move(explanation));
+    explained.trees.push_back(tree != nullptr ? *tree : profile::Frame{});
   };
   auto record = runner::run_rounds(plan.cells, rounds, executor, journal, hooks);
   progress.finish();
@@ -113,8 +119,10 @@ model::RoundSettings MeasurementPlan::rounds() const {
   rounds.replicas = replicas;
   rounds.auto_control = auto_control;
   rounds.counter = counter;
+  rounds.explain_tool = explain_tool;
+  rounds.explain_missing = explain_missing;
   const bool counts = std::any_of(cells.begin(), cells.end(), [](const auto& cell) { return !cell.counted.empty(); });
-  if (counts) {
+  if (counts || explain_tool) {
     rounds.counts_dir = (out / "counts").string();
   }
   return rounds;
@@ -161,6 +169,8 @@ void plan_counts(MeasurementPlan& plan, const std::function<process::PerfProbe()
   if (plan.header.environment && recorded) {
     plan.header.environment->counters = recorded;
   }
+  const char* here = std::getenv("PATH");
+  plan_explanations(plan, !path.empty() ? path : here != nullptr ? here : "/usr/local/bin:/usr/bin:/bin");
 }
 
 report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
@@ -176,17 +186,21 @@ report::RecordedSettings recorded_settings(const MeasurementPlan& plan) {
           .alpha = s.alpha.value,
           .precision = s.precision.value,
           .interval = s.interval.value,
-          .counters = std::string(model::counter_source_name(s.counters.value))};
+          .counters = std::string(model::counter_source_name(s.counters.value)),
+          .explain = std::string(model::explain_mode_name(s.explain.value))};
 }
 
 int measure_and_report(const MeasurementPlan& plan, process::Executor& executor, formats::JournalWriter& journal,
                        const Sinks& sinks) {
   auto planned = plan;
   planned.header.settings = recorded_settings(plan);
-  auto record = measure(planned, executor, journal, sinks);
+  Explained explained;
+  auto record = measure(planned, executor, journal, sinks, explained);
   model::to_rows(record, planned.header.removed_cells); // README: Suites: every benchmark a row
   auto results = analysis::analyze(analysis::cell_samples(record, plan.metrics, plan.gate), plan.settings.analysis());
   auto document = report::make_document(planned.header, std::move(record), std::move(results));
+  write_explanation_graphs(plan.out, explained);
+  document.explanations = std::move(explained.explanations);
   document.config = plan.config;
   document.payloads = plan.payloads;
   document.harness_peak_rss_bytes = process::own_peak_rss_bytes();

@@ -138,6 +138,21 @@ model::Invocation counted_invocation(const model::Invocation& invocation, const 
   return counted;
 }
 
+model::Invocation profiled_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
+                                      const std::filesystem::path& dir, std::chrono::nanoseconds timeout) {
+  model::Invocation profiled = invocation;
+  profiled.argv = {tool.program,
+                   "-q",
+                   "--tool=callgrind",
+                   "--trace-children=yes",
+                   "--callgrind-out-file=" + (dir / (std::string(k_profile_prefix) + "%p")).string(),
+                   "--log-file=" + (dir / "valgrind.%p.log").string()};
+  profiled.argv.insert(profiled.argv.end(), invocation.argv.begin(), invocation.argv.end());
+  profiled.timeout = timeout;
+  profiled.capture_stdout = false;
+  return profiled;
+}
+
 bool clear_counts(const std::filesystem::path& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);

@@ -1,4 +1,5 @@
 #include <refbench/model/record.hpp>
+#include <refbench/report/explanations.hpp>
 #include <refbench/report/forest_plot.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/markdown_details.hpp>
@@ -370,13 +371,17 @@ std::string disagreement_text(const RunDocument& document) {
       continue;
     }
     const bool wall_first = moved(*wall);
+    const bool explained = std::ranges::any_of(document.explanations, [&](const model::Explanation& e) {
+      return e.cell == counts.cell && e.problem.empty();
+    });
     const MetricResult& first = wall_first ? *wall : counts;
     const MetricResult& second = wall_first ? counts : *wall;
     text += fmt::format(
-        "\n**Counts and wall disagree** in {}: {} {} ({}) but {} {} ({}): {}.\n",
+        "\n**Counts and wall disagree** in {}: {} {} ({}) but {} {} ({}): {}.{}\n",
         util::markdown_code(counts.candidate.empty() ? counts.cell : counts.cell + " · " + counts.candidate),
         util::markdown_text(first.metric), stats::verdict_name(first.verdict), format_ratio(first.ratio),
-        util::markdown_text(second.metric), stats::verdict_name(second.verdict), format_ratio(second.ratio), *why);
+        util::markdown_text(second.metric), stats::verdict_name(second.verdict), format_ratio(second.ratio), *why,
+        explained ? " Which functions moved: **Where** below." : "");
   }
   return text;
 }
@@ -396,8 +401,9 @@ std::string render_long_run_plots(const std::vector<MetricResult>& results, doub
 
 std::string render_markdown(const RunDocument& document, std::size_t limit) {
   const std::string top = "<!-- refbench -->\n" + render_headline(document) + "\n\n";
+  const std::string where = render_explanations(document, limit / 3);
   const std::string summary =
-      "\n" + render_run_summary(document) + "\n" + removed_text(document) + disagreement_text(document);
+      "\n" + render_run_summary(document) + "\n" + removed_text(document) + disagreement_text(document) + where;
   const bool lead = document.results.size() >= k_lead_from_results;
   const std::string head =
       top + (lead ? render_lead_table(document.results) : render_verdict_table(document.results)) + summary;

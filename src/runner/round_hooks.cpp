@@ -18,6 +18,16 @@ const model::ArmHooks& RoundRunner::hooks_of(Slot slot) const {
 }
 
 bool RoundRunner::run_hook(Slot slot, model::Hook hook, int round) {
+  std::optional<model::CellFailure> failure;
+  const bool ok = run_hook_quietly(slot, hook, round, failure);
+  if (!ok && !m_record.cells[slot.cell].failure) {
+    m_record.cells[slot.cell].failure = std::move(failure);
+    stop(slot.cell, model::StopReason::error);
+  }
+  return ok;
+}
+
+bool RoundRunner::run_hook_quietly(Slot slot, model::Hook hook, int round, std::optional<model::CellFailure>& failure) {
   if (skipped(slot)) {
     return true;
   }
@@ -38,18 +48,14 @@ bool RoundRunner::run_hook(Slot slot, model::Hook hook, int round) {
   if (!ok) {
     run.description = model::describe(outcome, invocation.timeout);
     run.stderr_tail = outcome.stderr_tail;
+    failure = model::CellFailure{slot.arm,
+                                 round,
+                                 run.description,
+                                 outcome.stderr_tail,
+                                 false, // a hook that cannot start is this cell's ERROR, not the run's
+                                 std::string(hook_name(hook))};
   }
   m_log.hook(run, m_record.cells[slot.cell]);
-  if (!ok && !m_record.cells[slot.cell].failure) {
-    m_record.cells[slot.cell].failure =
-        model::CellFailure{slot.arm,
-                           round,
-                           model::describe(outcome, invocation.timeout),
-                           outcome.stderr_tail,
-                           false, // a hook that cannot start is this cell's ERROR, not the run's
-                           std::string(hook_name(hook))};
-    stop(slot.cell, model::StopReason::error);
-  }
   return ok;
 }
 

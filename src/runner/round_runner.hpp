@@ -12,6 +12,7 @@
 #include <refbench/util/rng.hpp>
 
 #include <array>
+#include <expected>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,6 +97,9 @@ private:
   // Runs `hook` of `slot` (with {round} = `round`); a failure becomes the
   // cell's failure naming the hook and stops the cell. True when it ran to exit 0.
   bool run_hook(Slot slot, model::Hook hook, int round);
+  // The same, failing no cell: a failure is left in `failure` (what an
+  // explanation's prepare hook does).
+  bool run_hook_quietly(Slot slot, model::Hook hook, int round, std::optional<model::CellFailure>& failure);
 
   // The setup hooks of `cell`, each arm once; the first that fails stops it.
   void set_up(std::size_t cell);
@@ -151,6 +155,17 @@ private:
   // counter, or the count) is the cell's ERROR. The pad is fixed: the
   // environment's size changes the instructions the dynamic loader runs.
   std::optional<Counts> count_under(Slot slot, int round, Counter counter);
+
+  // --- explain.cpp: where the changes came from (README: Explanations)
+
+  // The chosen cells explained within the budget left, each arm once
+  // under callgrind, each handed to RoundHooks::explained.
+  void explain();
+  // What explaining `cell` is expected to cost: its last counted pass, or
+  // both arms' last walls under valgrind's slowdown.
+  double explain_estimate(std::size_t cell) const;
+  // One arm's profile of `target`, or why there is none.
+  std::expected<profile::Profile, std::string> profile_of(const model::ExplainTarget& target, model::Arm arm);
 
   std::vector<model::CellSpec> m_cells;
   const model::RoundSettings& m_settings;

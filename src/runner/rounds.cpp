@@ -55,7 +55,9 @@ model::RunRecord RoundRunner::run() {
     for (std::size_t cell = 0; cell < m_cells.size(); ++cell) {
       stop(cell, model::StopReason::max_rounds);
     }
-    trees_changed(last_round(), true);
+    if (!trees_changed(last_round(), true)) {
+      explain();
+    }
   } catch (const TreeChanged&) {
     // every cell is an ERROR naming the change
   } catch (const CannotStart&) {

@@ -8,6 +8,7 @@
 #include <refbench/formats/results_json.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/run_document.hpp>
+#include <refbench/util/error.hpp>
 #include <refbench/util/strings.hpp>
 
 #include <cmath>
@@ -520,4 +521,71 @@ TEST_CASE("report::render_markdown leads a suite of 500 benchmarks with what mov
         "above 1.150x (T)                   1      0  █  micro/BM_a_rather_…name_321 real_time 1.400x");
   CHECK(line_starting(text, "below 0.870x (1/T)") ==
         "below 0.870x (1/T)                 1      0  █  micro/BM_a_rather_…name_17 real_time 0.600x");
+}
+
+namespace {
+
+// One explanation as results.json carries it: `functions` functions and
+// as many allocation sites, each named `name` and its index.
+json explanation_json(const std::string& cell, std::size_t functions, const std::string& name) {
+  json list = json::array();
+  for (std::size_t i = 0; i < functions; ++i) {
+    list.push_back({{"function", fmt::format("{}{}", name, i)},
+                    {"object", "prog"},
+                    {"baseline", 1000.0 * static_cast<double>(i + 1)},
+                    {"candidate", 3000.0 * static_cast<double>(i + 1)},
+                    {"delta", 2000.0 * static_cast<double>(i + 1)}});
+  }
+  return {{"cell", cell},
+          {"source", "callgrind"},
+          {"seconds", 2.5},
+          {"instructions", {{"baseline", 1e6}, {"candidate", 2e6}}},
+          {"functions", list},
+          {"allocation_sites", list},
+          {"graph", "why/1-" + cell + ".svg"}};
+}
+
+} // namespace
+
+TEST_CASE("report: 500 explained rows keep the comment within GitHub's limit, names escaped, the rest counted") {
+  std::vector<MetricResult> results;
+  json cells = json::array();
+  json explanations = json::array();
+  const std::string hostile = "std::vector<int>::</details><script>alert(1)</script>|@here_";
+  for (int i = 0; i < 500; ++i) {
+    const auto name = fmt::format("cell-{}", i);
+    results.push_back(result(name, "wall", 0.01, 2.0, 1.9, 2.1, Verdict::regression));
+    cells.push_back(cell(name, 20, "precise"));
+    explanations.push_back(explanation_json(name, 50, hostile));
+  }
+  auto document = run_document(results, cells);
+  document["explanations"] = explanations;
+  const auto read_back = read(document);
+  REQUIRE(read_back.explanations.size() == 500);
+  CHECK(read_back.explanations[7].functions.size() == 50);
+  CHECK(read_back.explanations[7].functions[1].delta == 4000);
+  const auto text = report::render_markdown(read_back);
+  CHECK(text.size() <= report::k_markdown_limit);
+  CHECK(valid_utf8(text));
+  CHECK(text.find("<details><summary>Where cell-0 changed: 1 000 000 → 2 000 000 instructions (+100.0 %), 50 "
+                  "functions moved</summary>") != std::string::npos);
+  CHECK(text.find("490 more explained cells in results.json (explanations).") != std::string::npos);
+  CHECK(text.find("42 more functions moved") != std::string::npos);
+  CHECK(text.find("<script") == std::string::npos);
+  CHECK(text.find("</details><script") == std::string::npos);
+  CHECK(text.find("| std::vector&lt;int&gt;::&lt;/details&gt;&lt;script&gt;") != std::string::npos);
+  CHECK(text.find("[Call stacks, baseline → candidate](why/1-cell-0.svg)") != std::string::npos);
+}
+
+TEST_CASE("report: an explanation with nothing moved says where to look; a graph outside why/ is refused") {
+  auto document = run_document({result("c", "wall", 0.01, 2.0, 1.9, 2.1, Verdict::regression)}, {cell("c", 20, "precise")});
+  document["explanations"] = {explanation_json("c", 0, "f")};
+  const auto text = markdown(document);
+  CHECK(text.find("No function's instructions moved: look at I/O, system calls, cache misses and code layout") !=
+        std::string::npos);
+  for (const char* graph : {"javascript:alert(1)", "why/../../x.svg", "why/a b.svg", "https://x/why/a.svg"}) {
+    document["explanations"][0]["graph"] = graph;
+    CHECK_THROWS_WITH_AS(read(document), doctest::Contains("explanations[0].graph must be a picture under why/"),
+                         UsageError);
+  }
 }

@@ -48,6 +48,7 @@ struct RunConfig {
   std::optional<std::string> control_cell;
   std::optional<std::string> isolate;
   std::optional<model::CounterSource> counters; // where instruction counts come from (README: Counters)
+  std::optional<model::ExplainMode> explain;    // which cells are explained (README: Explanations)
   std::vector<std::string> scrub_env;           // more variables (names or globs) kept from commands
   std::optional<int> replicas;                  // byte-identical copies of each arm (default 3)
   std::vector<std::string> replicate;           // globs of the files the copies hold; empty: all

@@ -7,6 +7,7 @@
 // `--threshold` or `refbench.toml:3:13: run.threshold`, whichever set it.
 
 #include <refbench/analysis/analysis.hpp>
+#include <refbench/model/explanation.hpp>
 #include <refbench/model/record.hpp>
 #include <refbench/util/enum_names.hpp>
 
@@ -72,6 +73,7 @@ struct MeasurementFlags {
   std::optional<FailOn> fail_on;
   std::optional<std::string> isolate; // "auto", "off" or a CPU list
   std::optional<model::CounterSource> counters;
+  std::optional<model::ExplainMode> explain;
   std::optional<int> replicas;
   bool no_control = false;
 };
@@ -91,6 +93,7 @@ struct MeasurementSettings {
   Setting<FailOn> fail_on;
   Setting<std::string> isolate;
   Setting<model::CounterSource> counters; // where counted metrics come from (README: Counters)
+  Setting<model::ExplainMode> explain;    // which cells are explained (README: Explanations)
   Setting<int> replicas;
   Setting<bool> control; // whether the run has an A/A control cell
 

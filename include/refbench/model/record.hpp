@@ -211,6 +211,10 @@ struct RoundSettings {
   // directory its counted invocations write their counts in; none: no cell is.
   std::optional<CounterTool> counter;
   std::string counts_dir;
+  // What explanations count under (valgrind; README: Explanations) and, when
+  // there is none, why not; they write in counts_dir too.
+  std::optional<CounterTool> explain_tool;
+  std::string explain_missing;
 };
 
 // After how many rounds in which each arm's count came out the same a

@@ -4,6 +4,7 @@
 // leaves the steps it measured.
 
 #include <refbench/git/commits.hpp>
+#include <refbench/model/explanation.hpp>
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -60,6 +61,9 @@ struct BisectReport {
   std::optional<double> culprit_ratio; // against its parent, 95 %
   std::optional<double> culprit_ci_low;
   std::optional<double> culprit_ci_high;
+  // where the culprit changed the cell (README: Explanations): its step's
+  // explanation, its picture relative to --out
+  std::optional<model::Explanation> culprit_where;
   bool ambiguous = false;
   std::string range_good; // when no single commit is named: the culprit is in (range_good, range_bad]
   std::string range_bad;

@@ -63,6 +63,11 @@ public:
 
   bool budget_left() const;
 
+  // The next step measured is explained as run.explain asks (README:
+  // Explanations: the culprit's step); the others never are.
+  void explain_next_step() { m_explain_next = true; }
+  const std::filesystem::path& out() const { return m_out; }
+
   // The pairs a step's reading needs before it is judged: the run's min_rounds.
   std::size_t needed_pairs() const;
 
@@ -91,6 +96,7 @@ private:
   Inputs& m_in;
   const BisectOptions& m_o;
   std::filesystem::path m_out;
+  bool m_explain_next = false;
   std::filesystem::path m_work;
   const Bench& m_bench;
   model::IsolationPlan& m_isolation;

@@ -51,6 +51,9 @@ struct MeasurementPlan {
   std::optional<double> stop_confidence;
   // The counter of the cells that show a counted metric (plan_counts); none: no cell does.
   std::optional<model::CounterTool> counter;
+  // What explanations count under (plan_explanations); none: `explain_missing` says why.
+  std::optional<model::CounterTool> explain_tool;
+  std::string explain_missing;
 
   // settings.rounds() with the output directory, replicas, auto control
   // and the counter (its counts under out/counts).

@@ -6,6 +6,7 @@
 #include <refbench/model/counter_tool.hpp>
 #include <refbench/model/invocation.hpp>
 
+#include <chrono>
 #include <expected>
 #include <filesystem>
 #include <optional>
@@ -41,6 +42,14 @@ inline constexpr int k_counted_slowdown = 50;
 // so the command's stderr is the command's.
 model::Invocation counted_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
                                      const std::filesystem::path& dir);
+
+// `invocation` run under valgrind's callgrind (README: Explanations): each
+// process of its tree writes its profile as k_profile_prefix + pid in
+// `dir` and valgrind's own messages as logs there; its timeout is
+// `timeout`.
+inline constexpr std::string_view k_profile_prefix = "callgrind.";
+model::Invocation profiled_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
+                                      const std::filesystem::path& dir, std::chrono::nanoseconds timeout);
 
 // Empties `dir` (creating it) before a counted invocation writes there;
 // false when it cannot.

@@ -6,6 +6,7 @@
 // `to_json(RunDocument)` (both in results_json.hpp). The reports render it.
 
 #include <refbench/analysis/analysis.hpp>
+#include <refbench/model/explanation.hpp>
 #include <refbench/model/isolation.hpp>
 #include <refbench/model/machine_facts.hpp>
 #include <refbench/model/pairs.hpp>
@@ -113,6 +114,7 @@ struct RecordedSettings {
   analysis::IntervalMethod interval = analysis::IntervalMethod::signed_rank;
   std::optional<analysis::Direction> better; // analyze: the direction of outside values
   std::optional<std::string> counters;       // a measured run: run.counters as asked ("auto", "perf", "valgrind")
+  std::optional<std::string> explain;        // a measured run: run.explain ("regressions", "all", "off")
 };
 
 // How the run was asked for: what a journal's first line and results.json share.
@@ -174,6 +176,7 @@ struct RunDocument {
   std::string config;                // run: the config file
   nlohmann::json payloads;           // run: the payload files made (null: none)
   bool from_journal = false;         // read back from a journal: not analysed
+  std::vector<model::Explanation> explanations; // where the changes came from (README: Explanations)
 };
 
 // Which shards a document covers: the one shard's index, or the merged

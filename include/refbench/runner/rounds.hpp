@@ -3,9 +3,11 @@
 // per round in a seeded shuffled order, a fresh REFBENCH_PAD per round,
 // cheapest-first, budget-aware, every measurement journaled as taken.
 
+#include <refbench/model/explanation.hpp>
 #include <refbench/model/record.hpp>
 #include <refbench/model/round_log.hpp>
 #include <refbench/process/executor.hpp>
+#include <refbench/profile/diff.hpp>
 #include <refbench/runner/replica_placement.hpp>
 #include <refbench/util/clock.hpp>
 
@@ -51,6 +53,14 @@ using TreeCheck = std::function<std::string(int round, bool last)>;
 // change does: the invocation would run another tree than its arm's.
 using LinkCheck = std::function<std::string()>;
 
+// Which cells to explain once the rounds are over (README: Explanations),
+// given the record as it stands; asked once, after the last round.
+using ExplainChoice = std::function<std::vector<model::ExplainTarget>(const model::RunRecord& record)>;
+
+// Called with each explanation, in the order chosen: made (with both arms'
+// call tree) or not (its `problem` says why; no tree).
+using ExplainSink = std::function<void(model::Explanation explanation, const profile::Frame* tree)>;
+
 struct RoundHooks {
   Clock clock = monotonic_now;
   RoundObserver observer;               // empty: none
@@ -59,6 +69,8 @@ struct RoundHooks {
   PlacementHook place;                  // empty: the links are not moved (every sample is replica 0)
   TreeCheck check_trees;                // empty: the trees are not checked
   LinkCheck check_links;                // empty: the links are not checked
+  ExplainChoice explain;                // empty: nothing is explained
+  ExplainSink explained;                // empty: nothing is explained
 };
 
 // Replaces {round} and {output} in `invocation`'s argv and environment values;
