@@ -40,6 +40,19 @@ Call callgrind_test_call(const Profile& profile, const FunctionKey& caller, cons
   return found == profile.calls.end() ? Call{-1, -1} : found->second;
 }
 
+// The first frame called `name` under `frame`, depth first, or nullptr.
+const refbench::profile::Frame* callgrind_test_frame(const refbench::profile::Frame& frame, std::string_view name) {
+  if (frame.name == name) {
+    return &frame;
+  }
+  for (const auto& child : frame.children) {
+    if (const auto* found = callgrind_test_frame(child, name)) {
+      return found;
+    }
+  }
+  return nullptr;
+}
+
 constexpr std::string_view k_callgrind_test_header = "# callgrind format\nversion: 1\npositions: line\n"
                                                      "events: Ir\nsummary: 1000\n\n";
 
@@ -57,6 +70,7 @@ TEST_CASE("profile::read_callgrind on a recorded file") {
   constexpr double k_malloc_inclusive = 43'242;
   constexpr double k_free_inclusive = 88'000;      // allocate → free, 1,000x
   constexpr double k_allocate_inclusive = 145'515; // main → allocate, 1x
+  constexpr double k_main_inclusive = 847'447;     // --inclusive=yes: prog.c:main
 
   const auto text = refbench::util::read_file(std::string(REFBENCH_FIXTURES_DIR) + "/callgrind/prog.callgrind");
   REQUIRE(text.has_value());
@@ -79,6 +93,12 @@ TEST_CASE("profile::read_callgrind on a recorded file") {
                                           [](double sum, const auto& entry) { return sum + entry.second; });
   CHECK(self_sum == k_total);
   CHECK(refbench::profile::allocation_sites(profile).at(allocate) == k_malloc_calls);
+  // one path reaches main, so its frame in the call tree is all main ran
+  const auto tree = refbench::profile::call_tree(profile, profile);
+  const auto* main_frame = callgrind_test_frame(tree, "main (prog)");
+  REQUIRE(main_frame != nullptr);
+  CHECK(main_frame->baseline == k_main_inclusive);
+  CHECK(tree.children.size() == 1); // ld.so's entry point calls everything else
 }
 
 TEST_CASE("profile::read_callgrind on hand-written files") {
