@@ -18,7 +18,7 @@ build="${BUILD_DIR:-$root/build}"
 fuzz_build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 runs="${FUZZ_RUNS:-100000}"
 engine="${FUZZ_ENGINE:-both}"
-targets=(config csv hyperfine results journal comment event reported history api rendered)
+targets=(config csv hyperfine results journal comment event reported history api rendered callgrind)
 have_libfuzzer() { compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

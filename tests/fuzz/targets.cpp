@@ -12,6 +12,8 @@
 #include <refbench/history/history.hpp>
 #include <refbench/model/command_output.hpp>
 #include <refbench/model/suite_rows.hpp>
+#include <refbench/profile/callgrind.hpp>
+#include <refbench/profile/diff.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/verdict_table.hpp>
 #include <refbench/suites/suite.hpp>
@@ -164,6 +166,22 @@ void read_api(std::string_view input) {
   github::Api api(
       settings, transport, [](double) {}, [] { return 1'700'000'000.0; });
   github::upsert_comment(api, "o/r", 7, "<!-- refbench -->", "<!-- refbench -->\nreport");
+}
+
+// A callgrind out file as an explanation reads it (one per process of a
+// counted invocation), then what moved between it and itself read twice and
+// the call tree of both: a file refbench cannot read is refused.
+void read_callgrind_file(std::string_view input) {
+  profile::Profile once;
+  profile::Profile twice;
+  for (auto* profile : {&once, &twice, &twice}) {
+    if (auto read = profile::read_callgrind(*profile, input); !read) {
+      throw UsageError("callgrind.out: " + read.error());
+    }
+  }
+  (void)profile::moved_functions(once, twice, 20);
+  (void)profile::moved_allocation_sites(once, twice, 20);
+  (void)profile::call_tree(once, twice);
 }
 
 // ---- names through the renderers -------------------------------------------
@@ -378,12 +396,19 @@ void render_suite_names(std::string_view input) {
 }
 
 constexpr std::array k_targets{
-    Target{"config", read_config},         Target{"csv", read_csv},
-    Target{"hyperfine", read_hyperfine},   Target{"results", read_results},
-    Target{"journal", read_journal},       Target{"comment", read_comment},
-    Target{"event", read_event},           Target{"reported", read_reported},
-    Target{"history", read_history_lines}, Target{"api", read_api},
-    Target{"suite", read_suite_outputs},   Target{"rendered", render_suite_names},
+    Target{"config", read_config},
+    Target{"csv", read_csv},
+    Target{"hyperfine", read_hyperfine},
+    Target{"results", read_results},
+    Target{"journal", read_journal},
+    Target{"comment", read_comment},
+    Target{"event", read_event},
+    Target{"reported", read_reported},
+    Target{"history", read_history_lines},
+    Target{"api", read_api},
+    Target{"suite", read_suite_outputs},
+    Target{"rendered", render_suite_names},
+    Target{"callgrind", read_callgrind_file},
 };
 
 } // namespace

@@ -35,9 +35,9 @@ struct Call {
 };
 
 struct Profile {
-  double total = 0;                                           // instructions: the files' summary lines summed
-  std::size_t files = 0;                                      // the callgrind files read (one per process)
-  std::map<FunctionKey, double> self;                         // instructions in each function's own code
+  double total = 0;                                          // instructions: the files' summary lines summed
+  std::size_t files = 0;                                     // the callgrind files read (one per process)
+  std::map<FunctionKey, double> self;                        // instructions in each function's own code
   std::map<std::pair<FunctionKey, FunctionKey>, Call> calls; // caller → callee
 };
 
@@ -67,7 +67,9 @@ private:
   std::shared_ptr<State> m_state;
 };
 
-// One whole file: the reader over its lines; the error prefixed "line N: ".
+// One whole file: the reader over its lines; the error prefixed "line N: "
+// (or "at its end: " for what finish() finds missing). After an error the
+// profile holds what the lines before it added.
 std::expected<void, std::string> read_callgrind(Profile& profile, std::string_view text);
 
 } // namespace refbench::profile

@@ -54,8 +54,9 @@ struct Frame {
 };
 
 // How much of a call tree the picture keeps: frames narrower than
-// `min_share` of the wider arm's total are dropped, no deeper than
-// `max_depth`, at most `max_frames` in all.
+// `min_share` of the wider arm's total are dropped, none deeper than
+// `max_depth` (the root's children are at depth 1), at most `max_frames`
+// below the root: when they run out, the widest frames are the ones made.
 struct TreeLimits {
   double min_share = 0.002;
   int max_depth = 48;
