@@ -278,8 +278,7 @@ json to_json(const model::Explanation& e) {
     j["problem"] = e.problem;
     return j;
   }
-  j["instructions"] = {{"baseline", number(e.baseline_instructions)},
-                       {"candidate", number(e.candidate_instructions)}};
+  j["instructions"] = {{"baseline", number(e.baseline_instructions)}, {"candidate", number(e.candidate_instructions)}};
   j["functions"] = to_json(e.functions);
   j["allocation_sites"] = to_json(e.allocation_sites);
   if (!e.graph.empty()) {
@@ -307,15 +306,16 @@ model::Explanation explanation_from(const Fields& f) {
                        .scope = f.string("scope", ""),
                        .problem = f.string("problem", "")};
   if (f.has("instructions")) {
-    const auto instructions = f.inner(f.part("instructions", false, true), f.name("instructions"));
+    const json part = f.part("instructions", false, true);
+    const auto instructions = f.inner(part, f.name("instructions"));
     e.baseline_instructions = instructions.number("baseline", 0.0, k_max_double);
     e.candidate_instructions = instructions.number("candidate", 0.0, k_max_double);
   }
   // a picture refbench wrote is why/FILE.svg; anything else is no link the report may carry
-  const bool plain = e.graph.starts_with("why/") && e.graph.ends_with(".svg") &&
-                     std::ranges::all_of(e.graph.substr(4), [](char c) {
-                       return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
-                     });
+  const bool plain =
+      e.graph.starts_with("why/") && e.graph.ends_with(".svg") && std::ranges::all_of(e.graph.substr(4), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
+      });
   if (!e.graph.empty() && (!plain || e.graph.find("..") != std::string::npos)) {
     f.fail(fmt::format("{} must be a picture under why/, got \"{}\"", f.name("graph"), util::printable(e.graph)));
   }

@@ -35,8 +35,8 @@ expect_json "$R" "abs($E['instructions']['candidate'] / next(a for a in r['analy
 expect_json "$R" "all(e['cell'] != 'compare-control' for e in r['explanations'])"
 expect_json "$R" "$E['graph'] == 'why/1-compare.svg'"
 expect_in "$WORK/all/report.md" "<details><summary>Where compare changed:"
-expect_in "$WORK/all/report.md" "| hash\\_work | explain |"
-expect_in "$WORK/all/report.md" "| make\\_nodes | explain | 1"
+expect_in "$WORK/all/report.md" "| hash_work | explain |"
+expect_in "$WORK/all/report.md" "| make_nodes | explain | 1"
 
 # the picture: an SVG, no script, that Chromium draws (a screenshot that is not blank)
 SVG="$WORK/all/why/1-compare.svg"

@@ -204,11 +204,21 @@ TEST_CASE("pipeline::compare_on over a FakeExecutor: a 1.3x slower candidate is 
   const auto control = compare_test::compare_row(dir.path() / "o" / "results.json", "compare-control", "wall");
   REQUIRE(control.is_object());
   CHECK(control.at("ratio").get<double>() == doctest::Approx(1.0).epsilon(0.01));
-  // every invocation went to the fake: the warm-up and 12 rounds of each arm of the cell and its control
-  CHECK(fake.calls().size() == 2 * 2 * (1 + 12));
-  for (const auto& call : fake.calls()) {
-    CHECK(call.argv.front() == "/bin/echo");
+  // every invocation went to the fake: the warm-up and 12 rounds of each arm of the cell and its control,
+  // then the regression's explanation, its baseline under callgrind (when valgrind is installed), whose
+  // profile the fake never wrote: the explanation says so, the verdict stands
+  const auto& calls = fake.calls();
+  REQUIRE(calls.size() >= 2 * 2 * (1 + 12));
+  CHECK(calls.size() <= 2 * 2 * (1 + 12) + 1);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    CHECK(calls[i].argv.front() == (i < 52 ? "/bin/echo" : calls[i].argv.front()));
+    CHECK((i < 52 || (calls[i].argv.at(2) == "--tool=callgrind" && calls[i].argv.back() == "fast")));
   }
+  const auto results = nlohmann::json::parse(*util::read_file(dir.path() / "o" / "results.json"));
+  REQUIRE(results.at("explanations").size() == 1);
+  CHECK(results["explanations"][0]["cell"] == "compare");
+  CHECK(results["explanations"][0]["problem"].get<std::string>().find(
+            calls.size() > 52 ? "callgrind wrote no profile" : "valgrind is not on the PATH") != std::string::npos);
   CHECK(std::filesystem::exists(dir.path() / "o" / "journal.jsonl"));
   CHECK(out.str().find("REGRESSION") != std::string::npos);
 }
