@@ -164,7 +164,7 @@ private:
 // The explanation of `cell` that the culprit's step in `dir` made, its
 // picture's path made relative to --out; none when it made none.
 std::optional<model::Explanation> culprit_explanation(const std::filesystem::path& out, const std::string& dir,
-                                                     const std::string& cell) {
+                                                      const std::string& cell) {
   const auto path = (out / dir / "results.json").string();
   const auto text = util::read_file(path);
   if (!text) {

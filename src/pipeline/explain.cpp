@@ -24,13 +24,14 @@ std::vector<std::string> rows_to_explain(const MeasurementPlan& plan, const mode
   auto rows = record;
   std::vector<std::string> removed;
   model::to_rows(rows, removed);
-  const auto results = analysis::analyze(analysis::cell_samples(rows, plan.metrics, plan.gate), plan.settings.analysis());
+  const auto results =
+      analysis::analyze(analysis::cell_samples(rows, plan.metrics, plan.gate), plan.settings.analysis());
   const bool all = plan.settings.explain.value == model::ExplainMode::all;
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const auto& result : results) {
-    const bool moved = result.gated && (result.verdict == stats::Verdict::regression ||
-                                        result.verdict == stats::Verdict::improved);
+    const bool moved =
+        result.gated && (result.verdict == stats::Verdict::regression || result.verdict == stats::Verdict::improved);
     if (!result.control && (all || moved) && seen.insert(result.cell).second) {
       names.push_back(result.cell);
     }
@@ -58,8 +59,9 @@ std::optional<model::ExplainTarget> target_of(const MeasurementPlan& plan, const
       const auto harness = suites::harness_name(spec.meta.suite->harness);
       return model::ExplainTarget{
           i, row, narrowed.baseline, narrowed.candidate,
-          filtered ? fmt::format("the suite narrowed to {} through {}'s filter", benchmark, harness)
-                   : fmt::format("the whole suite: {} has no filter, so its other benchmarks are counted too", harness)};
+          filtered
+              ? fmt::format("the suite narrowed to {} through {}'s filter", benchmark, harness)
+              : fmt::format("the whole suite: {} has no filter, so its other benchmarks are counted too", harness)};
     }
   }
   return std::nullopt;

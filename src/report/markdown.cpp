@@ -371,9 +371,8 @@ std::string disagreement_text(const RunDocument& document) {
       continue;
     }
     const bool wall_first = moved(*wall);
-    const bool explained = std::ranges::any_of(document.explanations, [&](const model::Explanation& e) {
-      return e.cell == counts.cell && e.problem.empty();
-    });
+    const bool explained = std::ranges::any_of(
+        document.explanations, [&](const model::Explanation& e) { return e.cell == counts.cell && e.problem.empty(); });
     const MetricResult& first = wall_first ? *wall : counts;
     const MetricResult& second = wall_first ? counts : *wall;
     text += fmt::format(

@@ -51,8 +51,8 @@ std::expected<profile::Profile, std::string> read_profiles(const std::filesystem
       }
     }
     if (!read || !problem.empty()) {
-      return std::unexpected(fmt::format("cannot read the profile {}: {}", file.filename().string(),
-                                         read ? problem : read.error()));
+      return std::unexpected(
+          fmt::format("cannot read the profile {}: {}", file.filename().string(), read ? problem : read.error()));
     }
   }
   return profile;
@@ -142,8 +142,7 @@ void RoundRunner::explain() {
     }
     explanation.baseline_instructions = baseline->total;
     explanation.candidate_instructions = candidate->total;
-    explanation.functions =
-        entries_of(profile::moved_functions(*baseline, *candidate, model::k_explained_entries));
+    explanation.functions = entries_of(profile::moved_functions(*baseline, *candidate, model::k_explained_entries));
     explanation.allocation_sites =
         entries_of(profile::moved_allocation_sites(*baseline, *candidate, model::k_explained_entries));
     const auto tree = profile::call_tree(*baseline, *candidate);

@@ -48,15 +48,15 @@ struct ExplainTarget {
 };
 
 struct Explanation {
-  std::string cell;             // the cell or suite row (CELL/BENCHMARK) explained
-  std::string source;           // what counted: "callgrind"
-  double seconds = 0;           // what the explanation's invocations took, both arms
+  std::string cell;   // the cell or suite row (CELL/BENCHMARK) explained
+  std::string source; // what counted: "callgrind"
+  double seconds = 0; // what the explanation's invocations took, both arms
   double baseline_instructions = 0;
   double candidate_instructions = 0;
   std::vector<ExplainedEntry> functions;        // by |delta|, largest first
   std::vector<ExplainedEntry> allocation_sites; // by |delta|, largest first
-  std::string graph;   // the picture, relative to --out; empty: none
-  std::string scope;   // what ran: "" the cell's command; for a suite row, how it was narrowed
+  std::string graph;                            // the picture, relative to --out; empty: none
+  std::string scope;                            // what ran: "" the cell's command; for a suite row, how it was narrowed
   std::string problem; // why the cell is not explained (budget, no valgrind, a failed run); empty when it is
 };
 

@@ -170,12 +170,12 @@ struct RunDocument {
   model::RunRecord record; // cells and samples; empty for outside data
   std::vector<analysis::MetricResult> results;
   std::vector<DocumentWarning> warnings;
-  std::vector<ReplicaInfo> replicas; // empty: one replica per arm
-  std::vector<MergedFile> merged;    // empty: one file
-  std::vector<std::string> inputs;   // analyze: the files analysed
-  std::string config;                // run: the config file
-  nlohmann::json payloads;           // run: the payload files made (null: none)
-  bool from_journal = false;         // read back from a journal: not analysed
+  std::vector<ReplicaInfo> replicas;            // empty: one replica per arm
+  std::vector<MergedFile> merged;               // empty: one file
+  std::vector<std::string> inputs;              // analyze: the files analysed
+  std::string config;                           // run: the config file
+  nlohmann::json payloads;                      // run: the payload files made (null: none)
+  bool from_journal = false;                    // read back from a journal: not analysed
   std::vector<model::Explanation> explanations; // where the changes came from (README: Explanations)
 };
 
