@@ -7,6 +7,7 @@
 #include <refbench/pipeline/terminal.hpp>
 #include <refbench/process/interrupt.hpp>
 #include <refbench/process/spawn.hpp>
+#include <refbench/report/explanations.hpp>
 #include <refbench/report/markdown.hpp>
 #include <refbench/report/units.hpp>
 #include <refbench/report/verdict_table.hpp>
@@ -66,6 +67,24 @@ model::RunRecord measure(const MeasurementPlan& plan, process::Executor& executo
   return record;
 }
 
+// One line per explanation (README: Explanations): the function that moved
+// most and the picture, or why there is none.
+void print_explanations(const report::RunDocument& document, const std::filesystem::path& out, std::ostream& os) {
+  for (const auto& e : document.explanations) {
+    std::string line;
+    if (!e.problem.empty()) {
+      line = fmt::format("where: {}: {}", e.cell, e.problem);
+    } else if (e.functions.empty()) {
+      line = fmt::format("where: {}: no function's instructions moved", e.cell);
+    } else {
+      const auto& top = e.functions.front();
+      line = fmt::format("where: {}: {} {} instructions{}", e.cell, top.function, report::format_count(top.delta, true),
+                         e.graph.empty() ? "" : " · " + (out / e.graph).string());
+    }
+    os << util::without_workflow_commands(util::printable(line)) << "\n";
+  }
+}
+
 // The verdict table, the summary, the warnings and the closing line.
 void print_results(const MeasurementPlan& plan, const report::RunDocument& document, const Sinks& sinks) {
   *sinks.out << util::without_workflow_commands(
@@ -75,6 +94,7 @@ void print_results(const MeasurementPlan& plan, const report::RunDocument& docum
   }
   *sinks.out << util::without_workflow_commands(report::render_run_summary(document)) << "\n";
   print_warnings(document, *sinks.err);
+  print_explanations(document, plan.out, *sinks.out);
   *sinks.out << fmt::format("seed {} · {} · rss floor {} (launcher) · report in {}\n", plan.settings.seed.value,
                             report::format_seconds(document.record.elapsed_seconds),
                             report::format_bytes(static_cast<double>(document.record.rss.floor_bytes)),

@@ -73,24 +73,35 @@ std::vector<Moved> diff_moved(const std::map<FunctionKey, double>& baseline,
   return kept;
 }
 
+// A function whose calls ran this share of the total more than its callers'
+// calls of it brought in starts a thread: a root of its own (below).
+constexpr double k_diff_entry_share = 0.01;
+
 // One arm's profile as the call tree walks it: what each function ran in
-// all (itself and its callees), and which functions no function calls.
+// all (itself and its callees), and the roots with their weights: the
+// functions no function calls, and those whose calls ran far more than
+// their callers' calls of them brought in — a thread's start, which
+// callgrind sees called by `clone` in the thread that made it at the
+// cost of the call alone.
 struct DiffArm {
   const Profile* profile = nullptr;
   std::map<FunctionKey, double> inclusive;
-  std::set<FunctionKey> roots;
+  std::map<FunctionKey, double> roots;
 };
 
 DiffArm diff_arm(const Profile& profile) {
   DiffArm arm{&profile, profile.self, {}};
-  std::set<FunctionKey> callees;
+  std::map<FunctionKey, double> incoming;
   for (const auto& [edge, call] : profile.calls) {
     arm.inclusive[edge.first] += call.inclusive;
-    callees.insert(edge.second);
+    incoming[edge.second] += call.inclusive;
   }
   for (const auto& [key, value] : arm.inclusive) {
-    if (!callees.contains(key)) {
-      arm.roots.insert(key);
+    const auto brought = incoming.find(key);
+    if (brought == incoming.end()) {
+      arm.roots[key] = value;
+    } else if (value - brought->second > k_diff_entry_share * profile.total) {
+      arm.roots[key] = value - brought->second;
     }
   }
   return arm;
@@ -136,9 +147,9 @@ public:
     Frame root{"all", m_baseline.profile->total, m_candidate.profile->total, {}};
     DiffWeights roots;
     for (const auto* arm : {&m_baseline, &m_candidate}) {
-      for (const auto& key : arm->roots) {
+      for (const auto& [key, weight] : arm->roots) {
         auto& pair = roots[key];
-        (arm == &m_baseline ? pair.first : pair.second) = diff_inclusive(*arm, key);
+        (arm == &m_baseline ? pair.first : pair.second) = weight;
       }
     }
     m_pending.push_back({&root, {}, 0, 0});

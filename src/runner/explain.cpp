@@ -135,6 +135,7 @@ void RoundRunner::explain() {
     auto baseline = profile_of(target, model::Arm::baseline);
     auto candidate = baseline ? profile_of(target, model::Arm::candidate) : baseline;
     explanation.seconds = m_clock() - start;
+    m_explain_seconds += explanation.seconds;
     if (!baseline || !candidate) {
       explanation.problem = !baseline ? baseline.error() : candidate.error();
       m_hooks.explained(std::move(explanation), nullptr);

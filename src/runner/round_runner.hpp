@@ -173,7 +173,8 @@ private:
   model::RoundLog& m_log;
   const RoundHooks& m_hooks;
   const Clock& m_clock;
-  double m_deadline = 0; // on m_clock: when the budget is spent
+  double m_deadline = 0;        // on m_clock: when the budget is spent
+  double m_explain_seconds = 0; // what the explanations took, not the rounds' time
   util::Rng m_rng;
   std::vector<std::array<double, 2>> m_last_wall;
   std::vector<std::array<std::string, 2>> m_output_hashes; // round 1 {output} hashes per cell

@@ -74,7 +74,7 @@ model::RunRecord RoundRunner::run() {
     throw;
   }
   clean_up();
-  m_record.elapsed_seconds = m_clock() - start;
+  m_record.elapsed_seconds = m_clock() - start - m_explain_seconds; // warm-up and rounds (and hooks)
   return std::move(m_record);
 }
 

@@ -60,6 +60,14 @@ expect_json "$B" "all(s['side'] in ('good', 'bad') for s in r['steps'] if s['kin
 expect_in "$WORK/b1/report.md" "<!-- refbench -->"
 expect_in "$WORK/b1/report.md" "made \`work\` wall"
 expect_in "$WORK/out" "c9"
+# the culprit's step is explained (README: Explanations): a longer sleep runs no more instructions, and
+# the report says so rather than list noise
+expect_json "$B" "r['culprit']['where']['functions'] == []"
+expect_in "$WORK/b1/report.md" "Where: no function's instructions moved: look at I/O, system calls, cache misses and code layout."
+CULPRIT_DIR="$WORK/b1/$(json_eval "$B" "r['steps'][-1]['dir']")"
+expect_json "$CULPRIT_DIR/results.json" "[(e['cell'], e['seconds'] > 0) for e in r['explanations']] == [('work', True)]"
+# the other steps explain nothing
+expect_json "$WORK/b1/steps/01-confirm/results.json" "'explanations' not in r"
 cmark-gfm -e table "$WORK/b1/report.md" | grep -q "<td>confirm</td>" || fail "cmark-gfm does not read the step table"
 [ "$(git_in "$repo" worktree list | wc -l)" -eq 1 ] || fail "worktrees left: $(git_in "$repo" worktree list)"
 # every step is a run of its own: its journal reports

@@ -6,7 +6,7 @@
 # removed, the sweep has its table and chart; an A/A run of the same suite
 # has no REGRESSION; --cells narrows the suite through its harness's filter;
 # --shard K/2 splits its benchmarks by family, and the merged shards hold
-# every row once.
+# every row once. The regression is explained with the suite narrowed to it.
 # PARALLEL (tests/integration/CMakeLists.txt): gated on cpu_time, it passed beside
 # `yes` on each CPU (78 s)
 source "$(dirname "$0")/lib.sh"
@@ -34,6 +34,12 @@ expect_json "$R" "{a['metric'] for a in r['analysis'] if a['cell'] == 'micro/BM_
 expect_json "$R" "next(a for a in r['analysis'] if a['cell'] == 'micro/BM_vec/256' and a['metric'] == 'items_per_second')['better'] == 'higher'"
 # the control's rows set each row's own floor
 expect_json "$R" "all(a['noise_floor'] is not None for a in r['analysis'] if a['metric'] == 'cpu_time' and not a['control'] and a['cell'] != 'micro/BM_new')"
+# the regression is explained (README: Explanations): the suite narrowed to BM_hash through its filter,
+# run once per arm under callgrind, its functions named
+E="next(e for e in r['explanations'] if e['cell'] == 'micro/BM_hash')"
+expect_json "$R" "[e['cell'] for e in r['explanations']] == ['micro/BM_hash']"
+expect_json "$R" "'narrowed to BM_hash through google-benchmark' in $E['scope'] and $E['seconds'] > 0"
+expect_json "$R" "len($E['functions']) > 0 and $E['graph'].startswith('why/')"
 M="$WORK/o/report.md"
 expect_in "$M" "**Removed** since the baseline (not measured): \`micro/BM_old\`"
 expect_in "$M" "**Sweep \`micro/BM_vec/{arg}\`** (3 levels)"

@@ -214,3 +214,29 @@ TEST_CASE("profile::call_tree") {
     CHECK(diff_test_frames(refbench::profile::call_tree(star, star, all_widths)) == 1 + 4000);
   }
 }
+
+TEST_CASE("profile::call_tree: a thread's work is a root of its own, not lost under clone") {
+  // callgrind sees the thread's start called by clone in the thread that made it, at the cost of the call
+  // alone (18), while clone's call of start_thread in the new thread ran 1000
+  const FunctionKey main{"app", "main"};
+  const FunctionKey clone_internal{"libc.so.6", "__clone_internal"};
+  const FunctionKey clone{"libc.so.6", "clone"};
+  const FunctionKey start{"libc.so.6", "start_thread"};
+  const FunctionKey job{"app", "job"};
+  Profile profile = diff_test_profile(1100);
+  profile.self = {{main, 82}, {clone, 18}, {job, 1000}};
+  diff_test_call(profile, main, clone_internal, 1, 18);
+  diff_test_call(profile, clone_internal, clone, 1, 18);
+  diff_test_call(profile, clone, start, 1, 1000);
+  diff_test_call(profile, start, job, 1, 1000);
+  const Frame tree = refbench::profile::call_tree(profile, profile);
+  const Frame* thread = diff_test_child(tree, "clone (libc.so.6)");
+  REQUIRE(thread != nullptr);
+  CHECK(thread->baseline == doctest::Approx(1000));
+  const Frame* started = diff_test_child(*thread, "start_thread (libc.so.6)");
+  REQUIRE(started != nullptr);
+  REQUIRE(diff_test_child(*started, "job (app)") != nullptr);
+  // clone's own 18 (the main thread's) thins the share it passes down, by 18 / 1018
+  CHECK(diff_test_child(*started, "job (app)")->candidate == doctest::Approx(1000 * 1000 / 1018.0));
+  REQUIRE(diff_test_child(tree, "main (app)") != nullptr);
+}
