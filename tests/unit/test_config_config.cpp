@@ -42,6 +42,7 @@ seed = 42
 control = true
 control_cell = "encrypt-1MiB"
 isolate = "auto"
+explain = "all"
 
 [payloads]
 sizes = ["1KiB", "1MiB", "32MiB"]
@@ -83,6 +84,7 @@ TEST_CASE("config::parse_config reads every key of README: refbench.toml") {
   CHECK(c.run.control == true);
   CHECK(c.run.control_cell == "encrypt-1MiB");
   CHECK(c.run.isolate == "auto");
+  CHECK(c.run.explain == model::ExplainMode::all);
   REQUIRE(c.payload_sizes.size() == 3);
   CHECK(c.payload_sizes[2].label == "32MiB");
   CHECK(c.payload_sizes[2].bytes == 32ull << 20);
@@ -94,7 +96,7 @@ TEST_CASE("config::parse_config reads every key of README: refbench.toml") {
   CHECK(c.cells[1].command.shell == "{arm}/bin/tool --version");
   CHECK(c.cells[1].metrics == std::vector<std::string>{"wall", "cpu", "rss"});
   CHECK(c.cells[1].gate == std::vector<std::string>{"wall"});
-  CHECK(c.cells[1].where == "refbench.toml:35:1");
+  CHECK(c.cells[1].where == "refbench.toml:36:1");
 }
 
 TEST_CASE("config::parse_config errors name file:line:column") {
@@ -132,6 +134,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
     CHECK(error_of("[run]\n" + std::string("isolate = \"some\"\n") + cell)
               .starts_with("refbench.toml:2:11: run.isolate"));
     CHECK(error_of("run = 3\n" + cell).starts_with("refbench.toml:1:7: run must be a table"));
+    CHECK(error_of("[run]\nexplain = \"some\"\n" + cell) ==
+          "refbench.toml:2:11: run.explain must be regressions, all or off, got \"some\"");
   }
   SUBCASE("cells") {
     CHECK(error_of("").starts_with("refbench.toml: no [[cell]]"));
