@@ -59,9 +59,11 @@ std::optional<model::ExplainTarget> target_of(const MeasurementPlan& plan, const
       const auto harness = suites::harness_name(spec.meta.suite->harness);
       return model::ExplainTarget{
           i, row, narrowed.baseline, narrowed.candidate,
-          filtered
-              ? fmt::format("the suite narrowed to {} through {}'s filter", benchmark, harness)
-              : fmt::format("the whole suite: {} has no filter, so its other benchmarks are counted too", harness)};
+          fmt::format("{}; the harness picks each arm's iterations by time, so the counts are of its whole run, not "
+                      "per iteration",
+                      filtered ? fmt::format("the suite narrowed to {} through {}'s filter", benchmark, harness)
+                               : fmt::format("the whole suite ({} has no filter): its other benchmarks are counted too",
+                                             harness))};
     }
   }
   return std::nullopt;
