@@ -151,6 +151,44 @@ CellRecord unreported(const CellRecord& cell) {
 
 bool is_suite_cell(const CellRecord& cell) { return cell.meta.suite && cell.meta.benchmark.empty(); }
 
+// README: Suites: a gate that names a measure none of the suite's
+// benchmarks reports would gate nothing, so the suite's first row (of
+// `rows`, its rows' indices in `out`) is an ERROR that says so, never a pass.
+void fail_gate_naming_nothing(RunRecord& out, const std::map<std::string, std::size_t>& rows, const CellRecord& cell,
+                              const Seen& seen) {
+  if (cell.control || !cell.meta.gate || rows.empty() || seen.measures.empty()) {
+    return;
+  }
+  std::set<std::string> reported;
+  for (const auto& [benchmark, measures] : seen.measures) {
+    reported.insert(measures.begin(), measures.end());
+  }
+  for (const auto& name : *cell.meta.gate) {
+    if (reported.contains(name)) {
+      continue;
+    }
+    std::string listed;
+    for (const auto& measure : reported) {
+      listed += (listed.empty() ? "" : ", ") + measure;
+    }
+    auto& first = out.cells[std::min_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+                              return a.second < b.second;
+                            })->second];
+    if (!first.failure) {
+      first.failure = CellFailure{Arm::baseline,
+                                  1,
+                                  fmt::format("its gate names `{}`, which none of its benchmarks reports (they report "
+                                              "{}): it would gate nothing",
+                                              name, listed),
+                                  "",
+                                  false,
+                                  ""};
+      first.stop = StopReason::error;
+    }
+    return;
+  }
+}
+
 } // namespace
 
 bool has_suite_cells(const RunRecord& record) {
@@ -210,6 +248,7 @@ SuiteRows suite_rows(const RunRecord& record) {
       index[c][benchmark] = out.cells.size();
       out.cells.push_back(std::move(row));
     }
+    fail_gate_naming_nothing(out, index[c], cell, seen);
   }
   for (const auto& sample : record.samples) {
     const auto& rows_of = index[sample.cell];

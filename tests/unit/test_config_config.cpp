@@ -151,6 +151,13 @@ TEST_CASE("config::parse_config errors name file:line:column") {
           "would mean two things in the report");
     CHECK(error_of(suite + "[[cell]]\nname = \"s-control/BM_x\"\ncommand = \"true\"\n")
               .find("is the name of a row of suite 's'") != std::string::npos);
+    // a count of the suite's process is no benchmark's: a gate on it would name no row
+    CHECK(error_of(suite + "metrics = [\"cpu_time\", \"instructions\"]\ngate = [\"instructions\"]\n") ==
+          "refbench.toml:5:11: cell.metrics: 'instructions' is not counted per benchmark of a google-benchmark suite: "
+          "refbench cannot attribute a count of the suite's process to one of its benchmarks; gate on the harness's "
+          "measures, or count a [[cell]] whose command runs one benchmark alone");
+    CHECK(error_of(suite + "gate = [\"allocations\"]\n")
+              .starts_with("refbench.toml:5:8: cell.gate: 'allocations' is not counted per benchmark"));
   }
   SUBCASE("custom metrics, windows and requirements") {
     CHECK(error_of(cell + "[[cell.metric]]\nkey = \"x\"\n") ==
