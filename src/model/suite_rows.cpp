@@ -151,6 +151,20 @@ CellRecord unreported(const CellRecord& cell) {
 
 bool is_suite_cell(const CellRecord& cell) { return cell.meta.suite && cell.meta.benchmark.empty(); }
 
+// A row whose benchmark the harness reported as failed: its ERROR naming it.
+void fail_reported_failure(CellRecord& row, const Seen& seen, const std::string& benchmark) {
+  if (auto failed = seen.failed.find(benchmark); failed != seen.failed.end() && !row.failure) {
+    const Sample& sample = *failed->second.first;
+    row.failure = CellFailure{sample.arm,
+                              sample.round,
+                              fmt::format("reported benchmark `{}` as failed: {}", benchmark, failed->second.second),
+                              "",
+                              false,
+                              ""};
+    row.stop = StopReason::error;
+  }
+}
+
 // README: Suites: a gate that names a measure none of the suite's
 // benchmarks reports would gate nothing, so the suite's first row (of
 // `rows`, its rows' indices in `out`) is an ERROR that says so, never a pass.
@@ -234,17 +248,7 @@ SuiteRows suite_rows(const RunRecord& record) {
         row.meta = unreported(row).meta;
         row.meta.benchmark = benchmark;
       }
-      if (auto failed = seen.failed.find(benchmark); failed != seen.failed.end() && !row.failure) {
-        const Sample& sample = *failed->second.first;
-        row.failure =
-            CellFailure{sample.arm,
-                        sample.round,
-                        fmt::format("reported benchmark `{}` as failed: {}", benchmark, failed->second.second),
-                        "",
-                        false,
-                        ""};
-        row.stop = StopReason::error;
-      }
+      fail_reported_failure(row, seen, benchmark);
       index[c][benchmark] = out.cells.size();
       out.cells.push_back(std::move(row));
     }
