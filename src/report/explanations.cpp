@@ -92,7 +92,7 @@ std::string render_explanations(const RunDocument& document, std::size_t limit) 
   if (document.explanations.empty()) {
     return "";
   }
-  std::string text = "\n### Where the changes came from\n\n";
+  std::string text = "\n**Where the changes came from**\n\n";
   std::string refused;
   std::size_t shown = 0;
   std::size_t left = 0;

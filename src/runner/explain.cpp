@@ -120,7 +120,11 @@ void RoundRunner::explain() {
     model::Explanation explanation{.cell = target.row, .source = "callgrind", .scope = target.scope};
     const double left = m_deadline - m_clock();
     const double estimate = explain_estimate(target.cell);
-    if (!m_settings.explain_tool) {
+    const auto& meta = m_cells[target.cell].meta;
+    if (meta.min_duration_seconds > 0 || !meta.window_key.empty()) {
+      explanation.problem = "not explained: it runs for a window of time, not an amount of work, so under valgrind "
+                            "its counts would be of however little work fits in the window";
+    } else if (!m_settings.explain_tool) {
       explanation.problem = m_settings.explain_missing;
     } else if (estimate > left) {
       explanation.problem = fmt::format("about {:.0f} s of counting would not fit in the {:.0f} s left of the "

@@ -53,6 +53,8 @@ if [ "$(verdict_of "$R" http p99)" != REGRESSION ]; then
 fi
 expect_json "$R" "$(row http throughput)['verdict'] == 'REGRESSION' and $(row http throughput)['gated']"
 expect_json "$R" "$(row http throughput)['better'] == 'higher' and $(row http throughput)['unit_label'] == 'req/s'"
+# a service under load runs for a window, not an amount of work: not explained, and it says why (README: Explanations)
+expect_json "$R" "[e['cell'] for e in r['explanations']] == ['http'] and r['explanations'][0]['problem'].startswith('not explained: it runs for a window of time')"
 # fewer requests per second: the candidate/baseline ratio is below 1, its interval too
 expect_json "$R" "0.65 < $(row http throughput)['ratio'] < 0.8 and $(row http throughput)['ci_high'] < 1 / 1.15"
 # each request takes longer, so does the slowest percent: p99 past the 1.15x gate
