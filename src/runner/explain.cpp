@@ -92,10 +92,11 @@ std::expected<profile::Profile, std::string> RoundRunner::profile_of(const model
   if (dir.empty() || !process::clear_counts(dir)) {
     return std::unexpected(fmt::format("cannot empty {}", dir.string()));
   }
-  const double left = std::max(1.0, m_deadline - m_clock());
-  const auto timeout = std::min<std::chrono::nanoseconds>(
-      invocation.timeout * process::k_counted_slowdown,
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(left)));
+  // the counted timeout, and never past the budget (a command without a timeout gets the budget's)
+  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(std::max(1.0, m_deadline - m_clock())));
+  const auto counted = invocation.timeout * process::k_counted_slowdown;
+  const auto timeout = counted.count() > 0 ? std::min(counted, left) : left;
   const auto profiled = process::profiled_invocation(invocation, *m_settings.explain_tool, dir, timeout);
   const model::Outcome outcome = m_executor.run(profiled);
   if (!output.empty()) {
