@@ -137,6 +137,10 @@ Result read_google_benchmark(std::string_view text, std::string_view source) {
       collector.fail(*name, message != nullptr && message->is_string() ? message->get<std::string>() : "failed");
       continue;
     }
+    if (const json* iterations = util::json_member(entry, "iterations");
+        iterations != nullptr && iterations->is_number() && iterations->get<double>() >= 1) {
+      collector.iterations(*name, iterations->get<double>());
+    }
     const json* unit = util::json_member(entry, "time_unit");
     const std::string unit_word = unit != nullptr && unit->is_string() ? unit->get<std::string>() : "ns";
     for (const char* key : {"real_time", "cpu_time"}) {

@@ -43,6 +43,8 @@ class Collector {
 public:
   void add(const std::string& name, const std::string& measure, double value);
   void fail(const std::string& name, const std::string& error);
+  // the iterations of the benchmark's loop in the run reported last
+  void iterations(const std::string& name, double iterations);
   bool empty() const { return m_order.empty(); }
   Benchmarks benchmarks() const;
 
@@ -52,6 +54,7 @@ private:
   std::map<std::string, std::size_t> m_index;
   std::vector<std::map<std::string, std::vector<double>>> m_values;
   std::vector<std::string> m_errors;
+  std::vector<double> m_iterations;
 };
 
 // A time of `unit` ("ns", "us", "µs", "ms", "s", "ps") in seconds; nullopt for another unit.

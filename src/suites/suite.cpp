@@ -40,6 +40,92 @@ constexpr HarnessMeasure k_hyperfine_measures[] = {
     {.name = "system", .quantity = Quantity::time, .zero_is_a_reading = true}};
 constexpr HarnessMeasure k_cargo_bench_measures[] = {{.name = "ns_per_iter", .quantity = Quantity::time}};
 
+// --- counts per benchmark (README: Suites, Counts per benchmark; docs/design.md)
+
+// Google Benchmark's counted run: each benchmark alone in order (no
+// interleaving, one repetition), a warm-up run of one iteration before its
+// runs (so the run of one iteration that starts them is warm), and runs
+// short enough for valgrind.
+constexpr std::string_view k_google_benchmark_counted_arguments[] = {
+    "--benchmark_min_warmup_time=0.000000001", "--benchmark_min_time=0.01", "--benchmark_repetitions=1",
+    "--benchmark_enable_random_interleaving=false"};
+// Every benchmark's loop, whatever its function (a function, a fixture, a
+// template, a lambda), starts with State::StartKeepRunning and ends with
+// State::FinishKeepRunning; ComputeStats follows each benchmark's runs.
+constexpr std::string_view k_google_benchmark_loop_start = "benchmark::State::StartKeepRunning()";
+constexpr std::string_view k_google_benchmark_loop_end = "benchmark::State::FinishKeepRunning()";
+constexpr std::string_view k_google_benchmark_next = "benchmark::ComputeStats";
+constexpr std::string_view k_google_benchmark_dumps[] = {k_google_benchmark_loop_start, k_google_benchmark_loop_end,
+                                                         "benchmark::ComputeStats*"};
+
+bool triggered_by(const CallDump& dump, std::string_view function) { return dump.trigger.starts_with(function); }
+
+// The loops of one benchmark's runs, in the order they ran: dumps before
+// FinishKeepRunning, each holding what ran since the dump before
+// StartKeepRunning.
+using Runs = std::vector<CallDump>;
+
+// Google Benchmark runs a benchmark's loop once for its warm-up, then 1,
+// 10, 100, … iterations until one run is long enough, and reports that last
+// run's iterations. So (last − the first run after the warm-up) / (N − 1)
+// is one iteration's count, exactly for a loop that does the same each
+// iteration: what every run does once (starting the loop, the timers)
+// cancels. A benchmark the harness ran once after its warm-up (fixed
+// iterations, or one iteration that took the whole minimum time) is its
+// run's count / N, the loop's start included.
+IterationCounts google_benchmark_counts(const Benchmark& benchmark, const Runs& runs) {
+  IterationCounts counts{.name = benchmark.name};
+  if (!benchmark.error.empty()) {
+    counts.problem = "the harness reported it as failed: " + benchmark.error;
+  } else if (benchmark.name.find("/threads:") != std::string::npos) {
+    counts.problem = "its loop runs on several threads at once, whose counts callgrind cannot tell apart";
+  } else if (runs.empty()) {
+    counts.problem = "callgrind saw no run of its loop";
+  } else if (!(benchmark.iterations >= 1)) {
+    counts.problem = "the harness did not say how many iterations it ran";
+  } else if (runs.size() >= 3 && benchmark.iterations > 1) {
+    const auto& first = runs[1];
+    const auto& last = runs.back();
+    counts.instructions = (last.instructions - first.instructions) / (benchmark.iterations - 1);
+    counts.allocations = (last.allocations - first.allocations) / (benchmark.iterations - 1);
+  } else {
+    counts.instructions = runs.back().instructions / benchmark.iterations;
+    counts.allocations = runs.back().allocations / benchmark.iterations;
+  }
+  if (counts.problem.empty() && (counts.instructions < 0 || counts.allocations < 0)) {
+    counts.problem = "its runs of more iterations counted less than its run of one: its loop does not do the same "
+                     "work each iteration";
+  }
+  return counts;
+}
+
+std::vector<IterationCounts> google_benchmark_attribution(const std::vector<CallDump>& dumps,
+                                                          const Benchmarks& reported) {
+  std::vector<Runs> benchmarks(1);
+  for (const auto& dump : dumps) {
+    if (triggered_by(dump, k_google_benchmark_loop_end)) {
+      benchmarks.back().push_back(dump);
+    } else if (triggered_by(dump, k_google_benchmark_next)) {
+      benchmarks.emplace_back();
+    }
+  }
+  benchmarks.pop_back(); // what ran after the last benchmark's statistics
+  std::vector<IterationCounts> counts;
+  for (std::size_t i = 0; i < reported.size(); ++i) {
+    if (benchmarks.size() != reported.size()) {
+      counts.push_back({.name = reported[i].name,
+                        .problem = fmt::format("the counted run reported {} benchmarks but callgrind saw {}",
+                                               reported.size(), benchmarks.size())});
+    } else {
+      counts.push_back(google_benchmark_counts(reported[i], benchmarks[i]));
+    }
+  }
+  return counts;
+}
+
+constexpr HarnessCounting k_google_benchmark_counting{k_google_benchmark_counted_arguments, k_google_benchmark_dumps,
+                                                      google_benchmark_attribution};
+
 // Every harness, one row each, in the order of the Harness enum (checked below).
 constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
     {.harness = Harness::google_benchmark,
@@ -48,56 +134,71 @@ constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
      .measures = k_google_benchmark_measures,
      .others = OtherMeasures::counters,
      .primary = "real_time",
-     .filter = HarnessFilter{.prefix = "--benchmark_filter="}},
+     .filter = HarnessFilter{.prefix = "--benchmark_filter="},
+     .counting = k_google_benchmark_counting},
     {.harness = Harness::go,
      .name = "go",
      .read = detail::read_go,
      .measures = k_go_measures,
      .others = OtherMeasures::counters,
      .primary = "ns_per_op",
-     .filter = HarnessFilter{.prefix = "-bench=", .levels_apart = true}},
+     .filter = HarnessFilter{.prefix = "-bench=", .levels_apart = true},
+     .uncounted = "benchmarks run in Go's runtime, which valgrind does not follow reliably (its threads and "
+                  "signals): gate on allocs_per_op and bytes_per_op, Go's own counts per op (go test -benchmem), or "
+                  "on ns_per_op"},
     {.harness = Harness::criterion,
      .name = "criterion",
      .read = detail::read_criterion,
      .measures = k_criterion_measures,
      .others = OtherMeasures::counters,
      .primary = "time",
-     .filter = HarnessFilter{.prefix = ""}},
+     .filter = HarnessFilter{.prefix = ""},
+     .uncounted = "benchmarks are not counted per iteration yet (Criterion's loop is inlined into its closure, so "
+                  "callgrind cannot tell it from Criterion's own work): gate on time"},
     {.harness = Harness::pytest_benchmark, // pytest's -k cannot take a glob: no filter
      .name = "pytest-benchmark",
      .read = detail::read_pytest_benchmark,
      .measures = k_pytest_benchmark_measures,
      .others = OtherMeasures::times,
      .primary = "mean",
-     .filter = std::nullopt},
+     .filter = std::nullopt,
+     .uncounted = "benchmarks run in a Python interpreter, where a count of instructions or allocations is the "
+                  "interpreter's, not the benchmark's: gate on mean"},
     {.harness = Harness::catch2, // Catch2's filter is its test names: none
      .name = "catch2",
      .read = detail::read_catch2,
      .measures = k_catch2_measures,
      .others = OtherMeasures::times,
      .primary = "mean",
-     .filter = std::nullopt},
+     .filter = std::nullopt,
+     .uncounted = "benchmarks are not counted per iteration yet: gate on mean"},
     {.harness = Harness::bmf,
      .name = "bmf",
      .read = detail::read_bmf,
      .measures = k_bmf_measures,
      .others = OtherMeasures::figures,
      .primary = k_every_measure,
-     .filter = std::nullopt},
+     .filter = std::nullopt,
+     .uncounted = "figures come from a document, with no loop refbench can run under a counter: gate on its "
+                  "measures"},
     {.harness = Harness::hyperfine,
      .name = "hyperfine",
      .read = detail::read_hyperfine,
      .measures = k_hyperfine_measures,
      .others = OtherMeasures::times,
      .primary = "mean",
-     .filter = std::nullopt},
+     .filter = std::nullopt,
+     .uncounted = "benchmarks are whole commands: count each one as a [[cell]] of its own, whose instructions "
+                  "refbench counts"},
     {.harness = Harness::cargo_bench, // libtest's filter is a substring, not a glob: none
      .name = "cargo-bench",
      .read = detail::read_cargo_bench,
      .measures = k_cargo_bench_measures,
      .others = OtherMeasures::times,
      .primary = "ns_per_iter",
-     .filter = std::nullopt},
+     .filter = std::nullopt,
+     .uncounted = "benchmarks are not counted per iteration (libtest's bench loop is inlined into each benchmark): "
+                  "gate on ns_per_iter"},
 }};
 
 // The checks of k_harness_table: row i is Harness i; each has its own
@@ -124,7 +225,8 @@ constexpr bool harness_row_is_whole(const HarnessInfo& row) {
     }
   }
   // (that it has a reader is the unit test's: a function's address is no constant under the sanitizers)
-  return !row.name.empty() && !row.primary.empty() && primary_listed;
+  return !row.name.empty() && !row.primary.empty() && primary_listed &&
+         (row.counting.has_value() != !row.uncounted.empty());
 }
 
 constexpr bool harness_rows_whole() {
@@ -139,8 +241,9 @@ constexpr bool harness_rows_whole() {
 static_assert(util::rows_in_enum_order(k_harness_table, &HarnessInfo::harness),
               "k_harness_table: row i must be Harness i, one row per Harness");
 static_assert(harness_names_distinct(), "k_harness_table: every row needs a name of its own");
-static_assert(harness_rows_whole(), "k_harness_table: every row needs its measures once each and a "
-                                    "primary measure among them (or k_every_measure)");
+static_assert(harness_rows_whole(), "k_harness_table: every row needs its measures once each, a primary measure "
+                                    "among them (or k_every_measure), and either a way to count its benchmarks "
+                                    "or why it has none");
 
 bool is_rate(std::string_view measure) { return measure.ends_with("_per_second") || measure.ends_with("/s"); }
 
@@ -216,8 +319,26 @@ const HarnessInfo& harness_info(Harness harness) { return k_harness_table[static
 
 std::span<const HarnessInfo> built_in_harnesses() { return k_harness_table; }
 
+bool counted_measure(std::string_view measure) {
+  return std::ranges::find(k_counted_measures, measure) != std::end(k_counted_measures);
+}
+
+std::string why_not_counted(Harness harness, std::string_view measure) {
+  const auto& row = harness_info(harness);
+  if (!row.counting) {
+    return fmt::format("a {} suite's {}", row.name, row.uncounted);
+  }
+  if (!counted_measure(measure)) {
+    return "callgrind counts the calls of the malloc family, not the sizes they ask for: gate on allocations";
+  }
+  return "";
+}
+
 MeasureInfo measure_info(Harness harness, std::string_view measure) {
   const auto& row = harness_info(harness);
+  if (counted_measure(measure)) { // README: Suites, Counts per benchmark: per iteration, whatever the harness
+    return {Quantity::plain, false, std::string(measure), true};
+  }
   if (const auto* listed = listed_measure(row, measure)) {
     return {listed->quantity, listed->higher_is_better, std::string(listed->label), listed->counted};
   }
@@ -304,6 +425,7 @@ std::size_t Collector::index_of(const std::string& name) {
     m_order.push_back(name);
     m_values.emplace_back();
     m_errors.emplace_back();
+    m_iterations.push_back(0);
   }
   return it->second;
 }
@@ -311,6 +433,8 @@ std::size_t Collector::index_of(const std::string& name) {
 void Collector::add(const std::string& name, const std::string& measure, double value) {
   m_values[index_of(name)][measure].push_back(value);
 }
+
+void Collector::iterations(const std::string& name, double iterations) { m_iterations[index_of(name)] = iterations; }
 
 void Collector::fail(const std::string& name, const std::string& error) {
   auto& kept = m_errors[index_of(name)];
@@ -322,7 +446,7 @@ void Collector::fail(const std::string& name, const std::string& error) {
 Benchmarks Collector::benchmarks() const {
   Benchmarks benchmarks;
   for (std::size_t i = 0; i < m_order.size(); ++i) {
-    Benchmark benchmark{m_order[i], {}, m_errors[i]};
+    Benchmark benchmark{m_order[i], {}, m_errors[i], m_iterations[i], ""};
     for (auto values : m_values[i]) { // a copy: sorted for its median
       auto& figures = values.second;
       std::sort(figures.begin(), figures.end());

@@ -62,6 +62,9 @@ TEST_CASE("Google Benchmark: every plain run in order, times in seconds, counter
   CHECK(named(benchmarks, "BM_vec/1024").values.at("items_per_second") == doctest::Approx(583891820.7733353));
   CHECK_FALSE(benchmarks[0].values.contains("iterations"));
   CHECK_FALSE(benchmarks[0].values.contains("family_index"));
+  // the iterations of the reported run are kept apart, for counts per iteration
+  CHECK(benchmarks[0].iterations == 456);
+  CHECK(named(benchmarks, "BM_fill").iterations == 11796);
 }
 
 TEST_CASE("Google Benchmark: aggregates are not samples, repetitions give their median, errors are the row's") {
@@ -370,4 +373,101 @@ TEST_CASE("k_harness_table: a measure a row does not list is a time, a counter o
   CHECK_FALSE(read_ok(Harness::pytest_benchmark,
                       R"({"benchmarks": [{"name": "t", "stats": {"mean": 1, "median": 1, "min": 0, "ops": 1}}]})")[0]
                   .error.empty());
+}
+
+// README: Suites, Counts per benchmark: Google Benchmark's runs of each
+// benchmark's loop, as callgrind dumps them before FinishKeepRunning, split
+// at each ComputeStats; one iteration's count is (last − the first run after
+// the warm-up) / (N − 1). The dumps here are made by hand from a loop of
+// `per` instructions and `allocs` allocations per iteration and a run's own
+// `start` instructions, so the closed form is known.
+namespace {
+
+suites::CallDump loop_run(double iterations, double per, double start, double allocs = 0, double allocs_start = 0) {
+  return {"benchmark::State::FinishKeepRunning()", start + iterations * per, allocs_start + iterations * allocs};
+}
+
+suites::CallDump dump_at(std::string trigger, double instructions = 0) { return {std::move(trigger), instructions, 0}; }
+
+const suites::CallDump k_next{"benchmark::ComputeStats(std::vector<benchmark::BenchmarkReporter::Run, "
+                              "std::allocator<benchmark::BenchmarkReporter::Run> > const&)",
+                              0, 0};
+
+suites::Benchmark reported(std::string name, double iterations, std::string error = "") {
+  suites::Benchmark benchmark{std::move(name), {{"real_time", 1e-6}}, std::move(error), iterations, ""};
+  return benchmark;
+}
+
+std::vector<suites::IterationCounts> attribute(const std::vector<suites::CallDump>& dumps,
+                                               const suites::Benchmarks& benchmarks) {
+  const auto& counting = suites::harness_info(Harness::google_benchmark).counting;
+  REQUIRE(counting.has_value());
+  return counting->attribute(dumps, benchmarks);
+}
+
+} // namespace
+
+TEST_CASE("Google Benchmark's counts per iteration: the runs' difference, whatever ran once per run") {
+  const suites::CallDump start_dump = dump_at("benchmark::State::StartKeepRunning()", 5000); // setup: never counted
+  std::vector<suites::CallDump> dumps;
+  // BM_a: warm-up (1, a colder start), then 1, 10, 100 and the reported 4321
+  dumps.push_back(start_dump);
+  dumps.push_back(loop_run(1, 707, 400, 1, 3));
+  for (double n : {1.0, 10.0, 100.0, 4321.0}) {
+    dumps.push_back(start_dump);
+    dumps.push_back(loop_run(n, 707, 245, 1, 2));
+  }
+  dumps.push_back(k_next);
+  // BM_fixed: ->Iterations(7), a warm-up and one run of 7
+  dumps.push_back(loop_run(7, 3000, 245));
+  dumps.push_back(loop_run(7, 3000, 245));
+  dumps.push_back(k_next);
+  // BM_threads/threads:2 and a benchmark the harness says failed
+  dumps.push_back(loop_run(1, 10, 245));
+  dumps.push_back(k_next);
+  dumps.push_back(k_next);
+  dumps.push_back(dump_at("Program termination"));
+  const auto counts = attribute(dumps, {reported("BM_a", 4321), reported("BM_fixed/iterations:7", 7),
+                                        reported("BM_threads/threads:2", 100), reported("BM_broken", 0, "no file")});
+  REQUIRE(counts.size() == 4);
+  CHECK(counts[0].name == "BM_a");
+  CHECK(counts[0].problem.empty());
+  CHECK(counts[0].instructions == 707); // exactly: the start (245) cancels, the warm-up is not used
+  CHECK(counts[0].allocations == 1);
+  // one run after the warm-up: its count / N, the loop's start spread over its iterations
+  CHECK(counts[1].instructions == doctest::Approx(3000 + 245.0 / 7));
+  CHECK(counts[2].problem == "its loop runs on several threads at once, whose counts callgrind cannot tell apart");
+  CHECK(counts[3].problem == "the harness reported it as failed: no file");
+}
+
+TEST_CASE("Google Benchmark's counts per iteration: what cannot be attributed says why") {
+  // callgrind saw no loop of a benchmark (ComputeStats right away)
+  auto counts = attribute({k_next}, {reported("BM_a", 10)});
+  CHECK(counts.at(0).problem == "callgrind saw no run of its loop");
+  // the runs do not line up with the benchmarks reported: none is attributed
+  counts = attribute({loop_run(1, 5, 1), k_next}, {reported("BM_a", 10), reported("BM_b", 10)});
+  CHECK(counts.at(0).problem == "the counted run reported 2 benchmarks but callgrind saw 1");
+  CHECK(counts.at(1).problem == counts.at(0).problem);
+  // no iterations reported
+  counts = attribute({loop_run(1, 5, 1), k_next}, {reported("BM_a", 0)});
+  CHECK(counts.at(0).problem == "the harness did not say how many iterations it ran");
+  // a loop whose longer runs counted less
+  counts = attribute({loop_run(1, 5, 1), loop_run(1, 5, 900), loop_run(10, 5, 1), k_next}, {reported("BM_a", 10)});
+  CHECK(counts.at(0).problem.starts_with("its runs of more iterations counted less"));
+}
+
+TEST_CASE("Counts per benchmark: which harnesses count, and the measures they add") {
+  for (const auto& row : suites::built_in_harnesses()) {
+    CAPTURE(row.name);
+    CHECK(row.counting.has_value() == row.uncounted.empty());
+    CHECK(suites::why_not_counted(row.harness, "instructions").empty() == row.counting.has_value());
+    CHECK_FALSE(suites::why_not_counted(row.harness, "allocated_bytes").empty());
+  }
+  CHECK(suites::harness_info(Harness::google_benchmark).counting.has_value());
+  const auto info = suites::measure_info(Harness::google_benchmark, "instructions");
+  CHECK(info.counted);
+  CHECK_FALSE(info.higher_is_better);
+  CHECK(info.label == "instructions");
+  CHECK(suites::counted_measure("allocations"));
+  CHECK_FALSE(suites::counted_measure("allocated_bytes"));
 }

@@ -38,6 +38,12 @@ struct Benchmark {
   std::string name;
   std::map<std::string, double> values;
   std::string error; // "": it ran
+  // the iterations of its loop the harness ran in the run it reports (the
+  // last, when it repeats); 0 when the harness does not say
+  double iterations = 0;
+  // README: Suites, Counts per benchmark: why its counts per iteration are
+  // missing from `values` when the cell counts them; "" when they are not
+  std::string uncounted;
 };
 
 // The benchmarks of one invocation, in the order the harness reported them;
@@ -88,9 +94,39 @@ struct HarnessFilter {
 // naming it), or why it cannot be read; read_suite adds the checks all share.
 using SuiteReader = std::expected<Benchmarks, std::string> (*)(std::string_view text, std::string_view source);
 
+// README: Suites, Counts per benchmark (docs/design.md, Counts per
+// benchmark): one dump of a suite's counted run under callgrind — the
+// function whose entry made it (`trigger`, as callgrind names it) and what
+// ran since the dump before it.
+struct CallDump {
+  std::string trigger;
+  double instructions = 0;
+  double allocations = 0; // calls of the malloc family (operator new counted once)
+};
+
+// One benchmark's counts per iteration of its loop, or why there are none.
+struct IterationCounts {
+  std::string name;
+  double instructions = 0;
+  double allocations = 0;
+  std::string problem; // "": counted
+};
+
+// How a harness's benchmarks are counted one by one: its suite runs once
+// under callgrind with `arguments` appended and a dump before each of
+// `dumps` (callgrind function patterns), and `attribute` turns the dumps
+// and what that run reported into counts per iteration of each benchmark.
+struct HarnessCounting {
+  std::span<const std::string_view> arguments;
+  std::span<const std::string_view> dumps;
+  std::vector<IterationCounts> (*attribute)(const std::vector<CallDump>& dumps, const Benchmarks& reported);
+};
+
 // Everything refbench knows of one harness, one row of k_harness_table:
 // its word, its reader, the measures it names, its primary measure (one of
-// them, or k_every_measure) and its filter (none: the rows are picked after).
+// them, or k_every_measure), its filter (none: the rows are picked after),
+// and how its benchmarks are counted — or, when they are not, why and
+// what to gate on instead (`uncounted`, after "a <harness> suite's ").
 struct HarnessInfo {
   Harness harness;
   std::string_view name;
@@ -99,6 +135,8 @@ struct HarnessInfo {
   OtherMeasures others;
   std::string_view primary;
   std::optional<HarnessFilter> filter;
+  std::optional<HarnessCounting> counting = std::nullopt;
+  std::string_view uncounted = {};
 };
 
 // The row of `harness` (one of the enum's values) in k_harness_table.
@@ -151,6 +189,17 @@ std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::s
 // rows are picked afterwards) and for no family.
 std::optional<std::vector<std::string>> family_filter_arguments(Harness harness,
                                                                 const std::vector<std::string>& families);
+
+// README: Suites, Counts per benchmark: the counted measures a suite row
+// can carry beside its harness's ("instructions", "allocations"), per
+// iteration of the benchmark's loop; and whether `measure` is one of them.
+inline constexpr std::string_view k_counted_measures[] = {"instructions", "allocations"};
+bool counted_measure(std::string_view measure);
+
+// Why `measure` (a counted built-in metric's name) cannot be counted per
+// benchmark of a `harness` suite, and what to gate on instead; "" when it
+// can.
+std::string why_not_counted(Harness harness, std::string_view measure);
 
 // The benchmark name's last "/ARG" split off for sweeps: Google Benchmark's
 // "BM_vec/1024" → {"BM_vec", "arg", "1024"}, named args "BM_vec/n:8" and
