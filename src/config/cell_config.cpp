@@ -378,15 +378,13 @@ template <typename Known> void read_metric_lists(TableReader& r, CellConfig& cel
                fmt::format("cell.{}: unknown metric '{}' (use {} or a [[cell.metric]] of this cell)", key, metric,
                            model::metric_choices()));
       }
-      // README: Suites: a count of the suite's process is no benchmark's, so it would be no row's: refused
-      // rather than leave a gate that names nothing
+      // README: Suites, Counts per benchmark: a suite's counts are per benchmark and iteration, where its
+      // harness has a way to count them; elsewhere refused rather than leave a gate that names nothing
       const auto built_in = model::parse_metric(metric);
       if (cell.suite && built_in && model::counted(model::metric_info(*built_in))) {
-        r.fail(*r.table().get(key),
-               fmt::format("cell.{}: '{}' is not counted per benchmark of a {} suite: refbench cannot attribute a "
-                           "count of the suite's process to one of its benchmarks; gate on the harness's measures, "
-                           "or count a [[cell]] whose command runs one benchmark alone",
-                           key, metric, suites::harness_name(cell.suite->harness)));
+        if (const auto why = suites::why_not_counted(cell.suite->harness, metric); !why.empty()) {
+          r.fail(*r.table().get(key), fmt::format("cell.{}: '{}' is not counted per benchmark: {}", key, metric, why));
+        }
       }
     }
     (std::string_view(key) == "metrics" ? cell.metrics : cell.gate) = names;

@@ -59,7 +59,8 @@ std::map<std::string, double> number_table(const Fields& f, std::string_view key
 std::string hook_from(const Fields& f) {
   auto hook = f.string("hook", "");
   if (!hook.empty() && hook != hook_name(Hook::setup) && hook != hook_name(Hook::prepare) &&
-      hook != hook_name(Hook::cleanup) && hook != k_tree_check && hook != k_counted_run) {
+      hook != hook_name(Hook::cleanup) && hook != k_tree_check && hook != k_counted_run && hook != k_allocation_run &&
+      hook != k_benchmark_count) {
     f.fail(fmt::format("{}: unknown hook \"{}\" (setup, prepare or cleanup)", f.name("hook"), hook));
   }
   return hook;
@@ -156,7 +157,7 @@ Sample sample_from(const Fields& f, std::size_t cell) {
       s.benchmarks.push_back(
           {b.string("name"),
            number_table(b, "values", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()),
-           b.string("error", "")});
+           b.string("error", ""), 0, b.string("uncounted", "")});
     }
   }
   return s;
@@ -209,6 +210,9 @@ nlohmann::json to_json(const Sample& sample, const std::vector<CellRecord>& cell
     nlohmann::json entry{{"name", benchmark.name}, {"values", benchmark.values}};
     if (!benchmark.error.empty()) {
       entry["error"] = benchmark.error;
+    }
+    if (!benchmark.uncounted.empty()) {
+      entry["uncounted"] = benchmark.uncounted;
     }
     j["benchmarks"].push_back(std::move(entry));
   }

@@ -38,9 +38,9 @@ std::string failure_subject(const CellRecord& cell, const CellFailure& failure) 
   if (failure.hook == k_tree_check) {
     return "the check of the arms' trees found";
   }
-  if (failure.hook == k_counted_run || failure.hook == k_allocation_run) {
+  if (failure.hook == k_counted_run || failure.hook == k_allocation_run || failure.hook == k_benchmark_count) {
     return fmt::format("the {} command, run under the {} counter,", arm_label(cell, failure.arm),
-                       failure.hook == k_counted_run ? "instruction" : "allocation");
+                       failure.hook == k_allocation_run ? "allocation" : "instruction");
   }
   return fmt::format("the {} {}", arm_label(cell, failure.arm),
                      failure.hook.empty() ? std::string("command") : failure.hook + " hook");
@@ -57,7 +57,7 @@ std::string failure_when(const CellFailure& failure) {
   if (failure.hook == k_tree_check) {
     return "after " + round;
   }
-  if (failure.hook == k_counted_run || failure.hook == k_allocation_run) {
+  if (failure.hook == k_counted_run || failure.hook == k_allocation_run || failure.hook == k_benchmark_count) {
     return "in " + round;
   }
   return failure.hook.empty() ? "in " + round : "before its run in " + round;

@@ -37,11 +37,12 @@ CustomMetric measure_metric(const SuiteSpec& suite, const std::string& measure) 
 
 // What the samples of one suite cell say of each of its benchmarks.
 struct Seen {
-  std::vector<std::string> order;                                      // first reported first
-  std::map<std::string, std::set<std::string>> measures;               // by benchmark
-  std::map<std::string, std::array<bool, 2>> in_arm;                   // reported by baseline, candidate
-  std::map<std::string, std::pair<const Sample*, std::string>> failed; // first failure
-  std::array<bool, 2> arm_reported{false, false};                      // an arm's harness reported anything
+  std::vector<std::string> order;                                         // first reported first
+  std::map<std::string, std::set<std::string>> measures;                  // by benchmark
+  std::map<std::string, std::array<bool, 2>> in_arm;                      // reported by baseline, candidate
+  std::map<std::string, std::pair<const Sample*, std::string>> failed;    // first failure
+  std::map<std::string, std::pair<const Sample*, std::string>> uncounted; // first reason it has no counts
+  std::array<bool, 2> arm_reported{false, false};                         // an arm's harness reported anything
 };
 
 Seen seen_in(const RunRecord& record, std::size_t cell) {
@@ -66,6 +67,9 @@ Seen seen_in(const RunRecord& record, std::size_t cell) {
       }
       if (!benchmark.error.empty() && !seen.failed.contains(benchmark.name)) {
         seen.failed[benchmark.name] = {&sample, benchmark.error};
+      }
+      if (!benchmark.uncounted.empty() && !seen.uncounted.contains(benchmark.name)) {
+        seen.uncounted[benchmark.name] = {&sample, benchmark.uncounted};
       }
     }
   }
@@ -165,6 +169,37 @@ void fail_reported_failure(CellRecord& row, const Seen& seen, const std::string&
   }
 }
 
+// README: Suites, Counts per benchmark: a row that lacks a counted measure
+// (instructions, allocations) its suite's metrics or gate names would gate
+// nothing on it: its ERROR, saying why it has no count.
+void fail_uncounted(CellRecord& row, const Seen& seen, const CellRecord& cell, const std::string& benchmark) {
+  if (row.failure) {
+    return;
+  }
+  const auto& measures = seen.measures.contains(benchmark) ? seen.measures.at(benchmark) : std::set<std::string>{};
+  for (const auto* names : {&cell.meta.gate, &cell.meta.metrics}) {
+    if (!*names) {
+      continue;
+    }
+    for (const auto& name : **names) {
+      if (!suites::counted_measure(name) || measures.contains(name)) {
+        continue;
+      }
+      const auto why = seen.uncounted.find(benchmark);
+      row.failure =
+          CellFailure{why != seen.uncounted.end() ? why->second.first->arm : Arm::baseline,
+                      why != seen.uncounted.end() ? why->second.first->round : 1,
+                      fmt::format("counted no {} per iteration of `{}`: {}", name, benchmark,
+                                  why != seen.uncounted.end() ? why->second.second : "no counted round reported it"),
+                      "",
+                      false,
+                      std::string(k_benchmark_count)};
+      row.stop = StopReason::error;
+      return;
+    }
+  }
+}
+
 // README: Suites: a gate that names a measure none of the suite's
 // benchmarks reports would gate nothing, so the suite's first row (of
 // `rows`, its rows' indices in `out`) is an ERROR that says so, never a pass.
@@ -249,6 +284,7 @@ SuiteRows suite_rows(const RunRecord& record) {
         row.meta.benchmark = benchmark;
       }
       fail_reported_failure(row, seen, benchmark);
+      fail_uncounted(row, seen, cell, benchmark);
       index[c][benchmark] = out.cells.size();
       out.cells.push_back(std::move(row));
     }

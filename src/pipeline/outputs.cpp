@@ -38,6 +38,10 @@ std::string what_to_fix(const model::CellFailure& failure) {
   if (failure.hook == model::k_counted_run) {
     return "make the command run under valgrind or measure without the counted metric";
   }
+  if (failure.hook == model::k_benchmark_count) {
+    return "count only the benchmarks refbench can attribute (--cells SUITE/PATTERN), or leave instructions and "
+           "allocations out of the suite's metrics";
+  }
   if (failure.hook == model::k_allocation_run) {
     return "link the program dynamically against libc or measure without allocations and allocated_bytes";
   }

@@ -153,6 +153,22 @@ model::Invocation profiled_invocation(const model::Invocation& invocation, const
   return profiled;
 }
 
+model::Invocation dumped_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
+                                    const std::filesystem::path& dir, std::span<const std::string_view> dumps,
+                                    std::chrono::nanoseconds timeout) {
+  model::Invocation dumped = profiled_invocation(invocation, tool, dir, timeout);
+  std::vector<std::string> options;
+  for (const auto function : dumps) {
+    options.push_back("--dump-before=" + std::string(function));
+  }
+  // after valgrind's own options, before the command
+  const auto command = dumped.argv.end() - static_cast<std::ptrdiff_t>(invocation.argv.size());
+  dumped.argv.insert(command, options.begin(), options.end());
+  std::erase_if(dumped.env, [](const std::string& entry) { return entry.starts_with("LD_BIND_NOW="); });
+  dumped.env.push_back("LD_BIND_NOW=1");
+  return dumped;
+}
+
 bool clear_counts(const std::filesystem::path& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);

@@ -28,7 +28,7 @@ constexpr std::array<CounterInfo, k_counter_count> k_counter_table{{
        if (!total) {
          return std::unexpected(total.error());
        }
-       return Counts{{model::Reading::instructions, *total}};
+       return Counts{.readings = {{model::Reading::instructions, *total}}};
      }},
     {Counter::allocations, k_allocation_readings, model::k_allocation_run,
      [](const model::Invocation& invocation, const model::RoundSettings&,
@@ -44,8 +44,8 @@ constexpr std::array<CounterInfo, k_counter_count> k_counter_table{{
        if (!allocations) {
          return std::unexpected(allocations.error());
        }
-       return Counts{{model::Reading::allocations, allocations->calls},
-                     {model::Reading::allocated_bytes, allocations->bytes}};
+       return Counts{.readings = {{model::Reading::allocations, allocations->calls},
+                                  {model::Reading::allocated_bytes, allocations->bytes}}};
      }},
 }};
 

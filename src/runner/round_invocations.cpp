@@ -10,12 +10,7 @@
 #include <iterator>
 
 namespace refbench::runner::detail {
-namespace {
 
-// Reads what `sample`'s command reported (README: Custom metrics): its
-// captured stdout, or the {output} file `output` when not empty, read only
-// when it is a regular file in place (no link), at most
-// model::k_max_output_report_bytes; an unreadable file is the sample's problem.
 void read_report(const model::CellMeta& meta, model::Sample& sample, const std::string& output) {
   if (output.empty()) {
     const bool cut = sample.outcome.stdout_bytes > sample.outcome.stdout_text.size();
@@ -29,8 +24,6 @@ void read_report(const model::CellMeta& meta, model::Sample& sample, const std::
   }
   model::read_sample_report(meta, sample, *content, false);
 }
-
-} // namespace
 
 const model::Invocation& RoundRunner::invocation_of(Slot slot) const {
   const model::CellSpec& spec = m_cells[slot.cell];
@@ -70,11 +63,12 @@ void RoundRunner::measure(Slot slot, int round, std::size_t order, const std::st
     m_hooks.before_invocation(m_record.cells[slot.cell], slot.arm, round);
   }
   model::Sample sample{slot.cell, slot.arm, round, order, m_executor.run(invocation), {}, {}, replica_of(slot, round)};
-  for (const auto& [reading, value] : counts) {
+  for (const auto& [reading, value] : counts.readings) {
     sample.outcome.readings[reading] = value;
   }
   if (reads && model::succeeded(sample.outcome)) {
     read_report(spec.meta, sample, reads_file ? output : std::string());
+    add_benchmark_counts(sample, counts);
   }
   sample.outcome.stdout_text.clear(); // read above, not kept
   if (!output.empty()) {
@@ -154,13 +148,16 @@ RoundCounts RoundRunner::count_round(int round, const std::vector<std::size_t>& 
 }
 
 std::optional<Counts> RoundRunner::count(Slot slot, int round) {
+  if (m_cells[slot.cell].meta.suite) {
+    return count_benchmarks(slot, round);
+  }
   Counts counts;
   for (Counter counter : counters_for(m_cells[slot.cell].counted)) {
     auto counted = count_under(slot, round, counter);
     if (!counted) {
       return std::nullopt;
     }
-    counts.merge(*counted);
+    counts.readings.merge(counted->readings);
   }
   return counts;
 }

@@ -19,6 +19,12 @@
 
 namespace refbench::runner::detail {
 
+// Reads what `sample`'s command reported (README: Custom metrics): its
+// captured stdout, or the {output} file `output` when not empty, read only
+// when it is a regular file in place (no link), at most
+// model::k_max_output_report_bytes; an unreadable file is the sample's problem.
+void read_report(const model::CellMeta& meta, model::Sample& sample, const std::string& output);
+
 // Thrown inside the runner when a command cannot be started at all: the run
 // stops at once instead of measuring the other cells to the end.
 struct CannotStart {};
@@ -132,6 +138,11 @@ private:
   // command that cannot start at all throws CannotStart.
   void measure(Slot slot, int round, std::size_t order, const std::string& pad, const Counts& counts = {});
 
+  // The counts per benchmark in `counts` added to `sample`'s benchmarks
+  // (suites::Benchmark::values and uncounted), for the readings its cell
+  // counts.
+  void add_benchmark_counts(model::Sample& sample, const Counts& counts) const;
+
   // Hashes `output` of `slot` in round 1; once both arms are in, differing
   // hashes make the cell ERROR (the arms did different work).
   void record_output_hash(Slot slot, const std::string& output);
@@ -155,6 +166,14 @@ private:
   // counter, or the count) is the cell's ERROR. The pad is fixed: the
   // environment's size changes the instructions the dynamic loader runs.
   std::optional<Counts> count_under(Slot slot, int round, Counter counter);
+
+  // --- suite_counts.cpp: counts per benchmark (README: Suites, Counts per benchmark)
+
+  // The counts of suite cell `slot` in `round`: its harness's whole suite
+  // run once under callgrind (HarnessCounting), each benchmark's counts per
+  // iteration of its loop, or why it has none; none at all when the run
+  // failed (the cell's ERROR, as count_under's).
+  std::optional<Counts> count_benchmarks(Slot slot, int round);
 
   // --- explain.cpp: where the changes came from (README: Explanations)
 

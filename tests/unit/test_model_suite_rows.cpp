@@ -52,3 +52,34 @@ TEST_CASE("model::to_rows: a suite's gate that names a measure no benchmark repo
   CHECK(nothing.cells[0].stop == model::StopReason::error);
   CHECK_FALSE(nothing.cells[1].failure);
 }
+
+TEST_CASE("model::to_rows: a row without the count its suite gates on is its ERROR, saying why it has none") {
+  // README: Suites, Counts per benchmark: BM_a counted in every round, BM_b never (its loop on two threads)
+  auto record = suite_rows_record({"instructions"});
+  record.cells[0].meta.metrics = std::vector<std::string>{"cpu_time", "instructions"};
+  for (auto& sample : record.samples) {
+    sample.benchmarks[0].values["instructions"] = 707;
+    sample.benchmarks[1].uncounted = "its loop runs on several threads at once";
+  }
+  std::vector<std::string> removed;
+  model::to_rows(record, removed);
+  REQUIRE(record.cells.size() == 2);
+  CHECK_FALSE(record.cells[0].failure);
+  CHECK(record.cells[0].meta.gate == std::vector<std::string>{"instructions"});
+  CHECK(record.cells[0].meta.custom.at(1).name == "instructions");
+  CHECK(record.cells[0].meta.custom.at(1).counted);
+  REQUIRE(record.cells[1].failure);
+  CHECK(record.cells[1].failure->description ==
+        "counted no instructions per iteration of `BM_b`: its loop runs on several threads at once");
+  CHECK(model::failure_subject(record.cells[1], *record.cells[1].failure) ==
+        "the baseline command, run under the instruction counter,");
+  CHECK(record.cells[1].stop == model::StopReason::error);
+
+  // shown but not gated, a missing count is an ERROR too: the row would show nothing for it
+  auto shown = suite_rows_record({"cpu_time"});
+  shown.cells[0].meta.metrics = std::vector<std::string>{"cpu_time", "allocations"};
+  model::to_rows(shown, removed);
+  REQUIRE(shown.cells[0].failure);
+  CHECK(shown.cells[0].failure->description ==
+        "counted no allocations per iteration of `BM_a`: no counted round reported it");
+}

@@ -6,6 +6,7 @@
 using refbench::model::k_settled_counts;
 using refbench::model::Reading;
 using refbench::runner::CountLedger;
+using refbench::runner::Counts;
 using refbench::runner::RoundCounts;
 
 namespace {
@@ -13,10 +14,10 @@ namespace {
 // `cell`'s instruction counts of one round, an arm's 0 meaning none.
 RoundCounts counts_of(std::size_t cell, double baseline, double candidate, RoundCounts into = {}) {
   if (baseline > 0) {
-    into[{cell, 0}] = {{Reading::instructions, baseline}};
+    into[{cell, 0}] = Counts{.readings = {{Reading::instructions, baseline}}};
   }
   if (candidate > 0) {
-    into[{cell, 1}] = {{Reading::instructions, candidate}};
+    into[{cell, 1}] = Counts{.readings = {{Reading::instructions, candidate}}};
   }
   return into;
 }

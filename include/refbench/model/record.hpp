@@ -152,6 +152,9 @@ inline constexpr std::string_view k_tree_check = "tree check";
 // under the instruction counter, with the allocation counter preloaded.
 inline constexpr std::string_view k_counted_run = "count";
 inline constexpr std::string_view k_allocation_run = "allocation count";
+// CellFailure::hook of a suite's row whose benchmark the counted run could
+// not count per iteration (README: Suites, Counts per benchmark).
+inline constexpr std::string_view k_benchmark_count = "benchmark count";
 
 // One benchmarked cell: the same work done by each arm.
 struct CellSpec {

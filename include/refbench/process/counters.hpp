@@ -10,6 +10,7 @@
 #include <expected>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,16 @@ model::Invocation counted_invocation(const model::Invocation& invocation, const 
 inline constexpr std::string_view k_profile_prefix = "callgrind.";
 model::Invocation profiled_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
                                       const std::filesystem::path& dir, std::chrono::nanoseconds timeout);
+
+// README: Suites, Counts per benchmark: `invocation` (a suite, its
+// harness's counted arguments appended) run like profiled_invocation, with
+// a dump before each function matching one of `dumps` (callgrind's
+// patterns), each dump a file k_profile_prefix + pid + "." + its number,
+// and every symbol bound at start (LD_BIND_NOW) so that no benchmark's
+// first run pays the dynamic loader.
+model::Invocation dumped_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
+                                    const std::filesystem::path& dir, std::span<const std::string_view> dumps,
+                                    std::chrono::nanoseconds timeout);
 
 // Empties `dir` (creating it) before a counted invocation writes there;
 // false when it cannot.

@@ -19,8 +19,15 @@
 
 namespace refbench::runner {
 
-// One counted pass of an arm: each counted reading it took.
-using Counts = std::map<model::Reading, double>;
+// One counted pass of an arm: each counted reading it took; a suite's per
+// benchmark and iteration of its loop (README: Suites, Counts per
+// benchmark), and why a benchmark it reported has none.
+struct Counts {
+  std::map<model::Reading, double> readings;
+  std::map<std::string, std::map<model::Reading, double>> benchmarks;
+  std::map<std::string, std::string> uncounted;
+  bool operator==(const Counts&) const = default;
+};
 // One round's counts, by (cell index, arm index: 0 baseline, 1 candidate).
 using RoundCounts = std::map<std::pair<std::size_t, int>, Counts>;
 
@@ -40,8 +47,7 @@ struct CounterInfo {
   std::expected<model::Invocation, std::string> (*wrap)(const model::Invocation& invocation,
                                                         const model::RoundSettings& settings,
                                                         const std::filesystem::path& dir);
-  std::expected<std::map<model::Reading, double>, std::string> (*read)(const model::Invocation& invocation,
-                                                                       const std::filesystem::path& dir);
+  std::expected<Counts, std::string> (*read)(const model::Invocation& invocation, const std::filesystem::path& dir);
 };
 
 // Every counter, in Counter's order; each counted model::Reading is taken
