@@ -157,7 +157,7 @@ Sample sample_from(const Fields& f, std::size_t cell) {
       s.benchmarks.push_back(
           {b.string("name"),
            number_table(b, "values", -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()),
-           b.string("error", ""), 0, b.string("uncounted", "")});
+           b.string("error", ""), 0, 0, b.string("uncounted", "")});
     }
   }
   return s;

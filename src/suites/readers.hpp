@@ -44,7 +44,7 @@ public:
   void add(const std::string& name, const std::string& measure, double value);
   void fail(const std::string& name, const std::string& error);
   // the iterations of the benchmark's loop in the run reported last
-  void iterations(const std::string& name, double iterations);
+  void iterations(const std::string& name, double iterations, double runs = 0);
   bool empty() const { return m_order.empty(); }
   Benchmarks benchmarks() const;
 
@@ -54,7 +54,7 @@ private:
   std::map<std::string, std::size_t> m_index;
   std::vector<std::map<std::string, std::vector<double>>> m_values;
   std::vector<std::string> m_errors;
-  std::vector<double> m_iterations;
+  std::vector<std::pair<double, double>> m_iterations; // and runs
 };
 
 // A time of `unit` ("ns", "us", "µs", "ms", "s", "ps") in seconds; nullopt for another unit.

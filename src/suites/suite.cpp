@@ -99,17 +99,21 @@ IterationCounts google_benchmark_counts(const Benchmark& benchmark, const Runs& 
   return counts;
 }
 
-std::vector<IterationCounts> google_benchmark_attribution(const std::vector<CallDump>& dumps,
-                                                          const Benchmarks& reported) {
+// Each reported benchmark's counts from its runs: the dumps `is_run` takes,
+// split into one benchmark's each where `is_next` is true, in the order
+// the harness reported them; when the two do not line up, none is counted.
+std::vector<IterationCounts> attribute_in_order(const std::vector<CallDump>& dumps, const Benchmarks& reported,
+                                                bool (*is_run)(const CallDump&), bool (*is_next)(const CallDump&),
+                                                IterationCounts (*count)(const Benchmark&, const Runs&)) {
   std::vector<Runs> benchmarks(1);
   for (const auto& dump : dumps) {
-    if (triggered_by(dump, k_google_benchmark_loop_end)) {
-      benchmarks.back().push_back(dump);
-    } else if (triggered_by(dump, k_google_benchmark_next)) {
+    if (is_next(dump)) {
       benchmarks.emplace_back();
+    } else if (is_run(dump)) {
+      benchmarks.back().push_back(dump);
     }
   }
-  benchmarks.pop_back(); // what ran after the last benchmark's statistics
+  benchmarks.pop_back(); // what ran after the last benchmark
   std::vector<IterationCounts> counts;
   for (std::size_t i = 0; i < reported.size(); ++i) {
     if (benchmarks.size() != reported.size()) {
@@ -117,14 +121,72 @@ std::vector<IterationCounts> google_benchmark_attribution(const std::vector<Call
                         .problem = fmt::format("the counted run reported {} benchmarks but callgrind saw {}",
                                                reported.size(), benchmarks.size())});
     } else {
-      counts.push_back(google_benchmark_counts(reported[i], benchmarks[i]));
+      counts.push_back(count(reported[i], benchmarks[i]));
     }
   }
   return counts;
 }
 
+std::vector<IterationCounts> google_benchmark_attribution(const std::vector<CallDump>& dumps,
+                                                          const Benchmarks& reported) {
+  return attribute_in_order(
+      dumps, reported, [](const CallDump& dump) { return triggered_by(dump, k_google_benchmark_loop_end); },
+      [](const CallDump& dump) { return triggered_by(dump, k_google_benchmark_next); }, google_benchmark_counts);
+}
+
 constexpr HarnessCounting k_google_benchmark_counting{k_google_benchmark_counted_arguments, k_google_benchmark_dumps,
                                                       google_benchmark_attribution};
+
+// Catch2 (v2, header-only): each BENCHMARK's lambda runs inside its own
+// BenchmarkFunction::model<LAMBDA>::call, once per run of k iterations, and
+// the XML reporter's benchmarkEnded follows each benchmark (benchmarkFailed,
+// one that threw). Its runs: k = 1, 2, 4, … until the warm-up time (the
+// last of them followed by the clock's warm-up), then `samples` runs of
+// `iterations` each. A dump before each call holds the run before it, so
+// the dumps of one benchmark are: what ran before its first run, its runs
+// of 1, 2, 4, …, and its samples but the last. The runs of 1 and 2
+// iterations differ by one iteration exactly, whatever the clock did after.
+constexpr std::string_view k_catch2_run =
+    "Catch::Benchmark::Detail::BenchmarkFunction::model<*>::call(Catch::Benchmark::Chronometer) const";
+constexpr std::string_view k_catch2_run_prefix = "Catch::Benchmark::Detail::BenchmarkFunction::model<";
+constexpr std::string_view k_catch2_ended = "Catch::XmlReporter::benchmarkEnded";
+constexpr std::string_view k_catch2_failed = "Catch::XmlReporter::benchmarkFailed";
+constexpr std::string_view k_catch2_dumps[] = {k_catch2_run, "Catch::XmlReporter::benchmarkEnded*",
+                                               "Catch::XmlReporter::benchmarkFailed*"};
+
+IterationCounts catch2_counts(const Benchmark& benchmark, const Runs& dumps) {
+  IterationCounts counts{.name = benchmark.name};
+  const double samples = benchmark.runs;
+  const double doubling = static_cast<double>(dumps.size()) - samples; // its runs of 1, 2, 4, …
+  if (!benchmark.error.empty()) {
+    counts.problem = "the harness reported it as failed: " + benchmark.error;
+  } else if (!(samples >= 1) || !(benchmark.iterations >= 1)) {
+    counts.problem = "the harness did not say how many samples of how many iterations it ran";
+  } else if (doubling >= 3) {
+    counts.instructions = dumps[2].instructions - dumps[1].instructions;
+    counts.allocations = dumps[2].allocations - dumps[1].allocations;
+  } else if (samples >= 2 && doubling >= 1) { // a sample's run, its own start and finish spread over it
+    const auto& sample = dumps[static_cast<std::size_t>(doubling) + 1];
+    counts.instructions = sample.instructions / benchmark.iterations;
+    counts.allocations = sample.allocations / benchmark.iterations;
+  } else {
+    counts.problem = "callgrind saw too few runs of it to tell one iteration from a run";
+  }
+  if (counts.problem.empty() && (counts.instructions < 0 || counts.allocations < 0)) {
+    counts.problem = "its run of two iterations counted less than its run of one: its loop does not do the same "
+                     "work each iteration";
+  }
+  return counts;
+}
+
+std::vector<IterationCounts> catch2_attribution(const std::vector<CallDump>& dumps, const Benchmarks& reported) {
+  return attribute_in_order(
+      dumps, reported, [](const CallDump& dump) { return triggered_by(dump, k_catch2_run_prefix); },
+      [](const CallDump& dump) { return triggered_by(dump, k_catch2_ended) || triggered_by(dump, k_catch2_failed); },
+      catch2_counts);
+}
+
+constexpr HarnessCounting k_catch2_counting{{}, k_catch2_dumps, catch2_attribution};
 
 // Every harness, one row each, in the order of the Harness enum (checked below).
 constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
@@ -171,7 +233,7 @@ constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
      .others = OtherMeasures::times,
      .primary = "mean",
      .filter = std::nullopt,
-     .uncounted = "benchmarks are not counted per iteration yet: gate on mean"},
+     .counting = k_catch2_counting},
     {.harness = Harness::bmf,
      .name = "bmf",
      .read = detail::read_bmf,
@@ -425,7 +487,7 @@ std::size_t Collector::index_of(const std::string& name) {
     m_order.push_back(name);
     m_values.emplace_back();
     m_errors.emplace_back();
-    m_iterations.push_back(0);
+    m_iterations.emplace_back(0, 0);
   }
   return it->second;
 }
@@ -434,7 +496,9 @@ void Collector::add(const std::string& name, const std::string& measure, double 
   m_values[index_of(name)][measure].push_back(value);
 }
 
-void Collector::iterations(const std::string& name, double iterations) { m_iterations[index_of(name)] = iterations; }
+void Collector::iterations(const std::string& name, double iterations, double runs) {
+  m_iterations[index_of(name)] = {iterations, runs};
+}
 
 void Collector::fail(const std::string& name, const std::string& error) {
   auto& kept = m_errors[index_of(name)];
@@ -446,7 +510,7 @@ void Collector::fail(const std::string& name, const std::string& error) {
 Benchmarks Collector::benchmarks() const {
   Benchmarks benchmarks;
   for (std::size_t i = 0; i < m_order.size(); ++i) {
-    Benchmark benchmark{m_order[i], {}, m_errors[i], m_iterations[i], ""};
+    Benchmark benchmark{m_order[i], {}, m_errors[i], m_iterations[i].first, m_iterations[i].second, ""};
     for (auto values : m_values[i]) { // a copy: sorted for its median
       auto& figures = values.second;
       std::sort(figures.begin(), figures.end());

@@ -261,6 +261,13 @@ Result read_catch2(std::string_view text, std::string_view source) {
         return std::unexpected(fmt::format("{}: `BenchmarkResults` has no name", line_at(text, open, source)));
       }
       current = *name;
+      const auto iterations = attribute(tag, "iterations");
+      const auto samples = attribute(tag, "samples");
+      const auto each = iterations ? number(*iterations) : std::nullopt;
+      const auto runs = samples ? number(*samples) : std::nullopt;
+      if (each && runs && *each >= 1 && *runs >= 1) {
+        collector.iterations(current, *each, *runs);
+      }
     } else if (tag.starts_with("/BenchmarkResults")) {
       current.clear();
     } else if (!current.empty() && tag.starts_with("mean ")) {

@@ -5,6 +5,9 @@
 #include <refbench/config/config.hpp>
 #include <refbench/runner/rounds.hpp>
 #include <refbench/util/error.hpp>
+#include <refbench/util/files.hpp>
+
+#include <algorithm>
 
 using namespace refbench;
 using namespace refbench::config;
@@ -170,7 +173,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
           "refbench.toml:5:11: cell.metrics: 'allocations' is not counted per benchmark: a pytest-benchmark suite's "
           "benchmarks run in a Python interpreter, where a count of instructions or allocations is the "
           "interpreter's, not the benchmark's: gate on mean");
-    for (const auto harness : {"criterion", "catch2", "bmf", "hyperfine", "cargo-bench"}) {
+    CHECK(error_of(in("catch2") + "gate = [\"instructions\"]\n") == "<no error>");
+    for (const auto harness : {"criterion", "bmf", "hyperfine", "cargo-bench"}) {
       CAPTURE(harness);
       CHECK(error_of(in(harness) + "gate = [\"instructions\"]\n")
                 .starts_with(fmt::format("refbench.toml:5:8: cell.gate: 'instructions' is not counted per benchmark: "
@@ -631,4 +635,19 @@ TEST_CASE("config::parse_config: characters toml++ cannot classify never reach i
   // after a line-ending backslash the same character, as an escape, gives the same string
   CHECK(name_of("name = \"\"\"x\\\n   \xc3\xa9t\xc3\xa9\"\"\"\n") == "x\xc3\xa9t\xc3\xa9");
   CHECK(name_of("name = \"\"\"x\\  \n\n \xd0\x96\"\"\"\n") == "x\xd0\x96");
+}
+
+TEST_CASE("config: the examples' counted suites parse, their counts named") {
+  // README: Suites, Counts per benchmark: the configs a user copies are never ones refbench refuses
+  for (const char* example : {"google-benchmark", "catch2"}) {
+    CAPTURE(example);
+    const std::string path =
+        std::string(REFBENCH_FIXTURES_DIR) + "/../../examples/suites/" + example + "/refbench-counts.toml";
+    auto text = refbench::util::read_file(path);
+    REQUIRE(text.has_value());
+    const auto config = parse_config(*text, path);
+    REQUIRE(config.cells.size() == 1);
+    CHECK(config.cells[0].gate == std::vector<std::string>{"instructions"});
+    CHECK(std::ranges::count(config.cells[0].metrics, "allocations") == 1);
+  }
 }

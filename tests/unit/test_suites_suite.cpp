@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -394,7 +395,7 @@ const suites::CallDump k_next{"benchmark::ComputeStats(std::vector<benchmark::Be
                               0, 0};
 
 suites::Benchmark reported(std::string name, double iterations, std::string error = "") {
-  suites::Benchmark benchmark{std::move(name), {{"real_time", 1e-6}}, std::move(error), iterations, ""};
+  suites::Benchmark benchmark{std::move(name), {{"real_time", 1e-6}}, std::move(error), iterations, 0, ""};
   return benchmark;
 }
 
@@ -470,4 +471,49 @@ TEST_CASE("Counts per benchmark: which harnesses count, and the measures they ad
   CHECK(info.label == "instructions");
   CHECK(suites::counted_measure("allocations"));
   CHECK_FALSE(suites::counted_measure("allocated_bytes"));
+}
+
+TEST_CASE("Catch2's counts per iteration, on a recorded counted run: its runs of 1 and 2 iterations apart") {
+  // tests/fixtures/harness-outputs/catch2-counted.{xml,tsv}: the example's XML and each callgrind dump of the
+  // same run (its trigger, instructions and calls of the malloc family); hash_rounds is 6 instructions a round
+  // here, so parse (20000 rounds), encode (15000) and checksum (8000) are 120007, 90007 and 48007 an iteration
+  const auto benchmarks = read_ok(Harness::catch2, recorded("catch2-counted.xml"));
+  REQUIRE(benchmarks.size() == 3);
+  CHECK(benchmarks[0].iterations == 6);
+  CHECK(benchmarks[0].runs == 20);
+  std::vector<suites::CallDump> dumps;
+  std::istringstream lines(recorded("catch2-counted.tsv"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with('#')) {
+      continue;
+    }
+    std::istringstream fields(line);
+    std::string part, trigger, instructions, allocations;
+    std::getline(fields, part, '\t');
+    std::getline(fields, trigger, '\t');
+    std::getline(fields, instructions, '\t');
+    std::getline(fields, allocations, '\t');
+    dumps.push_back({trigger, std::stod(instructions), std::stod(allocations)});
+  }
+  REQUIRE(dumps.size() == 82);
+  const auto& counting = suites::harness_info(Harness::catch2).counting;
+  REQUIRE(counting.has_value());
+  const auto counts = counting->attribute(dumps, benchmarks);
+  REQUIRE(counts.size() == 3);
+  CHECK(counts[0].name == "parse");
+  CHECK(counts[0].problem.empty());
+  CHECK(counts[0].instructions == 120007);
+  CHECK(counts[1].instructions == 90007);
+  CHECK(counts[2].instructions == 48007);
+  CHECK(counts[0].allocations == 0);
+  // a benchmark with too few runs: the sample's run, spread over its iterations
+  suites::Benchmark one{"slow", {{"mean", 1e-3}}, "", 4, 2, ""};
+  const std::vector<suites::CallDump> few{
+      {"Catch::Benchmark::Detail::BenchmarkFunction::model<L>::call(x) const", 9, 0},
+      {"Catch::Benchmark::Detail::BenchmarkFunction::model<L>::call(x) const", 50, 0},
+      {"Catch::Benchmark::Detail::BenchmarkFunction::model<L>::call(x) const", 402, 1},
+      {"Catch::XmlReporter::benchmarkEnded(x)", 0, 0}};
+  const auto slow = counting->attribute(few, {one});
+  CHECK(slow.at(0).instructions == doctest::Approx(402.0 / 4));
+  CHECK(slow.at(0).allocations == doctest::Approx(0.25));
 }

@@ -41,6 +41,9 @@ struct Benchmark {
   // the iterations of its loop the harness ran in the run it reports (the
   // last, when it repeats); 0 when the harness does not say
   double iterations = 0;
+  // how many runs of `iterations` each its figure is of (Catch2's samples);
+  // 0 when the harness does not say
+  double runs = 0;
   // README: Suites, Counts per benchmark: why its counts per iteration are
   // missing from `values` when the cell counts them; "" when they are not
   std::string uncounted;
@@ -96,8 +99,8 @@ using SuiteReader = std::expected<Benchmarks, std::string> (*)(std::string_view 
 
 // README: Suites, Counts per benchmark (docs/design.md, Counts per
 // benchmark): one dump of a suite's counted run under callgrind — the
-// function whose entry made it (`trigger`, as callgrind names it) and what
-// ran since the dump before it.
+// function whose entry made it (`trigger`: the function as callgrind names
+// it) and what ran since the dump before it.
 struct CallDump {
   std::string trigger;
   double instructions = 0;
