@@ -8,6 +8,8 @@
 #include <refbench/model/pairs.hpp>
 #include <refbench/pipeline/bisect_report.hpp>
 #include <refbench/pipeline/bisect_steps.hpp>
+
+#include <refbench/model/suite_rows.hpp>
 #include <refbench/pipeline/github_run.hpp>
 #include <refbench/pipeline/measure.hpp>
 #include <refbench/pipeline/run_plan.hpp>
@@ -223,7 +225,11 @@ namespace {
 void analyse_run(BisectSteps::Run& run, const config::MeasurementSettings& settings) {
   auto analysis_settings = settings.analysis();
   analysis_settings.confidence = run.confidence;
-  run.rows = analysis::analyze(analysis::cell_samples(run.record, run.metrics, run.gate), analysis_settings);
+  // a suite's rows (README: Suites): its benchmarks are what a step reads, as a run's report does
+  model::RunRecord rows = run.record;
+  std::vector<std::string> removed;
+  model::to_rows(rows, removed);
+  run.rows = analysis::analyze(analysis::cell_samples(rows, run.metrics, run.gate), analysis_settings);
   run.rounds = 0;
   for (const auto& cell : run.record.cells) {
     run.rounds = std::max(run.rounds, cell.rounds);

@@ -2,8 +2,8 @@
 # Counts per benchmark (README: Suites, Counts per benchmark) with the real
 # Google Benchmark under valgrind. The example counted (refbench-counts.toml):
 # BM_hash, made 1.4x slower, reads instructions 1.40x REGRESSION on its row
-# alone, every other row 1.000 on instructions and allocations, and an A/A
-# keeps every row at 1.000. The fixture (tests/fixtures/suite-counts), every
+# alone, every other row 1.000 on instructions and allocations, bisect on
+# that row's count names the commit, and an A/A keeps every row at 1.000. The fixture (tests/fixtures/suite-counts), every
 # way a benchmark is written: a +2 % loop is a REGRESSION at the count
 # threshold (1.01), a loop that allocates twice as much reads allocations
 # 2.00x, a fixture, a template, a lambda and fixed iterations read 1.000,
@@ -42,6 +42,13 @@ run_refbench report "$WORK/o/journal.jsonl" --format json --fail-on never
 expect_rc 0
 cp "$WORK/out" "$WORK/replay.json"
 expect_json "$WORK/replay.json" "[a['verdict'] for a in r['analysis'] if a['cell'] == 'micro/BM_hash' and a['metric'] == 'instructions'] == ['REGRESSION']"
+
+# bisect one row on its count: the candidate commit is the culprit
+run_refbench bisect -q --repo "$repo" --config "$WORK/counts.toml" --good baseline --bad candidate \
+  --cells micro/BM_hash --metric instructions --out "$WORK/b"
+expect_rc 0
+expect_json "$WORK/b/bisect.json" "r['culprit']['sha'] == '$(git_in "$repo" rev-parse candidate)' and r['metric'] == 'instructions'"
+expect_json "$WORK/b/bisect.json" "r['steps'][0]['ratio'] == 196007 / 140007"
 
 # A/A: every row on both counts within 0.001 of 1.000
 run_refbench run -q --repo "$repo" --config "$WORK/counts.toml" --baseline baseline --candidate baseline \
