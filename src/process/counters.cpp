@@ -157,7 +157,9 @@ model::Invocation dumped_invocation(const model::Invocation& invocation, const m
                                     const std::filesystem::path& dir, std::span<const std::string_view> dumps,
                                     std::chrono::nanoseconds timeout) {
   model::Invocation dumped = profiled_invocation(invocation, tool, dir, timeout);
-  std::vector<std::string> options;
+  // each thread's counts apart: the benchmarks run on the main thread, and a
+  // harness's other threads (Criterion's analysis pool) must not land in its runs' dumps
+  std::vector<std::string> options{"--separate-threads=yes"};
   for (const auto function : dumps) {
     options.push_back("--dump-before=" + std::string(function));
   }

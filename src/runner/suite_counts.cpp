@@ -22,17 +22,20 @@ constexpr std::size_t k_max_dump_file_bytes = std::size_t{256} << 20;
 // The dumps one process of the counted run wrote, by their number.
 using ProcessDumps = std::map<std::uint64_t, std::filesystem::path>;
 
-// "callgrind.PID.N" in `dir`, by PID; the files without ".N" (what ran
-// after the last dump) are left out.
+// The main thread's dumps in `dir` ("callgrind.PID.N-01"), by PID; the
+// other threads' files and those without ".N" (what ran after the last
+// dump) are left out.
 std::expected<std::map<std::uint64_t, ProcessDumps>, std::string> dump_files(const std::filesystem::path& dir) {
   std::map<std::uint64_t, ProcessDumps> processes;
   std::error_code error;
   for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
     const std::string name = it->path().filename().string();
-    if (!name.starts_with(process::k_profile_prefix)) {
+    constexpr std::string_view main_thread = "-01";
+    if (!name.starts_with(process::k_profile_prefix) || !name.ends_with(main_thread)) {
       continue;
     }
-    const std::string_view rest = std::string_view(name).substr(process::k_profile_prefix.size());
+    const std::string_view rest = std::string_view(name).substr(
+        process::k_profile_prefix.size(), name.size() - process::k_profile_prefix.size() - main_thread.size());
     std::uint64_t pid = 0;
     std::uint64_t part = 0;
     const auto dot = rest.find('.');

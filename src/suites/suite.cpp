@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 
@@ -99,12 +100,17 @@ IterationCounts google_benchmark_counts(const Benchmark& benchmark, const Runs& 
   return counts;
 }
 
+// Where a harness's function between benchmarks runs: after each one's
+// runs (the dumps before it end a benchmark), or before (they start one).
+enum class Boundary { ends, starts };
+
 // Each reported benchmark's counts from its runs: the dumps `is_run` takes,
 // split into one benchmark's each where `is_next` is true, in the order
 // the harness reported them; when the two do not line up, none is counted.
 std::vector<IterationCounts> attribute_in_order(const std::vector<CallDump>& dumps, const Benchmarks& reported,
                                                 bool (*is_run)(const CallDump&), bool (*is_next)(const CallDump&),
-                                                IterationCounts (*count)(const Benchmark&, const Runs&)) {
+                                                IterationCounts (*count)(const Benchmark&, const Runs&),
+                                                Boundary boundary = Boundary::ends) {
   std::vector<Runs> benchmarks(1);
   for (const auto& dump : dumps) {
     if (is_next(dump)) {
@@ -113,7 +119,11 @@ std::vector<IterationCounts> attribute_in_order(const std::vector<CallDump>& dum
       benchmarks.back().push_back(dump);
     }
   }
-  benchmarks.pop_back(); // what ran after the last benchmark
+  if (boundary == Boundary::ends) {
+    benchmarks.pop_back(); // what ran after the last benchmark
+  } else {
+    benchmarks.erase(benchmarks.begin()); // what ran before the first
+  }
   std::vector<IterationCounts> counts;
   for (std::size_t i = 0; i < reported.size(); ++i) {
     if (benchmarks.size() != reported.size()) {
@@ -188,6 +198,49 @@ std::vector<IterationCounts> catch2_attribution(const std::vector<CallDump>& dum
 
 constexpr HarnessCounting k_catch2_counting{{}, k_catch2_dumps, catch2_attribution};
 
+// Criterion (0.3): each benchmark starts in criterion::analysis::common;
+// its closure's loop runs in Bencher::iter, once per run of `iters`
+// iterations: its warm-up runs 1, 2, 4, … until the warm-up time, then its
+// samples. As with Catch2, a dump before each call holds the run before it:
+// what ran before its first run, then its runs of 1, 2, 4, …. The runs of
+// 1 and 2 iterations differ by one iteration; the run of 4 differing from
+// that of 2 by two iterations' count confirms the three are the warm-up's.
+constexpr std::string_view k_criterion_run = "criterion::bencher::Bencher<*>::iter";
+constexpr std::string_view k_criterion_run_prefix = "criterion::bencher::Bencher<";
+constexpr std::string_view k_criterion_next = "criterion::analysis::common";
+constexpr std::string_view k_criterion_dumps[] = {k_criterion_run, k_criterion_next};
+
+IterationCounts criterion_counts(const Benchmark& benchmark, const Runs& dumps) {
+  IterationCounts counts{.name = benchmark.name};
+  if (!benchmark.error.empty()) {
+    counts.problem = "the harness reported it as failed: " + benchmark.error;
+  } else if (dumps.size() < 4) {
+    counts.problem = dumps.empty() ? "callgrind saw no run of its loop (only Bencher::iter's loop is counted)"
+                                   : "callgrind saw too few runs of it to tell one iteration from a run";
+  } else {
+    const double one = dumps[2].instructions - dumps[1].instructions;
+    const double two = dumps[3].instructions - dumps[2].instructions;
+    if (!(one >= 0) || std::abs(two - 2 * one) > 1e-3 * two + 2) {
+      counts.problem = fmt::format("its first runs do not grow by one iteration's count each time they double "
+                                   "({} then {} more): its warm-up was too short under valgrind, or its loop does "
+                                   "not do the same work each iteration",
+                                   one, two);
+    } else {
+      counts.instructions = one;
+      counts.allocations = dumps[2].allocations - dumps[1].allocations;
+    }
+  }
+  return counts;
+}
+
+std::vector<IterationCounts> criterion_attribution(const std::vector<CallDump>& dumps, const Benchmarks& reported) {
+  return attribute_in_order(
+      dumps, reported, [](const CallDump& dump) { return triggered_by(dump, k_criterion_run_prefix); },
+      [](const CallDump& dump) { return triggered_by(dump, k_criterion_next); }, criterion_counts, Boundary::starts);
+}
+
+constexpr HarnessCounting k_criterion_counting{{}, k_criterion_dumps, criterion_attribution};
+
 // Every harness, one row each, in the order of the Harness enum (checked below).
 constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
     {.harness = Harness::google_benchmark,
@@ -215,8 +268,7 @@ constexpr std::array<HarnessInfo, k_harness_count> k_harness_table{{
      .others = OtherMeasures::counters,
      .primary = "time",
      .filter = HarnessFilter{.prefix = ""},
-     .uncounted = "benchmarks are not counted per iteration yet (Criterion's loop is inlined into its closure, so "
-                  "callgrind cannot tell it from Criterion's own work): gate on time"},
+     .counting = k_criterion_counting},
     {.harness = Harness::pytest_benchmark, // pytest's -k cannot take a glob: no filter
      .name = "pytest-benchmark",
      .read = detail::read_pytest_benchmark,

@@ -174,7 +174,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
           "benchmarks run in a Python interpreter, where a count of instructions or allocations is the "
           "interpreter's, not the benchmark's: gate on mean");
     CHECK(error_of(in("catch2") + "gate = [\"instructions\"]\n") == "<no error>");
-    for (const auto harness : {"criterion", "bmf", "hyperfine", "cargo-bench"}) {
+    CHECK(error_of(in("criterion") + "gate = [\"instructions\"]\n") == "<no error>");
+    for (const auto harness : {"bmf", "hyperfine", "cargo-bench"}) {
       CAPTURE(harness);
       CHECK(error_of(in(harness) + "gate = [\"instructions\"]\n")
                 .starts_with(fmt::format("refbench.toml:5:8: cell.gate: 'instructions' is not counted per benchmark: "
@@ -639,7 +640,7 @@ TEST_CASE("config::parse_config: characters toml++ cannot classify never reach i
 
 TEST_CASE("config: the examples' counted suites parse, their counts named") {
   // README: Suites, Counts per benchmark: the configs a user copies are never ones refbench refuses
-  for (const char* example : {"google-benchmark", "catch2"}) {
+  for (const char* example : {"google-benchmark", "catch2", "criterion"}) {
     CAPTURE(example);
     const std::string path =
         std::string(REFBENCH_FIXTURES_DIR) + "/../../examples/suites/" + example + "/refbench-counts.toml";

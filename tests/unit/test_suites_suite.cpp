@@ -517,3 +517,32 @@ TEST_CASE("Catch2's counts per iteration, on a recorded counted run: its runs of
   CHECK(slow.at(0).instructions == doctest::Approx(402.0 / 4));
   CHECK(slow.at(0).allocations == doctest::Approx(0.25));
 }
+
+TEST_CASE("Criterion's counts per iteration: its warm-up's runs of 1 and 2 iterations apart, confirmed by the 4") {
+  // the figures of a real counted run of examples/suites/criterion's `parse` and `encode` (valgrind 3.19): a dump
+  // before analysis::common starts each benchmark, one before each Bencher::iter holds the run before it
+  const auto& counting = suites::harness_info(Harness::criterion).counting;
+  REQUIRE(counting.has_value());
+  const auto start = [](double instructions) {
+    return suites::CallDump{"criterion::analysis::common", instructions, 0};
+  };
+  const auto run = [](double instructions) {
+    return suites::CallDump{"criterion::bencher::Bencher<M>::iter", instructions, 0};
+  };
+  const std::vector<suites::CallDump> dumps{start(2253145), run(6302),     run(880648),  run(1760787),     run(3521065),
+                                            run(7041621),   run(14092567), run(1760734), start(129857961), run(6414),
+                                            run(660670),    run(1320831),  run(2641153), run(5281797)};
+  const auto counts = counting->attribute(dumps, {reported("parse", 0), reported("encode", 0)});
+  REQUIRE(counts.size() == 2);
+  CHECK(counts[0].problem.empty());
+  CHECK(counts[0].instructions == 880139); // 1760787 − 880648, and 3521065 − 1760787 is twice that
+  CHECK(counts[1].instructions == 660161);
+  // a warm-up too short to confirm: the third run is no run of 4
+  const auto short_warm_up =
+      counting->attribute({start(1), run(6302), run(880648), run(1760787), run(1760734)}, {reported("parse", 0)});
+  CHECK(short_warm_up.at(0).problem.starts_with("its first runs do not grow by one iteration's count"));
+  CHECK(counting->attribute({start(1), run(1), run(2)}, {reported("parse", 0)}).at(0).problem ==
+        "callgrind saw too few runs of it to tell one iteration from a run");
+  CHECK(counting->attribute({start(1)}, {reported("parse", 0)}).at(0).problem ==
+        "callgrind saw no run of its loop (only Bencher::iter's loop is counted)");
+}

@@ -55,8 +55,9 @@ model::Invocation profiled_invocation(const model::Invocation& invocation, const
 // README: Suites, Counts per benchmark: `invocation` (a suite, its
 // harness's counted arguments appended) run like profiled_invocation, with
 // a dump before each function matching one of `dumps` (callgrind's
-// patterns), each dump a file k_profile_prefix + pid + "." + its number,
-// and every symbol bound at start (LD_BIND_NOW) so that no benchmark's
+// patterns), each dump a file per thread, k_profile_prefix + pid + "." +
+// its number + "-" + the thread's ("01": the main thread), and every
+// symbol bound at start (LD_BIND_NOW) so that no benchmark's
 // first run pays the dynamic loader.
 model::Invocation dumped_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
                                     const std::filesystem::path& dir, std::span<const std::string_view> dumps,
