@@ -57,6 +57,23 @@ private:
   std::vector<std::pair<double, double>> m_iterations; // and runs
 };
 
+// README: Suites, Counts per benchmark (counting.cpp): the functions at
+// each harness's loop boundaries, as callgrind names them in a dump's
+// trigger, and each harness's attribution of its counted run's dumps
+// (HarnessCounting::attribute).
+inline constexpr std::string_view k_google_benchmark_loop_start = "benchmark::State::StartKeepRunning()";
+inline constexpr std::string_view k_google_benchmark_loop_end = "benchmark::State::FinishKeepRunning()";
+inline constexpr std::string_view k_google_benchmark_next = "benchmark::ComputeStats";
+inline constexpr std::string_view k_catch2_run_prefix = "Catch::Benchmark::Detail::BenchmarkFunction::model<";
+inline constexpr std::string_view k_catch2_ended = "Catch::XmlReporter::benchmarkEnded";
+inline constexpr std::string_view k_catch2_failed = "Catch::XmlReporter::benchmarkFailed";
+inline constexpr std::string_view k_criterion_run_prefix = "criterion::bencher::Bencher<";
+inline constexpr std::string_view k_criterion_next = "criterion::analysis::common";
+std::vector<IterationCounts> google_benchmark_attribution(const std::vector<CallDump>& dumps,
+                                                          const Benchmarks& reported);
+std::vector<IterationCounts> catch2_attribution(const std::vector<CallDump>& dumps, const Benchmarks& reported);
+std::vector<IterationCounts> criterion_attribution(const std::vector<CallDump>& dumps, const Benchmarks& reported);
+
 // A time of `unit` ("ns", "us", "µs", "ms", "s", "ps") in seconds; nullopt for another unit.
 std::optional<double> seconds_of(double value, std::string_view unit);
 
