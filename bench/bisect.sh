@@ -6,7 +6,13 @@
 # oracle (threshold halfway between one timing of good and one of bad),
 # measured in the same run: its wall time, and whether that single reading
 # per commit named the right one.
-# Usage: bench/bisect.sh [N…]
+# Then a counted bisect (`--metric instructions`) on twelve commits of a C
+# program of about 3 ms, the ninth running twice the instructions, against
+# what a careful user writes by hand: `git bisect run` with a script that
+# builds, counts once under cachegrind and compares with the good end's
+# count, counted once. Both times and culprits, their ratio, and refbench's
+# counted passes (README: Bisect; docs/design.md, Counted bisect).
+# Usage: bench/bisect.sh [N…]   (COUNTED_ONLY=1: the counted bisect alone)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 refbench="${REFBENCH:-${BUILD_DIR:-$root/build}/src/refbench}"
@@ -38,7 +44,9 @@ make_history() {
   done
 }
 
-printf '%6s %6s %8s %8s %7s %9s %9s %6s %s\n' commits step builds log2N+2 steps refbench git-run ratio "git bisect run right?"
+[ -z "${COUNTED_ONLY:-}" ] || sizes=()
+[ "${#sizes[@]}" -eq 0 ] ||
+  printf '%6s %6s %8s %8s %7s %9s %9s %6s %s\n' commits step builds log2N+2 steps refbench git-run ratio "git bisect run right?"
 for n in "${sizes[@]}"; do
   step=$((n * 5 / 8 + 1)) # a fixed, size-dependent position
   repo="$work/h$n"
@@ -79,3 +87,61 @@ SH
   printf '%6s %6s %8s %8s %7s %8.1fs %8.1fs %5.1fx %s\n' "$n" "c$step" "$builds" "$log2" "$steps" "$elapsed" "$peer" \
     "$(echo "$elapsed / $peer" | bc -l)" "$peer_right"
 done
+
+# the counted bisect: twelve commits of work.c, c9 running twice the loop
+command -v valgrind >/dev/null || { echo "bench/bisect.sh: the counted bisect needs valgrind" >&2; exit 2; }
+repo="$work/counted"
+mkdir -p "$repo"
+work_c() { # a loop of $1 steps: about 3 ms for 1 000 000
+  printf '#include <stdio.h>\nint main(void) {\n  volatile unsigned long h = 5381;\n' >"$repo/work.c"
+  printf '  for (unsigned long i = 0; i < %sUL; ++i) h = h * 33 + i;\n' "$1" >>"$repo/work.c"
+  printf '  printf("%%lu\\n", (unsigned long)h);\n  return 0;\n}\n' >>"$repo/work.c"
+}
+printf '[build]\ncommand = "mkdir -p bin && cc -O1 -o bin/work work.c"\n\n[[cell]]\nname = "work"\n'\
+'command = ["{arm}/bin/work"]\n' >"$repo/refbench.toml"
+printf 'bin/\ncount.log\n' >"$repo/.gitignore"
+work_c 1000000
+git -C "$repo" init -q -b main
+git -C "$repo" add -A
+git -C "$repo" commit -q -m good
+git -C "$repo" tag good
+for i in $(seq 1 12); do
+  if [ "$i" = 9 ]; then work_c 2000000; else echo "$i" >>"$repo/NOTES"; fi
+  git -C "$repo" add -A
+  git -C "$repo" commit -q -m "c$i"
+done
+start=$(date +%s.%N)
+"$refbench" bisect -q --repo "$repo" --good good --bad main --metric instructions --seed 12 --out "$work/counted-out" \
+  >"$work/counted.log" 2>&1 || true
+elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+read -r culprit builds passes < <(/usr/bin/python3 - "$work/counted-out/bisect.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["culprit"]["subject"] if r["culprit"] else "none", r["builds"], r["counted_passes"])
+PY
+)
+# the peer: build, count once under cachegrind, bad when past the good end's count by 1 %
+cat >"$work/count.sh" <<'SH'
+#!/bin/sh
+mkdir -p bin && cc -O1 -o bin/work work.c || exit 125
+valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null bin/work 2>count.log >/dev/null || exit 125
+count=$(sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' count.log | tr -d ,)
+[ -z "${CALIBRATE:-}" ] || { echo "$count"; exit 0; }
+[ "$count" -le $((GOOD_COUNT + GOOD_COUNT / 100)) ]
+SH
+chmod +x "$work/count.sh"
+start=$(date +%s.%N)
+git -C "$repo" checkout -q good
+good_count=$(cd "$repo" && CALIBRATE=1 "$work/count.sh")
+git -C "$repo" checkout -q main
+git -C "$repo" bisect start main good >/dev/null
+GOOD_COUNT=$good_count git -C "$repo" bisect run "$work/count.sh" >"$work/git-counted.log" 2>&1 || true
+named=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$work/git-counted.log" | head -n 1)
+git -C "$repo" bisect reset >/dev/null 2>&1 || true
+peer=$(echo "$(date +%s.%N) - $start" | bc)
+peer_culprit=$(git -C "$repo" log -1 --format=%s "$named" 2>/dev/null || echo none)
+printf '\ncounted bisect, 12 commits, c9 runs 2x the instructions:\n'
+printf '  refbench bisect --metric instructions: %5.2f s, culprit %s, %s builds, %s counted passes\n' "$elapsed" \
+  "$culprit" "$builds" "$passes"
+printf '  git bisect run + cachegrind, once each: %5.2f s, culprit %s\n' "$peer" "$peer_culprit"
+printf '  ratio: %.2fx\n' "$(echo "$elapsed / $peer" | bc -l)"

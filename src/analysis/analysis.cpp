@@ -194,6 +194,37 @@ void estimate_ratio(const MetricSamples& samples, const Settings& settings, std:
   }
 }
 
+// `r` made exact when `samples` are fixed counts (model::fixed_counts):
+// the readings' own ratio (difference) with a point interval, and each p
+// 0 or 1 as it lies past its limit or not. The chance left is the one
+// that a count varying only rarely passed as fixed (docs/design.md, Counters).
+void exact_when_fixed(const MetricSamples& samples, MetricResult& r) {
+  if (!samples.counted || !samples.paired || !model::fixed_counts(samples.baseline, samples.candidate)) {
+    return;
+  }
+  const double sign = samples.direction == Direction::lower_is_better ? 1.0 : -1.0;
+  double worse = 0; // the change, worse-oriented: log ratio, or difference
+  double limit = 0; // what the worse side must pass: log threshold, or max_increase
+  if (samples.kind == model::MetricKind::count) {
+    r.difference = r.diff_low = r.diff_high = samples.candidate.front() - samples.baseline.front();
+    worse = sign * r.difference;
+    limit = samples.max_increase;
+  } else {
+    const double baseline = samples.baseline.front() == 0 ? 1.0 : samples.baseline.front();
+    const double candidate = samples.candidate.front() == 0 ? 1.0 : samples.candidate.front();
+    r.ratio = r.ci_low = r.ci_high = candidate / baseline;
+    r.min_detectable_ratio = 1;
+    worse = sign * std::log(r.ratio);
+    limit = std::log(r.threshold);
+  }
+  r.half_width = 0;
+  r.interval_reaches_confidence = true;
+  r.exact = true;
+  r.p = worse > limit ? 0.0 : 1.0;
+  r.p_improved = -worse > limit ? 0.0 : 1.0;
+  r.p_better = worse < 0 ? 0.0 : 1.0;
+}
+
 // Each arm's share of readings meeting `samples`' SLO, and whether the
 // candidate's median breaks it while the baseline's meets it.
 void judge_slo(const MetricSamples& samples, MetricResult& r) {
@@ -250,6 +281,9 @@ MetricResult result_of(const CellSamples& cell, const MetricSamples& samples, co
   } else {
     estimate_ratio(samples, settings, seed, r);
   }
+  if (!r.error) {
+    exact_when_fixed(samples, r);
+  }
   if (cell.control) {
     r.p.reset();
     r.p_improved.reset();
@@ -286,7 +320,7 @@ stats::VerdictInput verdict_input(const MetricResult& r, const Settings& setting
   in.censored = r.censored;
   in.slo_broken = r.slo_broken;
   in.n = r.n;
-  in.min_rounds = settings.min_rounds;
+  in.min_rounds = r.exact ? 0 : settings.min_rounds;
   in.interval_reaches_confidence = r.interval_reaches_confidence;
   if (r.kind == model::MetricKind::count) {
     in.scale = stats::Scale::difference;

@@ -191,11 +191,20 @@ bool precise_enough(const model::RunRecord& record, std::size_t cell, const std:
   }
   std::vector<model::PairedValues> metrics;
   for (model::Metric metric : gated) {
-    metrics.push_back(model::complete_pairs(record, cell, metric));
+    auto pairs = model::complete_pairs(record, cell, metric);
+    if (!model::counted(model::metric_info(metric)) || !model::fixed_counts(pairs.baseline, pairs.candidate)) {
+      metrics.push_back(std::move(pairs)); // fixed counts are exact: precise as they are
+    }
   }
   const auto& meta = record.cells[cell].meta;
   for (const auto& custom : meta.custom) {
     if (meta.gate && std::find(meta.gate->begin(), meta.gate->end(), custom.name) != meta.gate->end()) {
+      if (custom.counted) {
+        if (auto pairs = model::complete_pairs(record, cell, custom.name);
+            model::fixed_counts(pairs.baseline, pairs.candidate)) {
+          continue;
+        }
+      }
       if (custom.kind == model::MetricKind::count) {
         if (!count_precise(model::complete_pairs(record, cell, custom.name), custom, settings)) {
           return false;

@@ -173,6 +173,9 @@ json to_json(const analysis::MetricResult& r) {
   if (r.candidate_only) {
     j["new"] = true;
   }
+  if (r.exact) {
+    j["exact"] = true;
+  }
   if (!r.candidate.empty()) {
     j["candidate"] = r.candidate;
   }
@@ -249,6 +252,7 @@ analysis::MetricResult metric_result_from_json(const Fields& f) {
   r.min_detectable_ratio = nullable(f, "min_detectable_ratio");
   r.half_width = std::log(r.min_detectable_ratio);
   r.interval_reaches_confidence = f.boolean("interval_reaches_confidence", true);
+  r.exact = f.boolean("exact", false);
   r.noise_floor = f.optional_number("noise_floor", 0.0, k_max_double);
   if (f.has("error")) {
     r.error = f.string("error");

@@ -5,6 +5,14 @@
 
 namespace refbench::model {
 
+bool fixed_counts(const std::vector<double>& baseline, const std::vector<double>& candidate) {
+  const auto alike = [](const std::vector<double>& values) {
+    return std::ranges::all_of(values, [&](double v) { return v == values.front(); });
+  };
+  return std::min(baseline.size(), candidate.size()) >= static_cast<std::size_t>(k_fixed_counts) && alike(baseline) &&
+         alike(candidate);
+}
+
 CellSpec control_of(const CellSpec& cell) {
   CellSpec control = cell;
   control.name += k_control_suffix;

@@ -117,8 +117,8 @@ json bisect_json(const BisectReport& r) {
   }
   return {{"schema_version", 1}, {"status", r.status},   {"good", r.good},     {"bad", r.bad},
           {"metric", r.metric},  {"cell", r.cell},       {"culprit", culprit}, {"ambiguous", r.ambiguous},
-          {"range", range},      {"skipped", r.skipped}, {"builds", r.builds}, {"steps", steps},
-          {"descent", descent},  {"notes", r.notes},     {"gave_up", gave_up}};
+          {"range", range},      {"skipped", r.skipped}, {"builds", r.builds}, {"counted_passes", r.counted_passes},
+          {"steps", steps},      {"descent", descent},   {"notes", r.notes},   {"gave_up", gave_up}};
 }
 
 // "Where": the functions whose instructions the culprit moved most, against its parent.
@@ -171,9 +171,10 @@ std::string bisect_markdown(const BisectReport& r) {
                           ? std::string()
                           : fmt::format(" ({} block{} more)", s.more_dirs.size(), s.more_dirs.size() == 1 ? "" : "s"));
   }
-  md += fmt::format("\n{} builds (the two ends included){}.\n", r.builds,
+  md += fmt::format("\n{} builds (the two ends included){}{}.\n", r.builds,
                     r.skipped.empty() ? std::string()
-                                      : fmt::format("; {} did not build and were skipped", r.skipped.size()));
+                                      : fmt::format("; {} did not build and were skipped", r.skipped.size()),
+                    r.counted_passes > 0 ? fmt::format("; {} counted passes", r.counted_passes) : std::string());
   for (const auto& note : r.notes) {
     md += "\n" + util::markdown_text(note) + "\n";
   }

@@ -40,6 +40,13 @@ namespace refbench::pipeline {
 
 namespace fs = std::filesystem;
 
+namespace {
+// How many alike counted passes a counted bisect takes of the good end of
+// its range (its A/A) before reusing them; any other commit's one pass is
+// reused (docs/design.md, Counted bisect).
+constexpr int k_good_end_passes = 2;
+} // namespace
+
 BisectSteps::BisectSteps(Inputs& in, const BisectOptions& o, fs::path out, fs::path work, const Bench& bench,
                          model::IsolationPlan& isolation, BisectReport& report, bool quiet)
     : m_in(in), m_o(o), m_out(std::move(out)), m_work(std::move(work)), m_bench(bench), m_isolation(isolation),
@@ -48,12 +55,14 @@ BisectSteps::BisectSteps(Inputs& in, const BisectOptions& o, fs::path out, fs::p
   scrub.insert(scrub.end(), o.run.scrub_env.begin(), o.run.scrub_env.end());
   m_env = process::without_secrets(process::current_environment(), scrub);
   m_payloads = make_payloads(in, m_out, in.settings.seed.value, m_payloads_json);
+  const auto metric = model::parse_metric(o.metric);
+  m_counted = metric && model::counted(model::metric_info(*metric));
 }
 
 bool BisectSteps::budget_left() const { return runner::monotonic_now() < m_deadline; }
 
 std::size_t BisectSteps::needed_pairs() const {
-  return static_cast<std::size_t>(std::max(1, m_in.settings.min_rounds.value));
+  return static_cast<std::size_t>(m_counted ? model::k_fixed_counts : std::max(1, m_in.settings.min_rounds.value));
 }
 
 std::string BisectSteps::short_budget(std::size_t commits) const {
@@ -117,6 +126,9 @@ MeasurementPlan BisectSteps::plan_step(const std::vector<std::string>& shas, Arm
   settings.seed.value += seed_offset * 0x9e3779b97f4a7c15ULL; // a block measured more shuffles anew
   if (precision) {
     settings.precision.value = *precision;
+  }
+  if (m_counted) { // fixed counts decide in k_fixed_counts rounds; counts that vary, in as many as they need
+    settings.min_rounds.value = model::k_fixed_counts;
   }
   Inputs in = m_in;
   in.settings = settings;
@@ -194,6 +206,30 @@ model::RunRecord BisectSteps::measure_block(const std::vector<std::string>& shas
     plan.settings.explain.value = model::ExplainMode::off;
   }
   plan_counts(plan);
+  if (m_counted) {
+    // a commit's counts by cell and commit: the control's arms and the good end's are the cell's baseline's
+    plan.count_memo = &m_counts;
+    // a cell of one candidate carries no label: its candidate is the step's one other commit
+    const std::string only = shas.size() == 2 ? git::short_sha(shas[1]) : std::string();
+    plan.count_key = [this, good = git::short_sha(shas[0]), only](const model::CellSpec& cell, model::Arm arm) {
+      std::string key =
+          cell.control ? cell.name.substr(0, cell.name.size() - model::k_control_suffix.size()) : cell.name;
+      const std::string commit = arm == model::Arm::baseline || cell.control ? good
+                                 : cell.meta.candidate.empty()               ? only
+                                                                             : cell.meta.candidate;
+      if (commit.empty()) {
+        return std::string(); // not known: counted afresh
+      }
+      key += "\n" + commit;
+      for (const auto reading : cell.counted) {
+        key += fmt::format("\n{}", static_cast<int>(reading));
+      }
+      if (commit == git::short_sha(m_report.good)) { // the range's good end: the A/A of the counts
+        m_counts.require(key, k_good_end_passes);
+      }
+      return key;
+    };
+  }
   formats::JournalWriter journal((plan.out / "journal.jsonl").string());
   std::ostringstream hidden;
   CommonOptions common;
@@ -248,8 +284,10 @@ BisectSteps::Run BisectSteps::measure(const std::string& good, const std::vector
   run.confidence = confidence;
   run.dir = fmt::format("steps/{:02}-{}", ++m_steps, kind);
   MeasurementPlan plan;
+  const int passes = m_counts.passes();
   // the step's readings again, at the step's own confidence
   run.record = measure_block(run.shas, run.dir, precision, confidence, 0, print, &plan);
+  m_report.counted_passes += m_counts.passes() - passes;
   run.metrics = plan.metrics;
   run.gate = plan.gate;
   analyse_run(run, m_in.settings);
@@ -268,7 +306,9 @@ std::optional<BisectSteps::Run> BisectSteps::measure_more(const Run& run) {
                              run.rounds, m_in.settings.max_rounds.value);
   }
   // every round of the block: no precision stop, the width is the merged blocks'
+  const int passes = m_counts.passes();
   const auto record = measure_block(run.shas, more.more_dirs.back(), 0.0, run.confidence, block, false, nullptr);
+  m_report.counted_passes += m_counts.passes() - passes;
   model::merge_rounds(more.record, record);
   analyse_run(more, m_in.settings);
   return more;

@@ -46,6 +46,8 @@ model::RunRecord measure(const MeasurementPlan& plan, process::Executor& executo
   hooks.place = sinks.place;
   hooks.check_trees = sinks.check_trees;
   hooks.check_links = sinks.check_links;
+  hooks.count_memo = plan.count_memo;
+  hooks.count_key = plan.count_key;
   const auto& gated = plan.gate;
   auto precision_settings = analysis_settings;
   precision_settings.confidence = plan.stop_confidence.value_or(analysis_settings.confidence);

@@ -87,29 +87,40 @@ double median_absolute_deviation(std::vector<double> walls) {
   return deviations[deviations.size() / 2];
 }
 
-// The median absolute deviation of the wall of spawning `true`, the
-// smallest of k_spawn_probe_batches batches (RssProbe), which also brings
-// the launcher to the memory it holds while serving.
-double spawn_resolution() {
+void before_spawn();
+
+// The spawn probe (RssProbe): the median absolute deviation of the wall
+// of spawning `true`, the smallest of k_spawn_probe_batches batches, and
+// the largest peak RSS `true` read (the floor of every reading); it also
+// brings the launcher to the memory it holds while serving.
+struct SpawnProbe {
+  double resolution = 0;
+  std::int64_t floor_bytes = 0;
+};
+SpawnProbe spawn_probe() {
   const char* path = std::getenv("PATH");
   auto no_op = find_executable("true", path != nullptr ? path : "/usr/bin:/bin");
   if (!no_op) {
-    return 0;
+    return {0, own_peak_rss_bytes()};
   }
-  double smallest = std::numeric_limits<double>::infinity();
+  SpawnProbe probe{std::numeric_limits<double>::infinity(), 0};
   for (int batch = 0; batch < model::k_spawn_probe_batches; ++batch) {
     std::vector<double> walls;
     for (int i = 0; i < model::k_spawn_probe_runs; ++i) {
+      before_spawn();
       auto outcome = run_process({{*no_op}, {}, "", std::chrono::seconds(10), "", false, false});
       kill_all_children(); // as after each invocation, so its pages count in the floor
       if (!succeeded(outcome)) {
-        return 0;
+        return {0, own_peak_rss_bytes()};
       }
       walls.push_back(outcome.readings[model::Reading::wall]);
+      // a command's peak RSS includes what it shared with the launcher until its exec, so `true`'s, the
+      // smallest command, is the floor
+      probe.floor_bytes = std::max(probe.floor_bytes, static_cast<std::int64_t>(outcome.readings[model::Reading::rss]));
     }
-    smallest = std::min(smallest, median_absolute_deviation(std::move(walls)));
+    probe.resolution = std::min(probe.resolution, median_absolute_deviation(std::move(walls)));
   }
-  return smallest;
+  return probe;
 }
 
 // Resets the calling process's peak RSS (VmHWM) to what it holds now.
@@ -126,24 +137,42 @@ void reset_peak_rss() {
 // written, so the kernel maps them back from the file when the loop needs
 // them. Writable and relocated read-only mappings are left alone.
 void release_startup_code() {
-  std::FILE* maps = std::fopen("/proc/self/maps", "re");
-  if (maps == nullptr) {
-    return;
-  }
-  std::array<char, 512> line{};
-  while (std::fgets(line.data(), static_cast<int>(line.size()), maps) != nullptr) {
-    unsigned long start = 0;
-    unsigned long end = 0;
-    std::array<char, 5> perms{};
-    int path_at = 0;
-    if (std::sscanf(line.data(), "%lx-%lx %4s %*s %*s %*s %n", &start, &end, perms.data(), &path_at) < 3) {
-      continue;
+  // the executable's and libraries' text, read from /proc/self/maps once: the loop calls this before each spawn
+  static std::vector<std::pair<unsigned long, unsigned long>> text = [] {
+    std::vector<std::pair<unsigned long, unsigned long>> ranges;
+    std::FILE* maps = std::fopen("/proc/self/maps", "re");
+    if (maps == nullptr) {
+      return ranges;
     }
-    if (std::string_view(perms.data()) == "r-xp" && line[static_cast<std::size_t>(path_at)] == '/') {
-      ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
+    std::array<char, 512> line{};
+    while (std::fgets(line.data(), static_cast<int>(line.size()), maps) != nullptr) {
+      unsigned long start = 0;
+      unsigned long end = 0;
+      std::array<char, 5> perms{};
+      int path_at = 0;
+      if (std::sscanf(line.data(), "%lx-%lx %4s %*s %*s %*s %n", &start, &end, perms.data(), &path_at) < 3) {
+        continue;
+      }
+      if (std::string_view(perms.data()) == "r-xp" && line[static_cast<std::size_t>(path_at)] == '/') {
+        ranges.emplace_back(start, end);
+      }
     }
+    std::fclose(maps);
+    return ranges;
+  }();
+  for (const auto& [start, end] : text) {
+    ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
   }
-  std::fclose(maps);
+}
+
+// Before each spawn: the text the loop ran since the last one leaves the
+// page tables (the kernel maps it back, 16 pages a fault, when it runs
+// again) and the high-water mark starts from what is left, so that what a
+// spawned command shares until its exec is what the spawn itself needs
+// (README: What is measured; docs/design.md, Peak RSS and its floor).
+void before_spawn() {
+  release_startup_code();
+  reset_peak_rss();
 }
 
 // The launcher outside the box once its copy inside serves: it leaves the
@@ -177,9 +206,8 @@ bool serve_box(int socket_fd, const std::string& body, pid_t refbench, int& exit
   // in the box, the copy's memory is measured anew: forked, it is the
   // floor of every reading from now on
   const auto entry = enter_box(paths, [] {
-    reset_peak_rss();
-    const double resolution = spawn_resolution();
-    return fmt::format("{}\t{}", own_peak_rss_bytes(), resolution);
+    const auto probe = spawn_probe();
+    return fmt::format("{}\t{}", probe.floor_bytes, probe.resolution);
   });
   if (entry.in_box) {
     return true; // the launcher outside answers
@@ -226,10 +254,8 @@ int launcher_main(int socket_fd) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::fcntl(socket_fd, F_SETFD, FD_CLOEXEC);
-  release_startup_code();
-  reset_peak_rss(); // the dynamic loader's high-water mark is not the floor
-  const double resolution = spawn_resolution();
-  if (!wire::write_frame(socket_fd, wire::encode(wire::Startup{own_peak_rss_bytes(), resolution}))) {
+  const auto probe = spawn_probe(); // the dynamic loader's high-water mark is not the floor
+  if (!wire::write_frame(socket_fd, wire::encode(wire::Startup{probe.floor_bytes, probe.resolution}))) {
     return 1;
   }
   std::string body;
@@ -261,6 +287,7 @@ int launcher_main(int socket_fd) {
     if (invocation && invocation->capture_stdout == stdout_pipe.valid()) {
       invocation->stdout_fd = stdout_pipe.get();
       try {
+        before_spawn();
         outcome = run_process(*invocation, socket_fd);
       } catch (const std::system_error& error) {
         outcome.termination = model::Termination::spawn_failed;
@@ -272,7 +299,9 @@ int launcher_main(int socket_fd) {
     }
     stdout_pipe.reset();
     kill_all_children();
-    outcome.rss_floor_bytes = own_peak_rss_bytes();
+    if (outcome.rss_floor_bytes <= 0) { // not spawned: what the launcher holds
+      outcome.rss_floor_bytes = own_peak_rss_bytes();
+    }
     if (!wire::write_frame(socket_fd, wire::encode(outcome))) {
       return 0;
     }

@@ -108,6 +108,25 @@ std::expected<Counts, std::string> read_counts(Counter counter, const model::Inv
   return counter_info(counter).read(invocation, counts_dir);
 }
 
+std::optional<Counts> CountMemo::reuse(const std::string& key) const {
+  const auto taken = m_taken.find(key);
+  if (taken == m_taken.end() || taken->second.size() < static_cast<std::size_t>(required(key)) ||
+      !std::ranges::all_of(taken->second, [&](const Counts& c) { return c == taken->second.front(); })) {
+    return std::nullopt;
+  }
+  return taken->second.front();
+}
+
+int CountMemo::required(const std::string& key) const {
+  const auto it = m_required.find(key);
+  return it == m_required.end() ? 1 : it->second;
+}
+
+void CountMemo::add(const std::string& key, const Counts& counts) {
+  m_taken[key].push_back(counts);
+  ++m_passes;
+}
+
 CountLedger::CountLedger(std::size_t cells) : m_counts(cells), m_last_seconds(cells, 0.0) {}
 
 void CountLedger::add_like(std::size_t like) {
@@ -117,6 +136,13 @@ void CountLedger::add_like(std::size_t like) {
 
 bool CountLedger::needs_counts(std::size_t cell, int min_rounds) const {
   const auto& counts = m_counts[cell];
+  if (counts.size() < static_cast<std::size_t>(model::k_fixed_counts)) {
+    return true;
+  }
+  const auto same = [&](const std::array<Counts, 2>& pair) { return pair == counts.front(); };
+  if (std::all_of(counts.begin(), counts.end(), same)) {
+    return false; // fixed: every counted round read the same on each arm
+  }
   if (counts.size() < static_cast<std::size_t>(std::max(model::k_settled_counts, min_rounds))) {
     return true;
   }

@@ -148,6 +148,21 @@ RoundCounts RoundRunner::count_round(int round, const std::vector<std::size_t>& 
 }
 
 std::optional<Counts> RoundRunner::count(Slot slot, int round) {
+  const std::string key =
+      m_hooks.count_memo && m_hooks.count_key ? m_hooks.count_key(m_cells[slot.cell], slot.arm) : std::string();
+  if (!key.empty()) {
+    if (auto reused = m_hooks.count_memo->reuse(key)) {
+      return reused;
+    }
+  }
+  auto counts = take_counts(slot, round);
+  if (counts && !key.empty()) {
+    m_hooks.count_memo->add(key, *counts);
+  }
+  return counts;
+}
+
+std::optional<Counts> RoundRunner::take_counts(Slot slot, int round) {
   if (m_cells[slot.cell].meta.suite) {
     return count_benchmarks(slot, round);
   }

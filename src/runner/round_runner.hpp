@@ -157,9 +157,12 @@ private:
   // arm index).
   RoundCounts count_round(int round, const std::vector<std::size_t>& active);
 
-  // The counts of `slot` in `round`: one invocation under each counter its
-  // cell's readings need; none when one failed (the cell's ERROR).
+  // The counts of `slot` in `round`: RoundHooks::count_memo's when it
+  // holds them, else take_counts' (kept in the memo).
   std::optional<Counts> count(Slot slot, int round);
+  // One invocation under each counter its cell's readings need; none when
+  // one failed (the cell's ERROR).
+  std::optional<Counts> take_counts(Slot slot, int round);
 
   // One counted invocation of `slot` in `round` under `counter`, its
   // prepare hook first; a failure (of the hook, the command under the

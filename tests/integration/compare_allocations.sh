@@ -33,6 +33,23 @@ expect_json "$R" "r['environment']['counters']['source'] == 'interposer' and r['
 expect_json "$R" "all(s['allocations'] >= 10000 for c in r['cells'] for s in c['samples'] if s['round'] > 0 and 'allocations' in s)"
 expect_in "$WORK/twice/report.md" "- allocation counts: refbench's allocation counter"
 expect_in "$WORK/twice/report.md" "| compare | allocations |"
+# counts that read the same in 3 rounds are fixed (docs/design.md, Counters): counted in rounds 1-3 only, the
+# ratio exact, the timed rounds going on to 10
+expect_json "$R" "sorted({s['round'] for c in r['cells'] for s in c['samples'] if 'allocations' in s}) == [1, 2, 3]"
+expect_json "$R" "$(row compare allocations)['exact'] and $(row compare allocations)['n'] == 3"
+expect_json "$R" "$(row compare wall)['n'] == 10 and 'exact' not in $(row compare wall)"
+expect_json "$R" "$(row compare-control allocations)['exact'] and $(row compare-control allocations)['ratio'] == 1"
+
+# a count that varies (0-999 more calls drawn by each run): never taken as fixed, counted every round, an
+# interval with width; the same program on both arms
+run_refbench compare -q --seed 33 --min-rounds 10 --max-rounds 10 --metric wall,allocations --gate allocations \
+  --out "$WORK/varies" "$WORK/allocate 10000 64 random" "$WORK/allocate 10000 64 random"
+R="$WORK/varies/results.json"
+echo "a varying count: $(json_eval "$R" "($(row compare allocations)['ratio'], $(row compare allocations)['ci_low'], $(row compare allocations)['ci_high'])")"
+expect_json "$R" "sorted({s['round'] for c in r['cells'] for s in c['samples'] if 'allocations' in s}) == list(range(1, 11))"
+expect_json "$R" "'exact' not in $(row compare allocations) and $(row compare allocations)['n'] == 10"
+expect_json "$R" "$(row compare allocations)['ci_low'] < $(row compare allocations)['ci_high']"
+expect_json "$R" "$(row compare allocations)['verdict'] != 'ERROR'"
 
 # a statically linked program: the cell's ERROR in one line naming the static link, exit 4
 run_refbench compare -q --seed 32 --max-rounds 3 --no-control --metric wall,allocations \
@@ -42,4 +59,4 @@ expect_in "$WORK/err" "command, run under the allocation counter, made no alloca
 expect_in "$WORK/err" "— link the program dynamically against libc or measure without allocations and allocated_bytes"
 [ "$(grep -c . "$WORK/err")" -eq 1 ] || fail "expected one line: $(cat "$WORK/err")"
 expect_json "$WORK/static/results.json" "$(row compare allocations)['verdict'] == 'ERROR'"
-echo "ok: allocations 2.00x REGRESSION, A/A a point at 1, a static link named"
+echo "ok: allocations 2.00x REGRESSION, fixed after 3 rounds, A/A a point at 1, a varying count counted every round, a static link named"

@@ -15,9 +15,11 @@ R="$WORK/up/results.json"
 expect_json "$R" "$(row compare instructions)['verdict'] == 'REGRESSION'"
 expect_json "$R" "1.015 <= $(row compare instructions)['ratio'] <= 1.025"
 expect_json "$R" "$(row compare instructions)['threshold'] == 1.01 and $(row compare wall)['threshold'] == 1.15"
-expect_json "$R" "$(row compare instructions)['n'] == 10 and $(row compare instructions)['unit_label'] == 'instructions'"
-# the A/A control's counts: an interval inside [0.999, 1.001]
-expect_json "$R" "0.999 <= $(row compare-control instructions)['ci_low'] and $(row compare-control instructions)['ci_high'] <= 1.001"
+# fixed counts (docs/design.md, Counters): counted in 3 rounds and exact, the timed rounds going on to 10
+expect_json "$R" "$(row compare instructions)['n'] == 3 and $(row compare instructions)['exact'] and $(row compare wall)['n'] == 10"
+expect_json "$R" "$(row compare instructions)['unit_label'] == 'instructions'"
+# the A/A control's counts: a point at 1
+expect_json "$R" "$(row compare-control instructions)['ci_low'] == $(row compare-control instructions)['ci_high'] == 1"
 # what counted is recorded: the setting as asked, the source auto chose, the probe and the tool's version
 expect_json "$R" "r['settings']['counters'] == 'auto' and r['environment']['counters']['source'] == 'valgrind'"
 expect_json "$R" "r['environment']['counters']['version'].startswith('valgrind-') and r['environment']['counters']['probe'] != ''"

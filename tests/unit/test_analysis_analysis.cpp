@@ -309,14 +309,38 @@ TEST_CASE(
   CHECK(up.ci_low == doctest::Approx(up.ratio).epsilon(1e-12));
   CHECK(up.ci_high == doctest::Approx(up.ratio).epsilon(1e-12));
   CHECK(up.verdict == stats::Verdict::regression);
-  // ten tied ranks on one side: scipy.stats.wilcoxon(d, alternative="greater", method="approx", correction=False)
-  CHECK(*up.p == doctest::Approx(0.000782701129001274).epsilon(1e-9));
+  // fixed counts (model::fixed_counts) are exact: no test to run, p is 0 past the threshold and 1 short of it
+  CHECK(up.exact);
+  CHECK(*up.p == 0.0);
+  CHECK(*up.p_improved == 1.0);
+  CHECK(up.half_width == 0.0);
   CHECK(find(results, "small", "instructions").verdict == stats::Verdict::pass);
   CHECK(find(results, "down", "instructions").verdict == stats::Verdict::improved);
   const auto& control = find(results, "aa", "instructions");
   CHECK(control.ci_low == 1.0);
   CHECK(control.ci_high == 1.0);
   CHECK(control.verdict == stats::Verdict::pass);
+
+  CHECK(control.exact);
+
+  // k_fixed_counts pairs decide at any min_rounds; one fewer is not fixed, and no test decides on 2 pairs
+  const auto few = analyze({counts("three", 100, 102, 3), counts("two", 100, 102, 2)}, settings);
+  CHECK(find(few, "three", "instructions").verdict == stats::Verdict::regression);
+  CHECK(find(few, "three", "instructions").ratio == doctest::Approx(1.02).epsilon(1e-12));
+  CHECK_FALSE(find(few, "two", "instructions").exact);
+  CHECK(find(few, "two", "instructions").verdict == stats::Verdict::inconclusive);
+  // a count that varies is measured, not exact: ten tied ranks on one side and one other, the signed-rank test
+  auto varies = counts("varies", 362231650, 367665125, 10);
+  varies.metrics[0].candidate[4] = 367665126;
+  const auto& varied = analyze({varies}, settings).front();
+  CHECK_FALSE(varied.exact);
+  CHECK(varied.verdict == stats::Verdict::regression);
+  // scipy.stats.wilcoxon(log(c / b) - log(1.01), alternative="greater", method="approx", correction=False)
+  CHECK(*varied.p == doctest::Approx(0.0011409686266577242).epsilon(1e-6));
+  // a time metric whose readings happen to repeat is never exact
+  auto time = counts("time", 0.5, 0.6, 10);
+  time.metrics[0].counted = false;
+  CHECK_FALSE(analyze({time}, settings).front().exact);
 
   Settings strict = settings;
   strict.count_threshold = 1.02; // what the settings hand over; a cell's own threshold wins over both

@@ -3,6 +3,7 @@
 #include <refbench/model/record.hpp>
 #include <refbench/runner/counted_rounds.hpp>
 
+using refbench::model::k_fixed_counts;
 using refbench::model::k_settled_counts;
 using refbench::model::Reading;
 using refbench::runner::CountLedger;
@@ -24,25 +25,35 @@ RoundCounts counts_of(std::size_t cell, double baseline, double candidate, Round
 
 } // namespace
 
-TEST_CASE("runner::CountLedger: a cell takes counts until min_rounds and k_settled_counts equal rounds") {
+TEST_CASE("runner::CountLedger: counts the same in k_fixed_counts rounds are fixed; counts that varied settle later") {
   CountLedger ledger(2);
   const RoundCounts same = counts_of(0, 100, 102);
-  for (int round = 1; round < 10; ++round) {
-    CHECK(ledger.needs_counts(0, 10));
+  for (int round = 1; round <= k_fixed_counts; ++round) {
+    CHECK(ledger.needs_counts(0, 10)); // min_rounds does not apply to fixed counts
     ledger.record({0}, same, 2.0);
   }
-  CHECK(ledger.needs_counts(0, 10));      // 9 rounds, 10 asked for
-  CHECK_FALSE(ledger.needs_counts(0, 5)); // 9 equal ones settle a cell that needs 5
-  ledger.record({0}, same, 2.0);
-  CHECK_FALSE(ledger.needs_counts(0, 10));
-  // a count that moved: k_settled_counts more equal rounds are needed again
-  ledger.record({0}, counts_of(0, 100, 103), 2.0);
-  for (int round = 1; round < k_settled_counts; ++round) {
-    CHECK(ledger.needs_counts(0, 10));
-    ledger.record({0}, counts_of(0, 100, 103), 2.0);
+  CHECK_FALSE(ledger.needs_counts(0, 10)); // fixed after 3
+  CHECK(ledger.needs_counts(1, 1));        // the other cell has none
+
+  // a count that moved once: max(k_settled_counts, min_rounds) rounds, the last k_settled_counts equal
+  CountLedger varied(1);
+  varied.record({0}, counts_of(0, 100, 102), 2.0);
+  varied.record({0}, counts_of(0, 100, 103), 2.0);
+  for (int round = 3; round < 10; ++round) {
+    CHECK(varied.needs_counts(0, 10));
+    varied.record({0}, counts_of(0, 100, 103), 2.0);
   }
-  CHECK_FALSE(ledger.needs_counts(0, 10));
-  CHECK(ledger.needs_counts(1, 1)); // the other cell has none
+  CHECK_FALSE(varied.needs_counts(0, 5)); // 9 rounds, the last 8 equal, settle a cell that needs 5
+  CHECK(varied.needs_counts(0, 10));      // 9 rounds, 10 asked for
+  varied.record({0}, counts_of(0, 100, 103), 2.0);
+  CHECK_FALSE(varied.needs_counts(0, 10));
+  // and moving again: k_settled_counts more equal rounds are needed
+  varied.record({0}, counts_of(0, 101, 103), 2.0);
+  for (int round = 1; round < k_settled_counts; ++round) {
+    CHECK(varied.needs_counts(0, 10));
+    varied.record({0}, counts_of(0, 101, 103), 2.0);
+  }
+  CHECK_FALSE(varied.needs_counts(0, 10));
 }
 
 TEST_CASE("runner::CountLedger: a round with one arm's count missing is no round; the pass's cost is shared") {
@@ -50,14 +61,24 @@ TEST_CASE("runner::CountLedger: a round with one arm's count missing is no round
   ledger.record({0, 1}, counts_of(1, 7, 7, counts_of(0, 5, 0)), 3.0);
   CHECK(ledger.last_cost(0) == doctest::Approx(1.5));
   CHECK(ledger.last_cost(1) == doctest::Approx(1.5));
-  for (int round = 1; round < k_settled_counts; ++round) {
+  for (int round = 1; round < k_fixed_counts; ++round) {
     ledger.record({0, 1}, counts_of(1, 7, 7, counts_of(0, 5, 5)), 4.0);
   }
-  CHECK_FALSE(ledger.needs_counts(1, 1)); // 8 whole rounds
-  CHECK(ledger.needs_counts(0, 1));       // 7: the first had no candidate count
+  CHECK_FALSE(ledger.needs_counts(1, 1)); // 3 whole rounds
+  CHECK(ledger.needs_counts(0, 1));       // 2: the first had no candidate count
   ledger.add_like(1);                     // the control of cell 1
   CHECK(ledger.last_cost(2) == doctest::Approx(2.0));
   CHECK(ledger.needs_counts(2, 1));
+}
+
+TEST_CASE("model::fixed_counts: k_fixed_counts pairs or more, each arm's readings all the same") {
+  using refbench::model::fixed_counts;
+  CHECK(fixed_counts({5, 5, 5}, {7, 7, 7}));
+  CHECK(fixed_counts({5, 5, 5, 5}, {5, 5, 5, 5}));
+  CHECK_FALSE(fixed_counts({5, 5}, {7, 7}));       // too few to tell
+  CHECK_FALSE(fixed_counts({5, 5, 6}, {7, 7, 7})); // the baseline varies
+  CHECK_FALSE(fixed_counts({5, 5, 5}, {7, 8, 7}));
+  CHECK_FALSE(fixed_counts({}, {}));
 }
 
 TEST_CASE("runner::built_in_counters: one row per counter; each counted reading is one counter's") {

@@ -490,22 +490,22 @@ TEST_CASE("runner::run_rounds counts a counted cell beside its timed rounds unti
   settings.counts_dir = dir / "counts";
   refbench::formats::JournalWriter journal;
 
-  SUBCASE("equal counts settle after min_rounds: 10 counted rounds, then none; the timed ones go on") {
+  SUBCASE("equal counts are fixed after k_fixed_counts rounds: 3 counted rounds, then none; the timed ones go on") {
     FakeExecutor fake(counting(
         [](const std::string&, const std::string& arm, std::size_t) { return arm == "cand" ? 1015.0 : 1000.0; }));
     auto record = run_rounds({counted_cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
-    CHECK(counted_calls(fake) == 10 * 2); // cell b shows no counted metric: never counted
+    CHECK(counted_calls(fake) == 3 * 2); // cell b shows no counted metric: never counted
     for (const auto& sample : record.samples) {
       CAPTURE(sample.round);
       const bool has = sample.outcome.readings.has(model::Reading::instructions);
-      CHECK(has == (sample.cell == 0 && sample.round >= 1 && sample.round <= 10));
+      CHECK(has == (sample.cell == 0 && sample.round >= 1 && sample.round <= 3));
       if (has) {
         CHECK(sample.outcome.readings[model::Reading::instructions] == (sample.arm == Arm::candidate ? 1015 : 1000));
         CHECK(sample.outcome.readings[model::Reading::wall] == 0.1); // the timed invocation's own wall
       }
     }
     const auto pairs = complete_pairs(record, 0, Metric::instructions);
-    CHECK(pairs.rounds.size() == 10);
+    CHECK(pairs.rounds.size() == 3);
     CHECK(complete_pairs(record, 0, Metric::wall).rounds.size() == 15);
     // the counted invocations never carry the round's pad: its length changes the loader's count
     for (const auto& call : fake.calls()) {
@@ -513,6 +513,14 @@ TEST_CASE("runner::run_rounds counts a counted cell beside its timed rounds unti
         CHECK(pad_of(call) == "REFBENCH_PAD=");
       }
     }
+  }
+  SUBCASE("counts that changed once are taken until they settle: k_settled_counts alike, at least min_rounds") {
+    FakeExecutor fake(counting([](const std::string&, const std::string& arm, std::size_t call) {
+      return arm == "cand" && call < 6 ? 1001.0 : 1000.0; // round 1's candidate count differs from the rest
+    }));
+    auto record = run_rounds({counted_cell("a")}, settings, fake, journal, fake_clock(fake));
+    CHECK(counted_calls(fake) == 10 * 2);
+    CHECK(complete_pairs(record, 0, Metric::instructions).rounds.size() == 10);
   }
   SUBCASE("counts that keep changing are taken every round") {
     FakeExecutor fake(counting([](const std::string&, const std::string&, std::size_t call) {
@@ -523,7 +531,7 @@ TEST_CASE("runner::run_rounds counts a counted cell beside its timed rounds unti
   }
   SUBCASE("a counted invocation that fails is the cell's ERROR, named as counted") {
     FakeExecutor fake(counting([](const std::string&, const std::string& arm, std::size_t call) {
-      return arm == "cand" && call > 20 ? -1.0 : 1000.0;
+      return arm == "cand" && call > 9 ? -1.0 : 1000.0; // the candidate's count in round 2
     }));
     auto record = run_rounds({counted_cell("a"), cell("b")}, settings, fake, journal, fake_clock(fake));
     REQUIRE(record.cells[0].failure.has_value());

@@ -126,6 +126,9 @@ struct MetricResult {
   double min_detectable_ratio = 0; // exp of the interval's half-width (log units)
   double half_width = 0;           // log units; docs/design.md, Precision stopping
   bool interval_reaches_confidence = true;
+  // Fixed counts (model::fixed_counts): the ratio (or difference) is exact,
+  // its interval a point, each p 0 or 1, and no min_rounds applies.
+  bool exact = false;
   std::optional<double> noise_floor;
   std::optional<std::string> error;
   // count metrics (ratio, ci_* and min_detectable_ratio are NaN): the

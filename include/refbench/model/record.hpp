@@ -220,12 +220,26 @@ struct RoundSettings {
   std::string explain_missing;
 };
 
+// After how many counted rounds a cell's counts are fixed (docs/design.md,
+// Counters): each arm read the same in every one of them, so no more are
+// taken and the analysis reads the ratio exactly (fixed_counts). A count
+// that varies (a clock, an address, a seed, a thread schedule) repeats with
+// some chance p; it passes as fixed with chance p^(2(k-1)), p^4 here: 6 % for a
+// count that is one of two values evenly, 1e-4 for one of ten; measured
+// counts that vary repeated far less often (bench/count-variation.sh).
+inline constexpr int k_fixed_counts = 3;
+
 // After how many rounds in which each arm's count came out the same a
-// cell's counts are settled and no longer taken, once it has min_rounds
-// counted rounds (docs/design.md, Counters):
+// cell's counts that once varied are settled and no longer taken, once it
+// has min_rounds counted rounds (docs/design.md, Counters):
 // were the counts of a change still varying, 8 equal ones in a row would
 // happen by chance at most 2^-8 ≈ 0.4 % of the time.
 inline constexpr int k_settled_counts = 8;
+
+// Whether one metric's paired counted readings are fixed: at least
+// k_fixed_counts pairs, every baseline reading the same and every
+// candidate reading the same. The ratio of such readings is exact.
+bool fixed_counts(const std::vector<double>& baseline, const std::vector<double>& candidate);
 
 // One invocation as measured. `round` 0 is warm-up (discarded by analysis);
 // `order` is its position within the round's shuffled list.

@@ -69,6 +69,7 @@ struct BisectReport {
   std::string range_bad;
   std::vector<std::string> skipped; // commits that did not build
   int builds = 0;                   // commits built, the two ends included
+  int counted_passes = 0;           // counted passes run (a counted metric's; reused counts not included)
   std::vector<BisectStep> steps;
   std::vector<git::CommitInfo> descent; // the merges passed through, outermost first
   std::vector<std::string> notes;       // what the reader should know (a merge not descended into, …)

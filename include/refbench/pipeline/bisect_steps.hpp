@@ -68,7 +68,8 @@ public:
   void explain_next_step() { m_explain_next = true; }
   const std::filesystem::path& out() const { return m_out; }
 
-  // The pairs a step's reading needs before it is judged: the run's min_rounds.
+  // The pairs a step's reading needs before it is judged: the run's
+  // min_rounds; k_fixed_counts when the metric bisected is counted.
   std::size_t needed_pairs() const;
 
   // Whether what is left of the budget can measure a step of `commits`
@@ -106,6 +107,9 @@ private:
   bool m_pinned = false;
   report::SandboxInfo m_sandbox; // the box the steps' commands run in, made before the first step
   std::vector<std::string> m_env;
+  // A counted metric's counts by commit, reused across steps (docs/design.md, Counted bisect).
+  bool m_counted = false;
+  runner::CountMemo m_counts;
   std::vector<config::PayloadFile> m_payloads;
   nlohmann::json m_payloads_json;
   std::map<std::string, std::optional<git::Worktree>> m_trees; // none: it did not build

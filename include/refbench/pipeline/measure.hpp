@@ -54,6 +54,9 @@ struct MeasurementPlan {
   // What explanations count under (plan_explanations); none: `explain_missing` says why.
   std::optional<model::CounterTool> explain_tool;
   std::string explain_missing;
+  // Counts reused across runs of the same builds (RoundHooks::count_memo): bisect's steps.
+  runner::CountMemo* count_memo = nullptr;
+  std::function<std::string(const model::CellSpec& cell, model::Arm arm)> count_key;
 
   // settings.rounds() with the output directory, replicas, auto control
   // and the counter (its counts under out/counts).

@@ -20,6 +20,10 @@ inline constexpr std::chrono::seconds k_kill_grace{5};
 // Throws std::system_error only when the machine refuses pipes or pidfds.
 model::Outcome run_process(const model::Invocation& invocation, int cancel_fd = -1);
 
+// The calling process's resident set now (/proc/self/statm), in bytes; 0
+// when it cannot be read.
+std::int64_t resident_bytes();
+
 // The executable `name` would run: `name` itself when it contains '/', else
 // the first executable regular file in the ':'-separated `path`.
 std::optional<std::string> find_executable(std::string_view name, std::string_view path);

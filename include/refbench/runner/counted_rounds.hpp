@@ -6,11 +6,13 @@
 #include <refbench/model/invocation.hpp>
 #include <refbench/model/record.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <expected>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,6 +78,28 @@ std::expected<model::Invocation, std::string> counted_command(const model::Invoc
 std::expected<Counts, std::string> read_counts(Counter counter, const model::Invocation& invocation,
                                                const std::string& counts_dir);
 
+// Counts kept across runs of the same builds (docs/design.md, Counted
+// bisect): bisect measures a commit in several steps, and a count that
+// read the same each time it was taken need not be taken again. Keys name
+// a cell, its counted readings and the commit an arm runs.
+class CountMemo {
+public:
+  // The counts of `key` to reuse: at least required(key) taken, all alike.
+  std::optional<Counts> reuse(const std::string& key) const;
+  // One counted pass of `key` that was run.
+  void add(const std::string& key, const Counts& counts);
+  // How many alike passes `key` needs before it is reused: 1 unless required.
+  void require(const std::string& key, int passes) { m_required[key] = std::max(1, passes); }
+  int required(const std::string& key) const;
+  // The counted passes run so far (reuses not included).
+  int passes() const { return m_passes; }
+
+private:
+  std::map<std::string, std::vector<Counts>> m_taken;
+  std::map<std::string, int> m_required;
+  int m_passes = 0;
+};
+
 class CountLedger {
 public:
   // A ledger of `cells` cells, none counted yet.
@@ -85,9 +109,12 @@ public:
   // what cell `like`'s last one did.
   void add_like(std::size_t like);
 
-  // Whether `cell` still takes counts: fewer than max(k_settled_counts,
-  // min_rounds) counted rounds (the analysis decides on no fewer), or its
-  // arms' counts were not the same in each of the last k_settled_counts.
+  // Whether `cell` still takes counts: fewer than k_fixed_counts counted
+  // rounds; or, once its counts have varied, fewer than
+  // max(k_settled_counts, min_rounds) (the analysis decides on no fewer)
+  // or not the same on each arm in each of the last k_settled_counts.
+  // Counts that read the same in every one of k_fixed_counts rounds are
+  // fixed: no more are taken.
   bool needs_counts(std::size_t cell, int min_rounds) const;
 
   // Records a counted pass over `cells` that took `seconds` in all: a

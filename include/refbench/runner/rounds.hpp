@@ -8,6 +8,7 @@
 #include <refbench/model/round_log.hpp>
 #include <refbench/process/executor.hpp>
 #include <refbench/profile/diff.hpp>
+#include <refbench/runner/counted_rounds.hpp>
 #include <refbench/runner/replica_placement.hpp>
 #include <refbench/util/clock.hpp>
 
@@ -71,6 +72,11 @@ struct RoundHooks {
   LinkCheck check_links;                // empty: the links are not checked
   ExplainChoice explain;                // empty: nothing is explained
   ExplainSink explained;                // empty: nothing is explained
+  // Counts taken before and reused (bisect's steps): a counted pass of a
+  // cell's arm whose key (count_key; "" for none) the memo holds is not run
+  // again. None: every counted pass runs.
+  CountMemo* count_memo = nullptr;
+  std::function<std::string(const model::CellSpec& cell, model::Arm arm)> count_key;
 };
 
 // Replaces {round} and {output} in `invocation`'s argv and environment values;
