@@ -332,7 +332,8 @@ TEST_CASE(
   // a count that varies is measured, not exact: ten tied ranks on one side and one other, the signed-rank test
   auto varies = counts("varies", 362231650, 367665125, 10);
   varies.metrics[0].candidate[4] = 367665126;
-  const auto& varied = analyze({varies}, settings).front();
+  const auto varied_results = analyze({varies}, settings);
+  const auto& varied = varied_results.front();
   CHECK_FALSE(varied.exact);
   CHECK(varied.verdict == stats::Verdict::regression);
   // scipy.stats.wilcoxon(log(c / b) - log(1.01), alternative="greater", method="approx", correction=False)

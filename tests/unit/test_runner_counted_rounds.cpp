@@ -100,3 +100,30 @@ TEST_CASE("runner::built_in_counters: one row per counter; each counted reading 
   CHECK(refbench::runner::failure_hook(Counter::instructions) == refbench::model::k_counted_run);
   CHECK(refbench::runner::failure_hook(Counter::allocations) == refbench::model::k_allocation_run);
 }
+
+TEST_CASE("runner::CountMemo: a key's counts are reused once it has the passes it requires, all alike") {
+  refbench::runner::CountMemo memo;
+  const Counts a{.readings = {{Reading::instructions, 100}}};
+  const Counts b{.readings = {{Reading::instructions, 101}}};
+  CHECK_FALSE(memo.reuse("mid").has_value()); // never counted
+  memo.add("mid", a);
+  REQUIRE(memo.reuse("mid").has_value()); // one pass is enough by default
+  CHECK(*memo.reuse("mid") == a);
+
+  memo.require("good", 2); // the good end: its A/A
+  memo.add("good", a);
+  CHECK_FALSE(memo.reuse("good").has_value());
+  memo.add("good", a);
+  CHECK(memo.reuse("good").has_value());
+
+  // a count that varies is never reused: every later pass is counted again
+  memo.require("varies", 2);
+  memo.add("varies", a);
+  memo.add("varies", b);
+  CHECK_FALSE(memo.reuse("varies").has_value());
+  memo.add("varies", a);
+  CHECK_FALSE(memo.reuse("varies").has_value());
+  CHECK(memo.passes() == 6);
+  CHECK(memo.required("mid") == 1);
+  CHECK(memo.required("good") == 2);
+}
