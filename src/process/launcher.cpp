@@ -97,15 +97,6 @@ struct SpawnProbe {
   double resolution = 0;
   std::int64_t floor_bytes = 0;
 };
-// The floor the probe found and the anonymous memory the launcher held
-// then: each outcome's floor is the first plus what the second grew by
-// (docs/design.md, Peak RSS and its floor).
-struct Floor {
-  std::int64_t probed = 0;
-  std::int64_t anonymous = 0;
-};
-Floor g_floor;
-
 SpawnProbe spawn_probe() {
   const char* path = std::getenv("PATH");
   auto no_op = find_executable("true", path != nullptr ? path : "/usr/bin:/bin");
@@ -129,7 +120,6 @@ SpawnProbe spawn_probe() {
     }
     probe.resolution = std::min(probe.resolution, median_absolute_deviation(std::move(walls)));
   }
-  g_floor = {probe.floor_bytes, anonymous_resident_bytes()};
   return probe;
 }
 
@@ -309,10 +299,9 @@ int launcher_main(int socket_fd) {
     }
     stdout_pipe.reset();
     kill_all_children();
-    // the text a spawn needs varies with its request; what grows is the heap (a leak, a buffer kept)
-    outcome.rss_floor_bytes =
-        g_floor.probed > 0 ? g_floor.probed + std::max<std::int64_t>(0, anonymous_resident_bytes() - g_floor.anonymous)
-                           : own_peak_rss_bytes();
+    if (outcome.rss_floor_bytes <= 0) { // not spawned: what the launcher holds
+      outcome.rss_floor_bytes = own_peak_rss_bytes();
+    }
     if (!wire::write_frame(socket_fd, wire::encode(outcome))) {
       return 0;
     }

@@ -266,17 +266,16 @@ std::optional<std::string> find_executable(std::string_view name, std::string_vi
   return std::nullopt;
 }
 
-std::int64_t anonymous_resident_bytes() {
+std::int64_t resident_bytes() {
   std::FILE* statm = std::fopen("/proc/self/statm", "re");
   if (statm == nullptr) {
     return 0;
   }
   long long size = 0;
   long long resident = 0;
-  long long shared = 0; // resident pages backed by a file
-  const int read = std::fscanf(statm, "%lld %lld %lld", &size, &resident, &shared);
+  const int read = std::fscanf(statm, "%lld %lld", &size, &resident);
   std::fclose(statm);
-  return read == 3 ? static_cast<std::int64_t>(resident - shared) * ::sysconf(_SC_PAGESIZE) : 0;
+  return read == 2 ? static_cast<std::int64_t>(resident) * ::sysconf(_SC_PAGESIZE) : 0;
 }
 
 model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
@@ -307,6 +306,9 @@ model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   if (rc != 0) {
     return spawn_failure(rc);
   }
+  // posix_spawn returns once the command has exec'd: what this process holds now bounds what the command
+  // shared with it until then, its reading's floor (the launcher resets its high-water mark before each spawn)
+  const std::int64_t resident_at_spawn = resident_bytes();
   child.err.write.reset();
   child.out.write.reset();
   child.pidfd = Fd(open_pidfd(child.pid));
@@ -338,6 +340,7 @@ model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   outcome.stdout_bytes = captured.total();
   outcome.stdout_text = captured.take();
   set_termination(outcome, leader, status);
+  outcome.rss_floor_bytes = resident_at_spawn;
   return outcome;
 }
 

@@ -9,19 +9,23 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 #include <string_view>
 
 namespace refbench::report {
 namespace {
 
-// A warning when the launcher's RSS floor, read after each invocation, rose
-// during the run beyond its drift (twice the censoring margin): the rss readings from then on
-// include it (and sit at it, censored).
+// A warning when the launcher's RSS floor, read with each invocation, rose
+// during the run beyond its drift (twice the censoring margin) above the
+// lowest of the same cell and arm (the code a spawn pages back in differs
+// between commands, a captured stdout's from a plain one): the rss readings
+// from then on include it (and sit at it, censored).
 std::optional<DocumentWarning> floor_warning(const model::RunRecord& record) {
-  std::int64_t lowest = 0;
+  std::map<std::pair<std::size_t, model::Arm>, std::int64_t> lowest_of;
   for (const auto& sample : record.samples) {
     const std::int64_t floor = sample.outcome.rss_floor_bytes;
+    std::int64_t& lowest = lowest_of[{sample.cell, sample.arm}];
     if (floor > 0 && (lowest == 0 || floor < lowest)) {
       lowest = floor;
     } else if (lowest > 0 && floor > lowest + model::k_rss_floor_drift) {

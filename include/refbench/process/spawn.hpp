@@ -20,9 +20,9 @@ inline constexpr std::chrono::seconds k_kill_grace{5};
 // Throws std::system_error only when the machine refuses pipes or pidfds.
 model::Outcome run_process(const model::Invocation& invocation, int cancel_fd = -1);
 
-// The calling process's resident memory not backed by a file (heap, stack,
-// written data) now, from /proc/self/statm, in bytes; 0 when it cannot be read.
-std::int64_t anonymous_resident_bytes();
+// The calling process's resident set now (/proc/self/statm), in bytes; 0
+// when it cannot be read.
+std::int64_t resident_bytes();
 
 // The executable `name` would run: `name` itself when it contains '/', else
 // the first executable regular file in the ':'-separated `path`.
