@@ -97,6 +97,9 @@ struct SpawnProbe {
   double resolution = 0;
   std::int64_t floor_bytes = 0;
 };
+// The floor this launcher's probe found: no reading's floor is below it.
+std::int64_t g_probed_floor = 0;
+
 SpawnProbe spawn_probe() {
   const char* path = std::getenv("PATH");
   auto no_op = find_executable("true", path != nullptr ? path : "/usr/bin:/bin");
@@ -120,6 +123,7 @@ SpawnProbe spawn_probe() {
     }
     probe.resolution = std::min(probe.resolution, median_absolute_deviation(std::move(walls)));
   }
+  g_probed_floor = probe.floor_bytes;
   return probe;
 }
 
@@ -302,6 +306,7 @@ int launcher_main(int socket_fd) {
     if (outcome.rss_floor_bytes <= 0) { // not spawned: what the launcher holds
       outcome.rss_floor_bytes = own_peak_rss_bytes();
     }
+    outcome.rss_floor_bytes = std::max(outcome.rss_floor_bytes, g_probed_floor);
     if (!wire::write_frame(socket_fd, wire::encode(outcome))) {
       return 0;
     }
