@@ -11,7 +11,7 @@
 # what a careful user writes by hand: `git bisect run` with a script that
 # builds, counts once under cachegrind and compares with the good end's
 # count, counted once. Both times and culprits, their ratio, and refbench's
-# counted passes (README: Bisect; docs/design.md, Counted bisect).
+# counted passes (docs/manual/bisect.md; docs/design.md, Counted bisect).
 # Usage: bench/bisect.sh [N…]   (COUNTED_ONLY=1: the counted bisect alone)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What counts buy (README: Counters): a +2 % change judged on wall, on
+# What counts buy (docs/manual/counters.md): a +2 % change judged on wall, on
 # instructions and on allocations — the rounds and seconds each took to its
 # verdict, its ratio and interval, and the A/A control's interval (each
 # metric's spread) — on a quiet machine and again beside a CPU hog on every

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# What an explanation costs against the run it explains (README: Explanations):
+# What an explanation costs against the run it explains (docs/manual/explanations.md):
 # each case runs once with `--explain all` and once with `--explain off`, same
 # seed, 10 rounds fixed (precision stopping would have the two runs measure
 # different amounts), and prints both runs' total_seconds, the explanations'
 # seconds (the sum of explanations[].seconds), their share of the explained
 # run, and the callgrind invocations per explained cell, counted by a
 # `valgrind` shim first on the PATH that logs each `--tool=callgrind` before
-# it execs the real one (README: one per arm, so 2).
+# it execs the real one (docs/manual/explanations.md: one per arm, so 2).
 #   (a) the sample project (scripts/make-sample-repo.sh, `main` ~30 % slower):
 #       `refbench run --baseline latest-release --candidate main`, as scripts/demo.sh.
 #   (b) zstd between two releases, when ZSTD_SRC names a zstd git clone (no

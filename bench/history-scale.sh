@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# How `refbench history` scales with the history's length (README: Nightly
-# history): chained histories of 100 series (tests/integration/history_gen.py,
+# How `refbench history` scales with the history's length (docs/manual/history.md): chained histories of 100 series (tests/integration/history_gen.py,
 # as `run --history` writes them) at 100, 300 and 1000 nights (10^4 … 10^5
 # lines, ~65 MB at 10^5): the whole process's wall time and peak RSS (GNU
 # time), Markdown and JSON, against the floor of Debian's python3 only parsing

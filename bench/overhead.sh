@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Per-invocation measurement overhead, all measured in this one run on this
 # machine: the median wall refbench reports for /bin/true, spawned in its
-# box (README: Security model; where the machine makes one) and unboxed
+# box (docs/manual/security.md; where the machine makes one) and unboxed
 # (--sandbox off), next to the median of `hyperfine -N` and of a bare
 # posix_spawn + wait4 loop, as ratios; and what entering the box costs a
 # whole `compare` once.

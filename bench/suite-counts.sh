@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Counts per benchmark against the harness's own times (README: Suites,
-# Counts per benchmark), in one run of this script:
+# Counts per benchmark against the harness's own times (docs/manual/suites.md,
+# docs/manual/suites.md#counts-per-benchmark), in one run of this script:
 #   (a) the Google Benchmark example (examples/suites/google-benchmark) with
 #       BM_hash's loop made 2 % longer (20000 -> 20400 hash rounds): the rounds
 #       and seconds refbench needs to decide it gated on `instructions`

@@ -42,7 +42,7 @@ TOML
     --baseline main --candidate main --allow-same-commit --out "$work/o" --replicas 1 --max-rounds 3 \
     --min-rounds 3 --warmup 1 --isolate off --color never --fail-on never >/dev/null 2>"$work/err" || {
     rc=$?
-    # past the cap (README: Suites, Many rows) the suite is an ERROR (exit 4) after its warm-up
+    # past the cap (docs/manual/suites.md, Many rows) the suite is an ERROR (exit 4) after its warm-up
     [ "$rc" = 4 ] && grep -q "more than the .* one run judges" "$work/err" || { cat "$work/err" >&2; exit 1; }
     read -r seconds kib < <(tail -1 "$work/time") # time(1) says "Command exited with non-zero status" first
     printf '%10d %10.2f %9.0f MiB   refused: more than one run judges (exit 4)\n' "$n" "$seconds" "$((kib / 1024))"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the check of the arms' trees costs (README: Security model), all
+# What the check of the arms' trees costs (docs/manual/security.md), all
 # measured in this one run: a repository of FILES files (default 5 000)
 # holding MIB MiB in all (default 200), measured by `refbench run` for
 # ROUNDS rounds of `true` with one replica per arm. Prints refbench's

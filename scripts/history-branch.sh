@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keeps a refbench history (README: Nightly history) on a git branch of the
+# Keeps a refbench history (docs/manual/history.md) on a git branch of the
 # repository, for the Action's `history-branch` input and the `history`
 # sub-action.
 #

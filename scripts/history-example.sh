@@ -5,7 +5,7 @@
 # (WORK 25 → 30), none by itself past the 1.15x gate, three change only
 # the docs; the history is read with a 1.10x gate on the chain. Writes OUT/history.jsonl, OUT/history.md (table + Mermaid chart),
 # OUT/history.html and OUT/compute-wall.svg (the `compute` wall chart as a
-# standalone SVG, the picture in the README's "Nightly history").
+# standalone SVG, the picture in docs/manual/history.md).
 # Usage: scripts/history-example.sh OUT   (takes 1–2 minutes; needs a build)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -17,8 +17,8 @@ if [ "${1:-}" != "--build-only" ]; then
     doctest-dev hyperfine python3 python3-scipy python3-yaml cmark-gfm
     util-linux procps openssl wrk
     chromium # the history's HTML page is looked at in a real browser
-    valgrind # instruction counts (README: Instruction counts)
-    libbenchmark-dev golang-go python3-pytest-benchmark catch2 # the harnesses of examples/suites (README: Suites)
+    valgrind # instruction counts (docs/manual/counters.md)
+    libbenchmark-dev golang-go python3-pytest-benchmark catch2 # the harnesses of examples/suites (docs/manual/suites.md)
     cargo librust-criterion-dev # Criterion 0.3, built offline from Debian's crates (examples/suites/criterion)
   )
   # Node.js and npm for Mermaid's parser (below); a Node.js from elsewhere is kept

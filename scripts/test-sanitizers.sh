@@ -2,7 +2,7 @@
 # The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer: builds
 # refbench_unit_tests (Debug, warnings are errors) into BUILD_DIR (the
 # first argument) and runs them there. CTest runs this as the test
-# `sanitizers` when scripts/test.sh configures the build (README: Tests).
+# `sanitizers` when scripts/test.sh configures the build (docs/manual/building.md#tests-and-benchmarks).
 # One test case is left to the plain unit run: the oracle of "… equal the
 # listing at n = 2000 …" sorts six million numbers per input shape: a
 # quarter of this run's time at -O0 under ASan (26 of 109 s). The same

@@ -124,7 +124,7 @@ std::vector<double> oriented(const std::vector<double>& values, Direction direct
   return out;
 }
 
-// The estimate and interval of a count metric (README: Metric kinds): the
+// The estimate and interval of a count metric (docs/manual/config.md#metric-kinds-ceilings-and-slos): the
 // Hodges–Lehmann difference with the signed-rank interval, found by
 // inverting the test so that ties keep its confidence (unpaired: the
 // shift with the Mann–Whitney interval), p against max_increase.

@@ -1,5 +1,6 @@
 // [[cell]] tables of refbench.toml: command, environment, metrics and gate,
-// custom metrics (README: Custom metrics), windows and requirements, CPU groups (README: CPU isolation).
+// custom metrics (docs/manual/config.md#custom-metrics-windows-and-requirements), windows and requirements, CPU groups
+// (docs/manual/measurement.md#cpu-isolation).
 #include "table_reader.hpp"
 
 #include <refbench/model/command_output.hpp>
@@ -73,7 +74,7 @@ void check_cpu_placeholders(TableReader& r, const toml::node& node, const std::s
 }
 
 // A metric's kind, its count gate, its censoring limits and its SLO
-// (README: Metric kinds, ceilings and SLOs) into `metric`.
+// (docs/manual/config.md#metric-kinds-ceilings-and-slos, ceilings and SLOs) into `metric`.
 void read_metric_kind(TableReader& r, model::CustomMetric& metric, const std::string& kind) {
   metric.kind = *model::parse_metric_kind(kind);
   const bool count = metric.kind == model::MetricKind::count;
@@ -113,7 +114,7 @@ void read_metric_kind(TableReader& r, model::CustomMetric& metric, const std::st
   }
 }
 
-// One [[cell.metric]] table (README: Custom metrics).
+// One [[cell.metric]] table (docs/manual/config.md#custom-metrics-windows-and-requirements).
 model::CustomMetric read_custom_metric(const toml::table& table, const std::string& source) {
   TableReader r(table, source, "cell.metric");
   model::CustomMetric metric;
@@ -324,7 +325,7 @@ std::vector<CellConfig> expand_params(TableReader& r, const CellConfig& cell, co
   return cells;
 }
 
-// suite = "google-benchmark" and its from (README: Suites) into `cell`;
+// suite = "google-benchmark" and its from (docs/manual/suites.md) into `cell`;
 // what a suite cannot have besides.
 void read_suite(TableReader& r, CellConfig& cell, const std::vector<std::string>& words) {
   const auto harness = r.string("suite");
@@ -378,8 +379,9 @@ template <typename Known> void read_metric_lists(TableReader& r, CellConfig& cel
                fmt::format("cell.{}: unknown metric '{}' (use {} or a [[cell.metric]] of this cell)", key, metric,
                            model::metric_choices()));
       }
-      // README: Suites, Counts per benchmark: a suite's counts are per benchmark and iteration, where its
-      // harness has a way to count them; elsewhere refused rather than leave a gate that names nothing
+      // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: a suite's counts are per benchmark and
+      // iteration, where its harness has a way to count them; elsewhere refused rather than leave a gate that names
+      // nothing
       const auto built_in = model::parse_metric(metric);
       if (cell.suite && built_in && model::counted(model::metric_info(*built_in))) {
         if (const auto why = suites::why_not_counted(cell.suite->harness, metric); !why.empty()) {

@@ -318,7 +318,7 @@ std::vector<model::CellSpec> select_cells(std::vector<model::CellSpec> cells, co
   auto whole = [](const std::string& glob, const model::CellSpec& cell) {
     return ::fnmatch(glob.c_str(), cell.name.c_str(), 0) == 0;
   };
-  // README: Suites: "micro/BM_b*" picks suite micro's benchmarks that match BM_b*
+  // docs/manual/suites.md: "micro/BM_b*" picks suite micro's benchmarks that match BM_b*
   auto rows_of = [](const std::string& glob, const model::CellSpec& cell) -> std::optional<std::string> {
     const auto slash = glob.find('/');
     if (!cell.meta.suite || slash == std::string::npos ||

@@ -27,7 +27,8 @@ Setting<T> pick(std::string_view key, const std::optional<T>& flag, const std::o
 
 [[noreturn]] void fail(std::string_view key, const std::string& origin, const std::string& problem) {
   throw UsageError(problem_message(key, origin, problem),
-                   origin.starts_with("--") ? "see refbench --help" : "see the refbench.toml reference in the README");
+                   origin.starts_with("--") ? "see refbench --help"
+                                            : "see the refbench.toml reference, docs/manual/config.md");
 }
 
 void check(std::string_view key, const Setting<double>& setting) {

@@ -15,7 +15,7 @@
 
 namespace refbench::config::detail {
 
-inline constexpr const char* k_hint = "see the refbench.toml reference in the README";
+inline constexpr const char* k_hint = "see the refbench.toml reference, docs/manual/config.md";
 
 inline std::string position(const std::string& source, const toml::source_region& region) {
   return fmt::format("{}:{}:{}", source, region.begin.line, region.begin.column);
@@ -220,7 +220,7 @@ public:
       if (!m_used.contains(std::string(key.str()))) {
         throw UsageError(fmt::format("{}: unknown key '{}'{}", position(m_source, key.source()), key.str(),
                                      m_name.empty() ? "" : " in [" + m_name + "]"),
-                         "check the spelling; the keys are listed in the README's refbench.toml reference");
+                         "check the spelling; the keys are listed in docs/manual/config.md");
       }
     }
   }

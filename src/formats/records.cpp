@@ -297,8 +297,8 @@ void read_cells(const util::JsonFields& document, RunRecord& record) {
 
 namespace {
 
-// The run a journal's lines build up, one line at a time (README: Output
-// files details): each line type is one method.
+// The run a journal's lines build up, one line at a time (docs/manual/output-files.md details): each line type is one
+// method.
 class JournalReader {
 public:
   JournalReader() { m_run.partial = true; }

@@ -275,7 +275,7 @@ json to_json(const std::vector<model::ExplainedEntry>& entries) {
   return list;
 }
 
-// README: Explanations: results.json's "explanations"
+// docs/manual/explanations.md: results.json's "explanations"
 json to_json(const model::Explanation& e) {
   json j = {{"cell", e.cell}, {"source", e.source}, {"seconds", number(e.seconds)}};
   if (!e.problem.empty()) {
@@ -432,7 +432,7 @@ RunDocument document_from_journal(const formats::ReadJournal& journal, const std
   d.record = journal.record;
   d.record.seed = d.header.seed;
   d.record.rss = d.header.rss.value_or(model::RssProbe{});
-  model::to_rows(d.record, d.header.removed_cells); // README: Suites: every benchmark a row
+  model::to_rows(d.record, d.header.removed_cells); // docs/manual/suites.md: every benchmark a row
   d.partial = journal.partial;
   d.from_journal = true;
   return d;

@@ -144,9 +144,10 @@ void apply_pull_request(EventPlan& plan, const nlohmann::json& pull_request, con
 
 void refuse_pull_request_target(const std::string& event, bool allowed) {
   if (event == "pull_request_target" && !allowed) {
-    throw RefusedError("a pull_request_target job builds the pull request's code with a write token in reach",
-                       "benchmark on pull_request and post with the fork-safe commenter (see the README), or pass "
-                       "--allow-pull-request-target if this job has no secrets and a read-only token");
+    throw RefusedError(
+        "a pull_request_target job builds the pull request's code with a write token in reach",
+        "benchmark on pull_request and post with the fork-safe commenter (see docs/manual/github-actions.md), or pass "
+        "--allow-pull-request-target if this job has no secrets and a read-only token");
   }
 }
 

@@ -118,7 +118,7 @@ SeriesChangePoint change_at(const Series& s, std::size_t index, double before, d
   return {r.candidate.sha, index, std::exp(before), std::exp(after), p, *r.ratio, *r.ci_low, *r.ci_high};
 }
 
-// The change points of `s` (README: Nightly history): a chain's links that
+// The change points of `s` (docs/manual/history.md): a chain's links that
 // stand out of it; a fixed baseline's E-divisive splits of its levels.
 void find_change_points(Series& s, std::span<const stats::Link> links, const SeriesSettings& settings) {
   if (s.chained) {

@@ -169,7 +169,7 @@ void fail_reported_failure(CellRecord& row, const Seen& seen, const std::string&
   }
 }
 
-// README: Suites, Counts per benchmark: a row that lacks a counted measure
+// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: a row that lacks a counted measure
 // (instructions, allocations) its suite's metrics or gate names would gate
 // nothing on it: its ERROR, saying why it has no count.
 void fail_uncounted(CellRecord& row, const Seen& seen, const CellRecord& cell, const std::string& benchmark) {
@@ -200,7 +200,7 @@ void fail_uncounted(CellRecord& row, const Seen& seen, const CellRecord& cell, c
   }
 }
 
-// README: Suites: a gate that names a measure none of the suite's
+// docs/manual/suites.md: a gate that names a measure none of the suite's
 // benchmarks reports would gate nothing, so the suite's first row (of
 // `rows`, its rows' indices in `out`) is an ERROR that says so, never a pass.
 void fail_gate_naming_nothing(RunRecord& out, const std::map<std::string, std::size_t>& rows, const CellRecord& cell,

@@ -308,7 +308,7 @@ void show_metric(Inputs& in, const std::string& metric) {
 }
 
 // The path good..bad, first parent only, refused before anything is built
-// when it cannot be bisected (README: Bisect).
+// when it cannot be bisected (docs/manual/bisect.md).
 std::vector<std::string> checked_path(const Inputs& in, const BisectOptions& o, const git::ResolvedRef& good,
                                       const git::ResolvedRef& bad) {
   if (good.sha == bad.sha) {
@@ -379,7 +379,7 @@ std::vector<std::string> checked_path(const Inputs& in, const BisectOptions& o, 
 
 int run_bisect(const BisectOptions& o, const CommonOptions& common) {
   process::install_interrupt_handlers();
-  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (README: What is measured)
+  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (docs/manual/measurement.md)
   process::hide_from_commands();
   return bisect_on(launcher_bench(*launcher), o, common);
 }

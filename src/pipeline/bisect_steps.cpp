@@ -86,7 +86,7 @@ const std::string* BisectSteps::built(const std::string& sha) {
   if (auto it = m_trees.find(sha); it != m_trees.end()) {
     return it->second ? &it->second->path() : nullptr;
   }
-  // each commit is one more checkout and build on the work filesystem (README: Bisect)
+  // each commit is one more checkout and build on the work filesystem (docs/manual/bisect.md)
   runner::check_disk(m_out.string(), m_work.string(),
                      {{"checkout of " + git::short_sha(sha), git::checkout_size_bytes(m_in.repo, sha)},
                       {"build of " + git::short_sha(sha), m_in.config.build.disk.value_or(k_default_build_disk)}});
@@ -261,7 +261,7 @@ namespace {
 void analyse_run(BisectSteps::Run& run, const config::MeasurementSettings& settings) {
   auto analysis_settings = settings.analysis();
   analysis_settings.confidence = run.confidence;
-  // a suite's rows (README: Suites): its benchmarks are what a step reads, as a run's report does
+  // a suite's rows (docs/manual/suites.md): its benchmarks are what a step reads, as a run's report does
   model::RunRecord rows = run.record;
   std::vector<std::string> removed;
   model::to_rows(rows, removed);

@@ -143,7 +143,7 @@ int run_comment(const CommentOptions& o) {
     }
     std::cout << fmt::format("::notice title=refbench::cannot comment on PR {}: the token is read-only (a pull "
                              "request from a fork?); the report is in the job summary. Use the workflow_run "
-                             "commenter (see the README) to post it.\n",
+                             "commenter (see docs/manual/github-actions.md) to post it.\n",
                              artifact.pr);
   }
   return 0;

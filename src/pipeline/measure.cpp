@@ -69,7 +69,7 @@ model::RunRecord measure(const MeasurementPlan& plan, process::Executor& executo
   return record;
 }
 
-// One line per explanation (README: Explanations): the function that moved
+// One line per explanation (docs/manual/explanations.md): the function that moved
 // most and the picture, or why there is none.
 void print_explanations(const report::RunDocument& document, const std::filesystem::path& out, std::ostream& os) {
   for (const auto& e : document.explanations) {
@@ -218,7 +218,7 @@ int measure_and_report(const MeasurementPlan& plan, process::Executor& executor,
   planned.header.settings = recorded_settings(plan);
   Explained explained;
   auto record = measure(planned, executor, journal, sinks, explained);
-  model::to_rows(record, planned.header.removed_cells); // README: Suites: every benchmark a row
+  model::to_rows(record, planned.header.removed_cells); // docs/manual/suites.md: every benchmark a row
   auto results = analysis::analyze(analysis::cell_samples(record, plan.metrics, plan.gate), plan.settings.analysis());
   auto document = report::make_document(planned.header, std::move(record), std::move(results));
   write_explanation_graphs(plan.out, explained);

@@ -58,7 +58,7 @@ void check_same_kind(const std::vector<report::RunDocument>& runs, const std::ve
   }
 }
 
-// README: run --shard: the `shard` records of `runs` (read from `files`), refused
+// docs/manual/commands.md#shards: the `shard` records of `runs` (read from `files`), refused
 // unless they are distinct shards of one run; empty when none is a shard.
 std::vector<model::ShardIdentity> checked_shards(const std::vector<report::RunDocument>& runs,
                                                  const std::vector<std::string>& files) {
@@ -75,7 +75,7 @@ std::vector<model::ShardIdentity> checked_shards(const std::vector<report::RunDo
         throw UsageError(fmt::format("cannot merge {} with {}: {}", files[i], files[earlier], *difference),
                          twice ? "pass each shard's results once"
                                : "merge the shards of one run: every job of the matrix needs the same refs, "
-                                 "config, settings, seed and shard count N (see the README's sharded workflow)");
+                                 "config, settings, seed and shard count N (see docs/manual/commands.md#shards)");
       }
     }
   }

@@ -55,7 +55,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The settings that affect measurement, as text: part of what the shards
-// of one run must share (README: run --shard).
+// of one run must share (docs/manual/commands.md#shards).
 std::string measurement_settings(const config::MeasurementSettings& s, const config::RunConfig& run) {
   return fmt::format("budget={} max_rounds={} min_rounds={} warmup={} timeout_ns={} precision={} threshold={} "
                      "alpha={} interval={} control={} control_cell={}",
@@ -128,7 +128,7 @@ int run_resolve(const ResolveOptions& o) {
 
 namespace {
 
-// README: More candidates: what a run of several candidates cannot do
+// docs/manual/commands.md#more-candidates: what a run of several candidates cannot do
 // (shards, a history: its series are one candidate's); replicas, on by
 // default, are off (said unless `quiet`).
 void check_candidates(const RunOptions& o, Inputs& in, bool quiet, bool history) {
@@ -157,7 +157,7 @@ void check_candidates(const RunOptions& o, Inputs& in, bool quiet, bool history)
 }
 
 // Before anything is built: a counter when a cell shows a counted metric
-// (README: Counters).
+// (docs/manual/counters.md).
 void check_counter(const Inputs& in) {
   for (const auto& cell : in.config.cells) {
     for (const auto& name : cell.metrics) {
@@ -201,7 +201,7 @@ std::vector<model::CellSpec> run_cells(std::vector<model::CellSpec> planned, con
   return with_control(std::move(planned), in, plan.auto_control);
 }
 
-// README: Security model: the box that `o` (over the config) asks for; where
+// docs/manual/security.md: the box that `o` (over the config) asks for; where
 // it is "required", refused at once (exit 3) when the kernel already says no.
 model::SandboxMode sandbox_mode_of(const RunOptions& o, const Inputs& in, const Bench& bench) {
   const auto mode = o.sandbox.value_or(in.config.run.sandbox.value_or(model::SandboxMode::automatic));
@@ -210,7 +210,7 @@ model::SandboxMode sandbox_mode_of(const RunOptions& o, const Inputs& in, const 
 }
 
 // The run's environment once `bench`'s commands are in the box of `paths`
-// that `mode` asks for (README: Security model): after the builds and the
+// that `mode` asks for (docs/manual/security.md): after the builds and the
 // replicas, before the payloads are used.
 report::EnvironmentInfo boxed_environment(const Bench& bench, model::SandboxMode mode, const process::BoxPaths& paths,
                                           const model::IsolationPlan& isolation, bool quiet) {
@@ -219,7 +219,7 @@ report::EnvironmentInfo boxed_environment(const Bench& bench, model::SandboxMode
   return environment;
 }
 
-// README: Security model: records the arms' trees (and the payloads) as
+// docs/manual/security.md: records the arms' trees (and the payloads) as
 // built, for `sinks`' rounds to check within `in`'s budget, exempting
 // what its run.writable says; says what that cost, unless `quiet`.
 void watch_trees(Sinks& sinks, const Arms& arms, const ArmReplicas& replicas, const fs::path& payloads,
@@ -265,7 +265,7 @@ void name_pull_request_arms(const github::EventPlan& event, git::ResolvedRef& ba
   }
 }
 
-// README: run --shard: the shard `plan` measures, recorded in its header
+// docs/manual/commands.md#shards: the shard `plan` measures, recorded in its header
 // and (unless `quiet`) said.
 void record_shard(MeasurementPlan& plan, const Inputs& in, const std::string& baseline_sha,
                   const std::string& candidate_sha, bool seed_derived, bool quiet) {
@@ -291,7 +291,7 @@ struct Destinations {
 // The rest of a run's `sinks`: a shard's suites split, the results published to `to`'s event and history.
 void finish_sinks(Sinks& sinks, MeasurementPlan& plan, const Inputs& in, const Bench& bench, const Destinations& to,
                   bool quiet) {
-  if (in.shard) { // README: Suites: a suite's benchmarks split over the shards, once the suite has listed them
+  if (in.shard) { // docs/manual/suites.md: a suite's benchmarks split over the shards, once the suite has listed them
     for (const auto& line : split_suites(plan, *in.shard, bench.executor, sinks.place)) {
       if (!quiet) {
         std::cerr << util::printable(line) << "\n";
@@ -312,7 +312,7 @@ void finish_sinks(Sinks& sinks, MeasurementPlan& plan, const Inputs& in, const B
 int run_run(const RunOptions& options, const CommonOptions& common) {
   const double started = runner::monotonic_now();
   process::install_interrupt_handlers();
-  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (README: What is measured)
+  auto launcher = process::Launcher::start(); // before refbench grows: RSS honesty (docs/manual/measurement.md)
   process::hide_from_commands();
   return run_on(launcher_bench(*launcher), options, common, started);
 }
@@ -330,7 +330,7 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   const auto sandbox_mode = sandbox_mode_of(o, in, bench);
   auto isolation = process::plan_isolation_here(in.settings.isolate.value, config::cpu_split_requests(in.config.cells));
   auto [baseline, candidates] = resolve_refs(o, in.repo, pr_base_sha, history_dir);
-  const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // README: run --shard
+  const bool seed_derived = in.shard && in.settings.seed.origin == "random"; // docs/manual/commands.md#shards
   if (seed_derived) {
     in.settings.seed = {model::derived_seed(baseline.sha, candidates.front().sha, in.config_text), "derived"};
   }
@@ -338,7 +338,8 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
     name_pull_request_arms(*event, baseline, candidates, options.candidates.empty());
   }
   const auto [out, work] = out_and_work(o);
-  const auto lifecycle = baseline_cells(in.repo, baseline.sha, in.config_path); // README: New and removed cells
+  const auto lifecycle =
+      baseline_cells(in.repo, baseline.sha, in.config_path); // docs/manual/config.md#new-and-removed-cells
   if (!lifecycle.warning.empty() && !common.quiet) {
     std::cerr << "refbench: warning: " << util::printable(lifecycle.warning) << "\n";
   }

@@ -21,7 +21,7 @@ Inputs read_inputs(const RunOptions& o) {
   }
   in.config_path = o.config ? *o.config : (fs::path(in.repo) / "refbench.toml").string();
   if (!o.config && !fs::exists(in.config_path)) {
-    throw UsageError("no refbench.toml in " + in.repo, "create one (see the README) or pass --config FILE");
+    throw UsageError("no refbench.toml in " + in.repo, "create one (see docs/manual/config.md) or pass --config FILE");
   }
   in.config = config::load_config(in.config_path);
   in.settings = config::resolve(o.measure, &in.config.run, config::k_run_defaults);

@@ -133,7 +133,7 @@ bool lies_under(const fs::path& path, const fs::path& root) {
 
 } // namespace
 
-// README: Nightly history: --history DIR, else [history] dir, absolute; none without either.
+// docs/manual/history.md: --history DIR, else [history] dir, absolute; none without either.
 std::optional<fs::path> history_dir_of(const RunOptions& o, const config::Config& config) {
   if (o.history) {
     return fs::absolute(*o.history);

@@ -1,4 +1,4 @@
-/* The allocation counter (README: Counters): a shared library refbench
+/* The allocation counter (docs/manual/counters.md): a shared library refbench
  * preloads (LD_PRELOAD) into a counted invocation's process tree. It counts
  * the calls of the malloc family — malloc, calloc, realloc, aligned_alloc,
  * posix_memalign, memalign, valloc, pvalloc — and the bytes they asked for,

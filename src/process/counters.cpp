@@ -178,7 +178,7 @@ bool clear_counts(const std::filesystem::path& dir) {
     return false;
   }
   // what is in it, not the directory: the box binds this one writable
-  // (README: Security model), and a new one would be read-only there
+  // (docs/manual/security.md), and a new one would be read-only there
   std::vector<std::filesystem::path> entries;
   for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
     entries.push_back(it->path());

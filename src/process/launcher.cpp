@@ -173,7 +173,7 @@ void release_startup_code() {
 // page tables (the kernel maps it back, 16 pages a fault, when it runs
 // again) and the high-water mark starts from what is left, so that what a
 // spawned command shares until its exec is what the spawn itself needs
-// (README: What is measured; docs/design.md, Peak RSS and its floor).
+// (docs/manual/measurement.md; docs/design.md, Peak RSS and its floor).
 void before_spawn() {
   release_startup_code();
   reset_peak_rss();

@@ -91,7 +91,7 @@ std::string floor_text(const RunDocument& document) {
   if (floored == results.end()) {
     return "noise floor unknown (the A/A control has no interval)";
   }
-  // a suite's control has a floor per benchmark (README: Suites): their spread
+  // a suite's control has a floor per benchmark (docs/manual/suites.md): their spread
   std::vector<double> floors;
   for (const auto& r : results) {
     if (r.control && r.metric == floored->metric && r.noise_floor) {
@@ -214,7 +214,8 @@ std::string arm_name_text(const ArmInfo& arm) {
 
 std::string render_arm(const ArmInfo& arm) {
   std::string text = arm_name_text(arm);
-  if (!arm.args.empty() || !arm.env.empty()) { // README: Arm settings: what tells two arms of one build apart
+  if (!arm.args.empty() ||
+      !arm.env.empty()) { // docs/manual/config.md#arm-settings: what tells two arms of one build apart
     std::vector<std::string> added = arm.env;
     added.push_back(util::join_shell_words(arm.args));
     if (arm.args.empty()) {
@@ -258,7 +259,7 @@ std::string render_headline(const RunDocument& document) {
 
 namespace {
 
-// README: run --shard: which shards the report covers, and the ones a merge lacks.
+// docs/manual/commands.md#shards: which shards the report covers, and the ones a merge lacks.
 std::string shards_text(const ShardsInfo& shards) {
   auto list = [](const std::vector<std::size_t>& indices) {
     std::string out;
@@ -318,7 +319,7 @@ std::string render_run_summary(const RunDocument& document) {
 
 namespace {
 
-// README: New and removed cells: the baseline's cells this run's config lacks, under the table.
+// docs/manual/config.md#new-and-removed-cells: the baseline's cells this run's config lacks, under the table.
 std::string removed_text(const RunDocument& document) {
   const auto& removed = document.header.removed_cells;
   if (removed.empty()) {
@@ -346,8 +347,8 @@ const MetricResult* result_for(const RunDocument& document, const MetricResult& 
   return found == document.results.end() ? nullptr : &*found;
 }
 
-// Why a cell's wall and instructions disagree, if they do (README:
-// Counters): one moved while the other is a PASS, or they moved apart.
+// Why a cell's wall and instructions disagree, if they do (docs/manual/counters.md): one moved while the other is a
+// PASS, or they moved apart.
 std::optional<std::string> disagreement(const MetricResult& wall, const MetricResult& counts) {
   if (moved(wall) && counts.verdict == stats::Verdict::pass) {
     return "the change is outside the counted instruction stream — system calls, I/O, cache misses, code layout";
@@ -385,7 +386,7 @@ std::string disagreement_text(const RunDocument& document) {
   return text;
 }
 
-// A long run's pictures (README: Suites, Many rows): the overview of every
+// A long run's pictures (docs/manual/suites.md, Many rows): the overview of every
 // gated row, then the forest plot of the gated rows that did not pass.
 std::string render_long_run_plots(const std::vector<MetricResult>& results, double threshold) {
   const std::string overview = render_overview(results, threshold);

@@ -236,7 +236,7 @@ std::string warnings_body(const RunDocument& document) {
   return body;
 }
 
-// Why readings of `r` sit at the measurement floor (README: Statistics).
+// Why readings of `r` sit at the measurement floor (docs/manual/statistics.md).
 std::string censored_reason(const RunDocument& document, const MetricResult& r) {
   if (!r.censor_limit.empty()) {
     return "readings at or past " + util::markdown_text(r.censor_limit);
@@ -269,7 +269,7 @@ std::string censored_body(const RunDocument& document) {
 }
 
 // Per metric with an SLO, each arm's share of invocations that met it
-// (README: Metric kinds, ceilings and SLOs).
+// (docs/manual/config.md#metric-kinds-ceilings-and-slos, ceilings and SLOs).
 std::string slo_body(const RunDocument& document) {
   std::string body;
   for (const auto& r : document.results) {

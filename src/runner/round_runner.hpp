@@ -19,7 +19,7 @@
 
 namespace refbench::runner::detail {
 
-// Reads what `sample`'s command reported (README: Custom metrics): its
+// Reads what `sample`'s command reported (docs/manual/config.md#custom-metrics-windows-and-requirements): its
 // captured stdout, or the {output} file `output` when not empty, read only
 // when it is a regular file in place (no link), at most
 // model::k_max_output_report_bytes; an unreadable file is the sample's problem.
@@ -68,7 +68,7 @@ private:
   // cell once the budget is spent.
   void warm_up();
 
-  // README: What is measured: the A/A control replicates the cheapest cell (by warm-up
+  // docs/manual/measurement.md: the A/A control replicates the cheapest cell (by warm-up
   // cost), baseline on both arms; announced to the log (a "cell" line of the journal).
   void add_control_of_cheapest();
 
@@ -97,7 +97,7 @@ private:
   bool skipped(Slot slot) const;
 
   // The hooks of `slot`: the A/A control runs the baseline's on both arms,
-  // the second where its twin runs (README: Hooks).
+  // the second where its twin runs (docs/manual/config.md#hooks).
   const model::ArmHooks& hooks_of(Slot slot) const;
 
   // Runs `hook` of `slot` (with {round} = `round`); a failure becomes the
@@ -170,7 +170,7 @@ private:
   // environment's size changes the instructions the dynamic loader runs.
   std::optional<Counts> count_under(Slot slot, int round, Counter counter);
 
-  // --- suite_counts.cpp: counts per benchmark (README: Suites, Counts per benchmark)
+  // --- suite_counts.cpp: counts per benchmark (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark)
 
   // The counts of suite cell `slot` in `round`: its harness's whole suite
   // run once under callgrind (HarnessCounting), each benchmark's counts per
@@ -178,7 +178,7 @@ private:
   // failed (the cell's ERROR, as count_under's).
   std::optional<Counts> count_benchmarks(Slot slot, int round);
 
-  // --- explain.cpp: where the changes came from (README: Explanations)
+  // --- explain.cpp: where the changes came from (docs/manual/explanations.md)
 
   // The chosen cells explained within the budget left, each arm once
   // under callgrind, each handed to RoundHooks::explained.

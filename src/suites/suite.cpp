@@ -41,7 +41,7 @@ constexpr HarnessMeasure k_hyperfine_measures[] = {
     {.name = "system", .quantity = Quantity::time, .zero_is_a_reading = true}};
 constexpr HarnessMeasure k_cargo_bench_measures[] = {{.name = "ns_per_iter", .quantity = Quantity::time}};
 
-// --- counts per benchmark (README: Suites, Counts per benchmark; docs/design.md)
+// --- counts per benchmark (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark; docs/design.md)
 
 // Google Benchmark's counted run: each benchmark alone in order (no
 // interleaving, one repetition), a warm-up run of one iteration before its
@@ -254,7 +254,7 @@ bool zero_is_a_reading(Harness harness, std::string_view measure) {
 // Each figure no ratio can be taken of — negative, 0 where 0 is no
 // reading, or below the smallest normal double (its logarithm and any
 // ratio of it lose their meaning) — is its benchmark's ERROR naming it:
-// never a silent "—" (README: Suites).
+// never a silent "—" (docs/manual/suites.md).
 void refuse_unusable_figures(Harness harness, Benchmarks& benchmarks) {
   for (auto& benchmark : benchmarks) {
     for (const auto& [measure, value] : benchmark.values) {
@@ -296,7 +296,8 @@ std::string why_not_counted(Harness harness, std::string_view measure) {
 
 MeasureInfo measure_info(Harness harness, std::string_view measure) {
   const auto& row = harness_info(harness);
-  if (counted_measure(measure)) { // README: Suites, Counts per benchmark: per iteration, whatever the harness
+  if (counted_measure(measure)) { // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: per iteration,
+                                  // whatever the harness
     return {Quantity::plain, false, std::string(measure), true};
   }
   if (const auto* listed = listed_measure(row, measure)) {

@@ -1,4 +1,4 @@
-// The calibration suite: statistical claims of README: Statistics checked by
+// The calibration suite: statistical claims of docs/manual/statistics.md checked by
 // simulation with fixed seeds. A larger run: bench/calibration.sh.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>

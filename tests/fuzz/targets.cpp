@@ -99,7 +99,7 @@ void read_reported(std::string_view input) {
 }
 
 // A suite's harness output as each harness's reader takes it, and the
-// rows made of it (README: Suites): garbage is the suite's ERROR, never an
+// rows made of it (docs/manual/suites.md): garbage is the suite's ERROR, never an
 // exception out of refbench.
 void read_suite_outputs(std::string_view input) {
   for (const auto& [harness, name] : suites::k_harness_names.entries()) {
@@ -186,7 +186,7 @@ void read_callgrind_file(std::string_view input) {
 
 // ---- names through the renderers -------------------------------------------
 // What a harness names (benchmarks, measures, units) must stay text in every
-// output (README: Security model). A rendering that breaks it throws
+// output (docs/manual/security.md). A rendering that breaks it throws
 // std::logic_error: an internal error of the driver.
 
 [[noreturn]] void broken(std::string_view what, std::string_view line) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# analyze's inputs and outputs (README: Output files; README: Exit codes): malformed CSV/JSON and
+# analyze's inputs and outputs (docs/manual/output-files.md; docs/manual/commands.md#exit-codes): malformed CSV/JSON and
 # missing files exit 2 naming FILE(:LINE); one pair is INCONCLUSIVE without
 # NaN; --better higher flips the verdict; --format csv has one row per
 # cell × metric with BH across cells; a compare run's results.json and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# analyze agrees with independent references (README: Statistics): on seeded
+# analyze agrees with independent references (docs/manual/statistics.md): on seeded
 # paired CSVs (exact and approximate paths, RSS-like ties, zero differences,
 # differences equal to ln(T)) the ratio is exp(Hodges–Lehmann), the interval
 # is the signed-rank order statistics of the Walsh averages (critical value
@@ -214,7 +214,7 @@ def round_half_away(x):
 
 
 def verdict(lo, hi, p_bh, p_improved_bh, p_better_bh, n, reaches, threshold):
-    # README: Statistics, verdicts without a control cell (no noise floor); min_rounds = 2 for CSV/hyperfine
+    # docs/manual/statistics.md, verdicts without a control cell (no noise floor); min_rounds = 2 for CSV/hyperfine
     if lo > threshold and p_bh < ALPHA:
         return "REGRESSION"
     if hi < 1 / threshold and p_improved_bh < ALPHA:

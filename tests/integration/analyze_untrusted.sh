@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Untrusted input (README: inputs): a UTF-8 BOM is skipped (Excel's "CSV
+# Untrusted input (docs/manual/security.md#inputs): a UTF-8 BOM is skipped (Excel's "CSV
 # UTF-8" keeps its `cell` column); malformed JSON, numbers out of range and
 # wrong types exit 2 with one line naming the file and the field, never
 # "internal error"; a --seed past 2^64-1 or negative, and a NUL in a config

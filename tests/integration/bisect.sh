@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# refbench bisect (README: Bisect) on real repositories, builds and
+# refbench bisect (docs/manual/bisect.md) on real repositories, builds and
 # processes: twelve linear commits, one 1.4x slower and the first midpoint
 # one that does not build: the slower commit is named with at most 7
 # builds and the broken one skipped; a docs-only range is nothing to
@@ -60,7 +60,7 @@ expect_json "$B" "all(s['side'] in ('good', 'bad') for s in r['steps'] if s['kin
 expect_in "$WORK/b1/report.md" "<!-- refbench -->"
 expect_in "$WORK/b1/report.md" "made \`work\` wall"
 expect_in "$WORK/out" "c9"
-# the culprit's step is explained (README: Explanations): a longer sleep runs no more instructions, and
+# the culprit's step is explained (docs/manual/explanations.md): a longer sleep runs no more instructions, and
 # the report says so rather than list noise
 expect_json "$B" "r['culprit']['where']['functions'] == []"
 expect_in "$WORK/b1/report.md" "Where: no function's instructions moved: look at I/O, system calls, cache misses and code layout."

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import yaml
 
-# What `refbench run --github` writes to $GITHUB_OUTPUT (README: GitHub Actions).
+# What `refbench run --github` writes to $GITHUB_OUTPUT (docs/manual/github-actions.md).
 RUN_GITHUB_OUTPUTS = {"verdict", "regressions", "report", "results", "baseline-sha", "candidate-sha", "culprit", "bisect"}
 ACTION_OUTPUTS = {"verdict", "regressions", "report", "results", "culprit"}
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `refbench comment --from-artifact DIR` (README: GitHub Actions), the fork-safe path of a
+# `refbench comment --from-artifact DIR` (docs/manual/github-actions.md), the fork-safe path of a
 # workflow_run workflow: a valid comment.json is posted as the sticky
 # comment; a PR number that is not an integer, a body without the marker,
 # broken JSON, a file over 1 MiB, a workflow run for another head commit

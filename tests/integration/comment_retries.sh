@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `refbench comment` against a GitHub API that fails (README: GitHub Actions): 5xx and
+# `refbench comment` against a GitHub API that fails (docs/manual/github-actions.md): 5xx and
 # dropped connections are retried with backoff, 403/429 wait for retry-after
 # or the rate-limit reset, the total wait is bounded by --max-wait; 401 and
 # 404 stop at once with exit 2; a read-only token is a ::notice and exit 0;

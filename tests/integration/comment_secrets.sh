@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The token never leaves GITHUB_TOKEN and the Authorization header (README: GitHub Actions):
+# The token never leaves GITHUB_TOKEN and the Authorization header (docs/manual/github-actions.md):
 # after `refbench comment` succeeds, meets a 401, a TLS failure, a 502 it
 # gives up on, and --from-artifact (posted and refused), the token is in no
 # stdout, no stderr, no file under the scenario's directories (the working

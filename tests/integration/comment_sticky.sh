@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `refbench comment` keeps one sticky comment per marker (README: GitHub Actions): on a PR
+# `refbench comment` keeps one sticky comment per marker (docs/manual/github-actions.md): on a PR
 # with 150 other comments (two pages at per_page=100) the first call follows
 # Link: rel="next" to page 2 and POSTs; the second call finds its comment on
 # page 2 and PATCHes it with the new report; `--marker other` has a comment of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `refbench comment` over TLS (README: GitHub Actions): the CA comes from --cacert, else
+# `refbench comment` over TLS (docs/manual/github-actions.md): the CA comes from --cacert, else
 # SSL_CERT_FILE / SSL_CERT_DIR, else the system bundles; a certificate that
 # does not verify (unrelated CA, wrong host name) is exit 2 with a message
 # naming the CA file or directory that was tried, and nothing is sent.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Allocation counts (README: Counters): the allocation counter preloaded into
+# Allocation counts (docs/manual/counters.md): the allocation counter preloaded into
 # the counted invocations sees every call of the malloc family and the bytes
 # asked for; twice the allocations read 2.00x, a REGRESSION however quiet the
 # wall; a statically linked program, which no preloaded library enters, is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instruction counts under valgrind (README: Counters): deterministic ratios
+# Instruction counts under valgrind (docs/manual/counters.md): deterministic ratios
 # beside the timed metrics, recorded with their source; a clear error where
 # no counter can be had.
 source "$(dirname "$0")/lib.sh"

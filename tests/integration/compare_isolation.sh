@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU isolation (README: CPU isolation isolate): with fewer than 4 usable CPUs `auto`
+# CPU isolation (docs/manual/measurement.md#cpu-isolation isolate): with fewer than 4 usable CPUs `auto`
 # warns once and runs unpinned, recorded in results.json, report.md and the
 # journal; an explicit list pins every benchmarked process to exactly it; a
 # CPU outside the usable set is a usage error; a cell's {cpus.NAME}

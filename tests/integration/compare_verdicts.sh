@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Verdicts and exit codes of compare (README: Statistics, verdicts; README: Exit codes).
+# Verdicts and exit codes of compare (docs/manual/statistics.md, verdicts; docs/manual/commands.md#exit-codes).
 source "$(dirname "$0")/lib.sh"
 : "${SAMPLE_WORK:?}"
 row() { echo "next(a for a in r['analysis'] if a['cell'] == '$1' and a['metric'] == '$2')"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Explanations (README: Explanations): where a change came from. The
+# Explanations (docs/manual/explanations.md): where a change came from. The
 # fixture's candidate doubles hash_work's loop and triples make_nodes'
 # allocations; the explanation lists hash_work first at 2.00x its baseline
 # instructions, make_nodes as the allocation site at 3.00x, and not steady,

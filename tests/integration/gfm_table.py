@@ -4,7 +4,7 @@
 Usage: gfm_table.py REPORT_HTML RESULTS_JSON
 
 REPORT_HTML is report.md rendered by `cmark-gfm -e table`. The first table
-(the verdict table) must have the 8 columns of the README's verdict table in every row and one
+(the verdict table) must have the 8 columns of the verdict table of docs/manual/output-files.md in every row and one
 row per `analysis` entry of RESULTS_JSON, in order, whose cell, metric and
 verdict read back exactly as plain text (any markup or omitted raw HTML in a
 cell counts as a difference). The per-cell table of the details must name

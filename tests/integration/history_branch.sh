@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/history-branch.sh (README: Nightly history, the Action's
+# scripts/history-branch.sh (docs/manual/history.md, the Action's
 # history-branch and the history sub-action) against a real git origin:
 # the first night starts the branch (holding nothing but the history), the
 # next appends; when another job pushes between the fetch and the push, the

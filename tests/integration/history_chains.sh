@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# refbench history on chained nights (README: Nightly history), on histories
+# refbench history on chained nights (docs/manual/history.md), on histories
 # written as `run --history` writes them (history_gen.py): 30 series of
 # honest ±1 % links at a true ratio of 1.00, ten of them with one 8 % link.
 # At 30 and at 300 nights at most one flat series has a change point and the

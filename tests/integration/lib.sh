@@ -288,7 +288,7 @@ fake_log_mark() {
 # stretch by 2-4x at random, and refbench rightly reads INCONCLUSIVE.
 realtime_words() { chrt -f 1 true 2>/dev/null && printf '"chrt", "-f", "1", '; }
 
-# The harness scenarios' verdict on a noisy machine (README: Suites, noisy
+# The harness scenarios' verdict on a noisy machine (docs/manual/suites.md, noisy
 # runners): exit 1 with exactly row $2 (metric $3) a gated REGRESSION at a
 # ratio within [1.25, 1.7]; else, where the machine's speed drifts between
 # invocations, row $2 INCONCLUSIVE above $4 — never PASS — and no gated

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A noisy runner on purpose (README: Statistics, Bisect): beside refbench a
+# A noisy runner on purpose (docs/manual/statistics.md, docs/manual/bisect.md): beside refbench a
 # bursty hog runs on every CPU — 1 s of `yes` and 128 MiB of memory touched,
 # then 2 s idle — bounded in time and killed by its process groups, and the
 # benchmarked program's work varies ±50 % per invocation (bash's $RANDOM), so

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Names a pull request's harness chooses stay text (README: Security
-# model): a Google Benchmark suite whose benchmark and counter names carry a
+# Names a pull request's harness chooses stay text (docs/manual/security.md): a Google Benchmark suite whose benchmark and counter names carry a
 # heading, an unterminated HTML comment, '|', <script>, "::error::" and
 # @mentions, one benchmark 1.5x slower in the candidate. report.md, read
 # back by cmark-gfm (raw HTML kept, as GitHub keeps comments), has one

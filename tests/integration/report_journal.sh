@@ -2,7 +2,7 @@
 # `refbench report`: a killed run's journal renders as a partial report with
 # every completed pair; a finished run's results.json re-renders to the
 # report.md it wrote, byte for byte; its journal to the same analysis; exit
-# codes follow the verdict (README: Exit codes); bad input is exit 2.
+# codes follow the verdict (docs/manual/commands.md#exit-codes); bad input is exit 2.
 source "$(dirname "$0")/lib.sh"
 
 # --- a run killed outright (no chance to write results): only the journal is left

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The box (README: Security model): a benchmarked command that signals
+# The box (docs/manual/security.md): a benchmarked command that signals
 # every refbench process it can find changes nothing (no exit 137, no
 # worktree left, an honest verdict); refbench killed with SIGKILL from
 # outside mid-cell — alone, or with its whole process group — leaves no

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# More candidates and arm settings (README: More candidates, Arm settings):
+# More candidates and arm settings (docs/manual/commands.md#more-candidates, docs/manual/config.md#arm-settings):
 # - `run --candidate A --candidate B` measures both against the one
 #   baseline in the same rounds: one BH family, a `candidate` column, every
 #   candidate in results.json, per-candidate verdicts, a journal replay that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run --cells GLOB[,GLOB…] (README: run): only the matching cells are built
+# run --cells GLOB[,GLOB…] (docs/manual/commands.md#refbench-run): only the matching cells are built
 # into the plan, the A/A control is chosen among them, only their payloads
 # are generated and the reproduce line keeps the selection; a glob that
 # matches no cell, or --cells with --shard, exits 2 before anything is built.

@@ -21,7 +21,7 @@ expect_rc 2
 expect_in "$WORK/err" "$WORK/type.toml:9:14: run.min_rounds must be an integer"
 [ "$(git -C "$repo" worktree list | wc -l)" -eq 1 ] || fail "a worktree was added despite a config error"
 
-# README: Suites: an unknown harness, and from = "file" without {output}
+# docs/manual/suites.md: an unknown harness, and from = "file" without {output}
 printf '%s\n' '' '[[cell]]' 'name = "micro"' 'suite = "gbench"' 'command = ["true"]' >"$WORK/suite.toml"
 cat "$WORK/good.toml" "$WORK/suite.toml" >"$WORK/harness.toml"
 run_refbench run --repo "$repo" --config "$WORK/harness.toml" --baseline v1.0.0 --candidate main --out "$WORK/o"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nightly history (README: Nightly history): six nights chained with
+# Nightly history (docs/manual/history.md): six nights chained with
 # `--baseline history-last`, five of them 4 % slower than the night before
 # (no link a REGRESSION at 1.15x): `refbench history` calls the creep, with
 # a cumulative interval above 1.10, and names the links that moved most; a

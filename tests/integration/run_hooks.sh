@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hooks (README: Hooks) on real processes: setup once per arm before the
+# Hooks (docs/manual/config.md#hooks) on real processes: setup once per arm before the
 # warm-up, prepare before every invocation (untimed), cleanup once per arm at
 # the end — also after a failing hook and after SIGINT; a failing hook is an
 # ERROR (exit 4) naming it, in the report and from the journal; `run` runs a
@@ -97,7 +97,7 @@ commit_two_refs "$repo"
 run_refbench run -q --repo "$repo" --baseline main~1 --candidate main --seed 2 --out "$WORK/r1"
 [ "$RC" -le 1 ] || fail "run with hooks exited $RC: $(cat "$WORK/err")"
 dirs=$("$PY" -c "import json; r = json.load(open('$WORK/r1/results.json')); print(r['arms']['baseline']['dir'], r['arms']['candidate']['dir'])")
-# {arm} points at one byte-identical replica of the arm at a time (<dir>.rN; README: Replicas)
+# {arm} points at one byte-identical replica of the arm at a time (<dir>.rN; docs/manual/measurement.md#replicas)
 for d in $dirs; do
   grep -qxE "setup $d(\.r[0-9]+)?" "$log" || fail "no setup in $d: $(cat "$log")"
   grep -qxE "cleanup $d(\.r[0-9]+)?" "$log" || fail "no cleanup in $d: $(cat "$log")"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Hostile code and data, round two (README: Security model): what a pull
+# Hostile code and data, round two (docs/manual/security.md): what a pull
 # request's cells print or leave at {output}, numbers in its config, a
 # tampered results.json, an event file that never ends, a [history] dir
 # outside the checkout and links planted under compare's --out each give a
-# one-line error with the README's exit code and lose nothing; a command
+# one-line error with the exit code of docs/manual/commands.md#exit-codes and lose nothing; a command
 # that stops the launcher ends the run in seconds.
 source "$(dirname "$0")/lib.sh"
 
@@ -162,7 +162,7 @@ for planted in arms replicas; do
   [ -z "$(ls "$WORK/target-$planted")" ] || fail "compare wrote through the planted $planted link"
 done
 # --- a benchmarked command that stops the launcher (its parent) with SIGSTOP: unboxed, exit 4 in
-# seconds, not a hang; in the box (README: Security model) the signal never arrives
+# seconds, not a hang; in the box (docs/manual/security.md) the signal never arrives
 if unshare -p -m -f true 2>/dev/null || unshare -r -p -m -f true 2>/dev/null; then
   run_refbench compare --shell --max-rounds 2 --min-rounds 2 --warmup 0 --out "$WORK/stop-boxed" --sandbox required \
     'kill -STOP $PPID; true' 'true'

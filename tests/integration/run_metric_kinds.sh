@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Count metrics, ceilings and SLOs (README: Metric kinds, ceilings and SLOs)
+# Count metrics, ceilings and SLOs (docs/manual/config.md#metric-kinds-ceilings-and-slos, ceilings and SLOs)
 # on real processes through `run`: errors that stay 0 PASS, two more errors
 # a round are a REGRESSION shown as +2, a p99 clipped at its ceiling in both
 # arms is CENSORED naming the limit (never PASS), a candidate breaking the

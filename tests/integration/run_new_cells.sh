@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# New and removed cells (README: New and removed cells): a cell the
+# New and removed cells (docs/manual/config.md#new-and-removed-cells): a cell the
 # baseline commit's copy of refbench.toml lacks runs on the candidate only
 # and is NEW (its median, never gating, exit 0); a cell only the baseline's
 # copy has is listed as removed; the A/A control is never a new cell; a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replicas (README: What is measured, "Replicas"): `run` with replicas = 3
+# Replicas (docs/manual/measurement.md, "Replicas"): `run` with replicas = 3
 # copies each built arm twice beside its worktree (fresh files: other
 # inodes, same bytes), draws a replica per arm and round, balanced; records
 # `replica` on every sample (journal and results.json, also re-rendered

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sample project's load sweep (README: A load sweep): sweep.toml run
+# The sample project's load sweep (docs/manual/config.md#a-load-sweep-the-sample-projects-sweeptoml): sweep.toml run
 # against the slower-service candidate, shortened to 4 rounds. Three levels
 # (1, 8, 32 connections) with the control, each with throughput, a p99 with
 # its ceiling and SLO, and the error count as a count metric; the sweep table

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A service benchmark (README: custom metrics, the sample project's service.toml):
+# A service benchmark (docs/manual/config.md#custom-metrics-windows-and-requirements, the sample project's service.toml):
 # bin/serve on loopback driven by wrk through bench-service.sh, which prints
 # throughput and p99 as JSON. A candidate doing 1.4x the work per request
 # (~28 % fewer requests/s, each request ~1.39x as long) → throughput (higher
@@ -53,7 +53,7 @@ if [ "$(verdict_of "$R" http p99)" != REGRESSION ]; then
 fi
 expect_json "$R" "$(row http throughput)['verdict'] == 'REGRESSION' and $(row http throughput)['gated']"
 expect_json "$R" "$(row http throughput)['better'] == 'higher' and $(row http throughput)['unit_label'] == 'req/s'"
-# a service under load runs for a window, not an amount of work: not explained, and it says why (README: Explanations)
+# a service under load runs for a window, not an amount of work: not explained, and it says why (docs/manual/explanations.md)
 expect_json "$R" "[e['cell'] for e in r['explanations']] == ['http'] and r['explanations'][0]['problem'].startswith('not explained: it runs for a window of time')"
 # fewer requests per second: the candidate/baseline ratio is below 1, its interval too
 expect_json "$R" "0.65 < $(row http throughput)['ratio'] < 0.8 and $(row http throughput)['ci_high'] < 1 / 1.15"

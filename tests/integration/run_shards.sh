@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run --shard K/N (README: run --shard): two shards of the sample project run disjoint
+# run --shard K/N (docs/manual/commands.md#shards): two shards of the sample project run disjoint
 # cells that cover the plan, each with its own A/A control and the seed
 # derived from the refs and the config; `refbench report` merges them with
 # one Benjamini–Hochberg family; shards of another seed, ref or config, or

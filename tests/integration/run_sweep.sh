@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parameter sweeps (README: Parameter sweeps) on real processes: one [[cell]]
+# Parameter sweeps (docs/manual/config.md#parameter-sweeps) on real processes: one [[cell]]
 # with params = { users = [1, 4, 16] } runs as three cells, each with its
 # value filled into argv and env (quoted in a shell command); report.md gets
 # the sweep's table (as GitHub's parser reads it: one row per level and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The arms' trees are the verdict's evidence (README: Security model): a
+# The arms' trees are the verdict's evidence (docs/manual/security.md): a
 # candidate whose benchmarked command rewrites the baseline's tree during
 # the run — replacing a file, or editing it in place and setting its time
 # back — gets an ERROR (exit 4) naming the file, never a verdict; the
@@ -39,7 +39,7 @@ measure() {
   run_refbench run --repo "$repo" --baseline base --candidate "$name" --out "$WORK/o-$name" --replicas 1 \
     --max-rounds "${ROUNDS:-4}" --min-rounds "${ROUNDS:-4}" --warmup 1 --isolate off --color never "$@"
 }
-# whether this machine makes the box (README: Security model): then the
+# whether this machine makes the box (docs/manual/security.md): then the
 # attacks below run boxed and unboxed (--sandbox off), else unboxed only
 boxes=(off)
 if unshare -p -m -f true 2>/dev/null || unshare -r -p -m -f true 2>/dev/null; then

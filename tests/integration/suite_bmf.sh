@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suites (README: Suites): a Bencher Metric Format document of 30
+# Suites (docs/manual/suites.md): a Bencher Metric Format document of 30
 # benchmarks × 3 measures is 90 rows with no [[cell.metric]] declared,
 # every measure gated; a benchmark the candidate makes 3x slower is the
 # only REGRESSION; throughput is higher-is-better; a malformed document is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suites (README: Suites) with the real Catch2 (Debian's catch2, v2): the
+# Suites (docs/manual/suites.md) with the real Catch2 (Debian's catch2, v2): the
 # example's three BENCHMARKs between two refs where the candidate makes
 # "parse" 1.4x slower. Exactly that row is a REGRESSION on its mean, read
 # from Catch2's XML reporter; the others are rows too and are not.

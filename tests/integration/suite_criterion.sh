@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suites (README: Suites) with the real Criterion 0.3 (cargo with Debian's
+# Suites (docs/manual/suites.md) with the real Criterion 0.3 (cargo with Debian's
 # librust-criterion-dev as an offline directory source): the example
 # between two refs where the candidate makes "parse" 1.4x slower. Exactly
 # that row is a REGRESSION on Criterion's point estimate. --cells 'rust/*e'

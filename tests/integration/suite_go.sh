@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suites (README: Suites) with the real `go test -bench`: the example's
+# Suites (docs/manual/suites.md) with the real `go test -bench`: the example's
 # benchmarks between two refs where the candidate makes BenchmarkParse
 # 1.4x slower. Exactly that row is a REGRESSION on ns_per_op; B/op and
 # allocs/op are rows' metrics too (counts, 512 and 1 for BenchmarkAlloc);

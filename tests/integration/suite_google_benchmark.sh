@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suites (README: Suites) with the real Google Benchmark: the example's
+# Suites (docs/manual/suites.md) with the real Google Benchmark: the example's
 # eight benchmarks (one a three-level ->Arg sweep) between two refs where
 # the candidate makes BM_hash 1.4x slower, adds BM_new and removes BM_old.
 # Exactly BM_hash is a REGRESSION, BM_new is NEW, BM_old is listed as
@@ -34,7 +34,7 @@ expect_json "$R" "{a['metric'] for a in r['analysis'] if a['cell'] == 'micro/BM_
 expect_json "$R" "next(a for a in r['analysis'] if a['cell'] == 'micro/BM_vec/256' and a['metric'] == 'items_per_second')['better'] == 'higher'"
 # the control's rows set each row's own floor
 expect_json "$R" "all(a['noise_floor'] is not None for a in r['analysis'] if a['metric'] == 'cpu_time' and not a['control'] and a['cell'] != 'micro/BM_new')"
-# the regression is explained (README: Explanations): the suite narrowed to BM_hash through its filter,
+# the regression is explained (docs/manual/explanations.md): the suite narrowed to BM_hash through its filter,
 # run once per arm under callgrind, its functions named
 E="next(e for e in r['explanations'] if e['cell'] == 'micro/BM_hash')"
 expect_json "$R" "[e['cell'] for e in r['explanations']] == ['micro/BM_hash']"

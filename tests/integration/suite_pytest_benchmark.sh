@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suites (README: Suites) with the real pytest-benchmark (Debian's
+# Suites (docs/manual/suites.md) with the real pytest-benchmark (Debian's
 # python3-pytest-benchmark): the example's tests between two refs where the
 # candidate makes test_parse 1.4x slower. Exactly that row is a REGRESSION
 # on its mean, read from the --benchmark-json={output} file; the

@@ -1,4 +1,4 @@
-// A seeded A/A simulation of a large suite (README: Statistics): a Google
+// A seeded A/A simulation of a large suite (docs/manual/statistics.md): a Google
 // Benchmark suite of 500 benchmarks, the same build on both arms, measured
 // through the round runner over FakeExecutor with a shared runner's noise,
 // then split into rows and analysed as a run is. No row may read IMPROVED or

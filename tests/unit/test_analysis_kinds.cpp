@@ -1,4 +1,4 @@
-// Count metrics, ceilings and SLOs (README: Metric kinds, ceilings and SLOs):
+// Count metrics, ceilings and SLOs (docs/manual/config.md#metric-kinds-ceilings-and-slos, ceilings and SLOs):
 // the difference and its interval against closed forms and scipy, the
 // verdict rules on the difference scale, censoring at a configured limit,
 // and SLO shares with the "SLO broken" REGRESSION.

@@ -1,4 +1,4 @@
-// Exports (README: Exports): BMF that refbench's own BMF reader reads
+// Exports (docs/manual/commands.md#exports): BMF that refbench's own BMF reader reads
 // back, and github-action-benchmark's custom JSON of the lower-is-better metrics.
 #include <refbench/formats/exports.hpp>
 #include <refbench/suites/suite.hpp>

@@ -1,4 +1,4 @@
-// report.md (README: Output files): snapshots of the exact Markdown for five documents
+// report.md (docs/manual/output-files.md): snapshots of the exact Markdown for five documents
 // under tests/unit/snapshots/ (REFBENCH_UPDATE_SNAPSHOTS=1 rewrites them),
 // and the facts each one must show, checked on their own.
 #include "snapshot.hpp"

@@ -47,7 +47,7 @@ bool same_available(const std::string& path, const std::string& reference) {
 } // namespace
 
 TEST_CASE("runner::preflight disk_needs") {
-  SUBCASE("components of README: disk preflight with their places and margins") {
+  SUBCASE("components of docs/manual/commands.md#refbench-run with their places and margins") {
     auto needs = disk_needs(100 * k_mib, 120 * k_mib, k_gib, {32 * k_mib, k_kib, k_mib, 32 * k_mib});
     REQUIRE(needs.size() == 9);
     auto check_need = [&](std::size_t i, const char* what, std::uint64_t bytes, DiskPlace place) {

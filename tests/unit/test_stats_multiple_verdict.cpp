@@ -28,7 +28,7 @@ TEST_CASE("stats::benjamini_hochberg") {
   SUBCASE("empty") { CHECK(benjamini_hochberg(std::vector<double>{}).empty()); }
 }
 
-TEST_CASE("stats::decide follows README: Statistics, verdicts in order") {
+TEST_CASE("stats::decide follows docs/manual/statistics.md, verdicts in order") {
   VerdictInput base;
   base.n = 30;
   base.min_rounds = 10;

@@ -300,7 +300,7 @@ TEST_CASE("Sweeps, filters and defaults") {
   CHECK_FALSE(suites::filter_arguments(Harness::catch2, "parse"));
   // fnmatch's bracket class picks the rows; the harnesses are not given it
   CHECK_FALSE(suites::filter_arguments(Harness::google_benchmark, "BM_[ab]*"));
-  // a shard's families (README: Suites): each literally, a family's levels after its '/'
+  // a shard's families (docs/manual/suites.md): each literally, a family's levels after its '/'
   CHECK(suites::family_filter_arguments(Harness::google_benchmark, {"BM_a", "BM_vec"}).value() ==
         std::vector<std::string>{"--benchmark_filter=^(BM_a|BM_vec)(/.*)?$"});
   CHECK(suites::family_filter_arguments(Harness::go, {"BenchmarkSort"}).value() ==
@@ -376,7 +376,7 @@ TEST_CASE("k_harness_table: a measure a row does not list is a time, a counter o
                   .error.empty());
 }
 
-// README: Suites, Counts per benchmark: Google Benchmark's runs of each
+// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: Google Benchmark's runs of each
 // benchmark's loop, as callgrind dumps them before FinishKeepRunning, split
 // at each ComputeStats; one iteration's count is (last − the first run after
 // the warm-up) / (N − 1). The dumps here are made by hand from a loop of

@@ -1,6 +1,6 @@
 #pragma once
 // Turns the samples of a run (or of outside data) into one result per
-// cell × metric with the statistics of the README (Statistics): paired log-ratios, the
+// cell × metric with the statistics of docs/manual/statistics.md: paired log-ratios, the
 // Hodges–Lehmann ratio and its interval, the one-sided p against the
 // threshold, Benjamini–Hochberg over the gated metrics, the A/A noise floor,
 // censoring, the minimum detectable ratio and the verdict. Pure: no I/O.
@@ -42,7 +42,7 @@ struct MetricSamples {
   bool counted = false;            // a counted metric (model::counted): its default threshold is count_threshold
   std::string unit_label;          // shown after plain values, e.g. "req/s"
   // count: compared by the difference candidate − baseline, not the ratio
-  // (README: Metric kinds); readings may be 0.
+  // (docs/manual/config.md#metric-kinds-ceilings-and-slos); readings may be 0.
   model::MetricKind kind = model::MetricKind::ratio;
   double max_increase = 0; // count: the gate, in the metric's units
   // What the *_at_floor flags mean when they are not the measurement floor,
@@ -57,17 +57,17 @@ struct CellSamples {
   std::optional<std::string> error; // why the cell is ERROR, if it is
   std::vector<MetricSamples> metrics;
   std::size_t group = 0; // cells measured together (one run); a control's floor applies to its group
-  // a new cell: its metrics hold only candidate readings; verdict NEW (README: New and removed cells)
+  // a new cell: its metrics hold only candidate readings; verdict NEW (docs/manual/config.md#new-and-removed-cells)
   bool candidate_only = false;
-  std::string candidate; // which candidate, when the run has several (README: More candidates); "": one
-  // README: Suites: a suite's row and the A/A control's row of the same
+  std::string candidate; // which candidate, when the run has several (docs/manual/commands.md#more-candidates); "": one
+  // docs/manual/suites.md: a suite's row and the A/A control's row of the same
   // benchmark share it ("SUITE/BENCHMARK"), and only they share a floor;
   // "": the control's floor of the metric in the group
   std::string floor_key;
 };
 
 // The defaults of the false discovery rate and the confidence of every
-// interval (README: Statistics); the thresholds' are in the metric table
+// interval (docs/manual/statistics.md); the thresholds' are in the metric table
 // (model/metrics.hpp).
 inline constexpr double k_default_alpha = 0.05;
 inline constexpr double k_confidence = 0.95;
@@ -133,7 +133,7 @@ struct MetricResult {
   std::optional<std::string> error;
   // count metrics (ratio, ci_* and min_detectable_ratio are NaN): the
   // Hodges–Lehmann difference candidate − baseline, its interval, and the
-  // gate (README: Metric kinds).
+  // gate (docs/manual/config.md#metric-kinds-ceilings-and-slos).
   model::MetricKind kind = model::MetricKind::ratio;
   double difference = k_nan_result;
   double diff_low = k_nan_result;
@@ -159,7 +159,7 @@ std::vector<MetricResult> analyze(const std::vector<CellSamples>& cells, const S
 // what `analyze` sets, and what a reader of a stored result checks it by.
 stats::Verdict decide_result(const MetricResult& result, const Settings& settings);
 
-// The verdict of a whole run (README: Output files, `verdict`).
+// The verdict of a whole run (docs/manual/output-files.md, `verdict`).
 enum class RunVerdict { pass, regression, inconclusive, error };
 
 // The run's verdict: error if any ERROR, else regression if a gated metric

@@ -1,6 +1,6 @@
 #pragma once
 // Bridges a measured run to the analysis: complete pairs per cell and
-// metric with their floor flags, and the precision test of README: Statistics.
+// metric with their floor flags, and the precision test of docs/manual/statistics.md.
 
 #include <refbench/analysis/analysis.hpp>
 #include <refbench/model/pairs.hpp>
@@ -42,7 +42,7 @@ bool counted_metric(std::string_view name);
 // every custom metric the cell's meta gates) reaches
 // its confidence with a half-width (log units) of at most `precision`, and
 // every gated count metric's difference interval a half-width of at most
-// half its max_increase (README: Statistics). Never looks at significance.
+// half its max_increase (docs/manual/statistics.md). Never looks at significance.
 bool precise_enough(const model::RunRecord& record, std::size_t cell, const std::vector<model::Metric>& gated,
                     double precision, const Settings& settings);
 

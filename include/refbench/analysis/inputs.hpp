@@ -1,5 +1,5 @@
 #pragma once
-// Samples made elsewhere, for `refbench analyze` (README: Output files): a CSV of pairs
+// Samples made elsewhere, for `refbench analyze` (docs/manual/output-files.md): a CSV of pairs
 // and hyperfine's --export-json. Malformed input is a UsageError naming the
 // file, the line and the problem.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Placement effects (README: What is measured, "Replicas"): how each
+// Placement effects (docs/manual/measurement.md, "Replicas"): how each
 // byte-identical replica of an arm measured, and which one departs from its
 // siblings by more than the run's noise floor. Pure: no I/O.
 

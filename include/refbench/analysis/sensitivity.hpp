@@ -1,5 +1,5 @@
 #pragma once
-// README: Statistics: a payload family whose fixed cost dominates cannot show a
+// docs/manual/statistics.md: a payload family whose fixed cost dominates cannot show a
 // regression confined to payload work — the gate is wider than the part of
 // the cell that can change. Pure: no I/O.
 
@@ -27,7 +27,7 @@ struct SensitivityWarning {
   double fixed_share = 0; // share of the cell's time that does not grow with the payload
   double max_ratio = 0;   // the ratio the cell shows when its payload work takes twice as long
   double threshold = 0;
-  std::string message; // "`cell`: fixed cost is …" (README: Statistics)
+  std::string message; // "`cell`: fixed cost is …" (docs/manual/statistics.md)
 };
 
 // The least-squares line y = intercept + slope·x through the points;

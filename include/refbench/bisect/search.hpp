@@ -1,5 +1,5 @@
 #pragma once
-// The search of `refbench bisect` (README: Bisect): a binary search over a
+// The search of `refbench bisect` (docs/manual/bisect.md): a binary search over a
 // path of commits, index 0 the good end and the last the bad end, where a
 // midpoint's side is taken only when its interval says so. Pure: the
 // builds and the measurements come through an Oracle, so the rule is

@@ -1,5 +1,5 @@
 #pragma once
-// Building an arm (README: refbench run): the configured command in the arm's
+// Building an arm (docs/manual/commands.md#refbench-run): the configured command in the arm's
 // worktree, stdout and stderr to <out>/logs/build-<arm>.log, timed.
 
 #include <refbench/config/config.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The arms' built trees as the verdict's evidence (README: Security model):
+// The arms' built trees as the verdict's evidence (docs/manual/security.md):
 // what every entry of a tree is once it is built — its kind, mode, size,
 // inode, modification and change times, a symlink's target and a regular
 // file's SHA-256 — so that a change made to either arm's tree while the
@@ -33,7 +33,7 @@ struct EntryFacts {
 bool matches_writable(const std::string& path, const std::vector<std::string>& globs);
 
 // Whether the regular file `path` is a program: an execute bit set, or
-// bytes that start "#!" or as an ELF object (README: Security model).
+// bytes that start "#!" or as an ELF object (docs/manual/security.md).
 bool is_program(const std::filesystem::path& path);
 
 class TreeManifest {

@@ -1,5 +1,5 @@
 #pragma once
-// Replicas of a built arm (README: What is measured, "Replicas"):
+// Replicas of a built arm (docs/manual/measurement.md, "Replicas"):
 // byte-identical copies of its worktree made as fresh files (read and
 // written, never hard links or reflinks), so that each copy's pages land
 // somewhere else in memory. With globs, only the matching files are copied

@@ -1,5 +1,5 @@
 #pragma once
-// From [[cell]] tables to the runner's cells (README: refbench.toml): {size} expansion over
+// From [[cell]] tables to the runner's cells (docs/manual/config.md): {size} expansion over
 // the payloads, {arm}/{payload}/{size}/{cpus.NAME} filled in per arm; {output} and
 // {round} are left for the runner to fill per invocation.
 
@@ -27,7 +27,7 @@ struct ArmPaths {
   std::string control;            // the A/A control's second baseline arm, e.g. <work>/c; "": none
   ArmSettings baseline_settings;  // [arms.baseline]: also the A/A control's, on both arms
   ArmSettings candidate_settings; // [arms.candidate]
-  std::string candidate_label;    // the cells' meta.candidate (README: More candidates); "": one candidate
+  std::string candidate_label; // the cells' meta.candidate (docs/manual/commands.md#more-candidates); "": one candidate
 };
 
 // The CPU list of each {cpus.NAME} group, per [[cell]] name.
@@ -68,7 +68,7 @@ std::vector<model::CellSpec> plan_cells(const std::vector<CellConfig>& cells, co
 std::vector<model::CellSpec> select_cells(std::vector<model::CellSpec> cells, const std::vector<std::string>& globs,
                                           const std::string& flag);
 
-// README: run --shard: suite cell `cell` narrowed to `benchmarks` (exact
+// docs/manual/commands.md#shards: suite cell `cell` narrowed to `benchmarks` (exact
 // names): they are its rows (meta.rows, as fnmatch patterns that match
 // each name alone), and its harness's own filter, where it has one, runs
 // only their families (suites::family_filter_arguments, appended to a

@@ -1,5 +1,5 @@
 #pragma once
-// The measurement settings of `run` and `compare` (README: Flags, and
+// The measurement settings of `run` and `compare` (docs/manual/commands.md#refbench-compare, and
 // refbench.toml [run]): every default written once, here, and `resolve`,
 // which takes each value from the first layer that sets it — the flags,
 // then refbench.toml's [run], then the defaults — checks it with one rule
@@ -92,8 +92,8 @@ struct MeasurementSettings {
   Setting<analysis::IntervalMethod> interval;
   Setting<FailOn> fail_on;
   Setting<std::string> isolate;
-  Setting<model::CounterSource> counters; // where counted metrics come from (README: Counters)
-  Setting<model::ExplainMode> explain;    // which cells are explained (README: Explanations)
+  Setting<model::CounterSource> counters; // where counted metrics come from (docs/manual/counters.md)
+  Setting<model::ExplainMode> explain;    // which cells are explained (docs/manual/explanations.md)
   Setting<int> replicas;
   Setting<bool> control; // whether the run has an A/A control cell
 

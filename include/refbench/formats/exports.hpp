@@ -1,8 +1,7 @@
 #pragma once
-// A run's results in the formats of the dashboards teams keep (README:
-// refbench report, Exports): Bencher Metric Format, which Bencher ingests,
-// and github-action-benchmark's custom JSON. Both give the candidate's
-// median of each measured cell and metric, outside the A/A control.
+// A run's results in the formats of the dashboards teams keep (docs/manual/commands.md#refbench-report,
+// docs/manual/commands.md#exports): Bencher Metric Format, which Bencher ingests, and github-action-benchmark's custom
+// JSON. Both give the candidate's median of each measured cell and metric, outside the A/A control.
 
 #include <refbench/report/run_document.hpp>
 

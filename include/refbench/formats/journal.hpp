@@ -1,7 +1,7 @@
 #pragma once
 // The journal's file: one JSON object per line, each written with a single
 // write() as it is taken, so a killed run loses at most the invocation in
-// flight (README: Output files). What the lines say is formats/records.hpp's.
+// flight (docs/manual/output-files.md). What the lines say is formats/records.hpp's.
 
 #include <refbench/util/fd.hpp>
 

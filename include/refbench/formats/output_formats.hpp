@@ -1,5 +1,5 @@
 #pragma once
-// The formats `analyze` and `report` print a run in (README: Exports), one
+// The formats `analyze` and `report` print a run in (docs/manual/commands.md#exports), one
 // row each of one table: the word `--format` takes and the renderer. To add
 // one: its value here (and k_output_format_count), its row in
 // output_formats.cpp; the check there and the unit test cover the rest.

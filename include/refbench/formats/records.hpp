@@ -1,9 +1,7 @@
 #pragma once
 // A run's cells and samples as JSON, written and read: every line of
-// journal.jsonl (header, sample, hook, stop, cell, tree_changed; README:
-// Output files) and the `cells` of a results.json. The rest of a
-// results.json (how the run was asked for, its analysis) is
-// results_json.hpp's.
+// journal.jsonl (header, sample, hook, stop, cell, tree_changed; docs/manual/output-files.md) and the `cells` of a
+// results.json. The rest of a results.json (how the run was asked for, its analysis) is results_json.hpp's.
 
 #include <refbench/formats/journal.hpp>
 #include <refbench/model/record.hpp>
@@ -45,7 +43,7 @@ nlohmann::json to_json(const model::Sample& sample, const std::vector<model::Cel
 nlohmann::json to_json(const model::CellRecord& cell);
 nlohmann::json to_json(const model::CellMeta& meta);
 // Names `cell` in a journal line about it: "cell" and, in a run of several
-// candidates (README: More candidates), "candidate" — together they tell
+// candidates (docs/manual/commands.md#more-candidates), "candidate" — together they tell
 // the cells apart.
 void name_cell(nlohmann::json& line, const model::CellRecord& cell);
 // The inverse of to_json(CellMeta); missing keys keep their defaults.

@@ -1,5 +1,5 @@
 #pragma once
-// results.json and the journal's header line (README: Output files): the
+// results.json and the journal's header line (docs/manual/output-files.md): the
 // one writer and the one reader of each. Readers check every member they
 // use and name it in errors ("results.json: settings.alpha must be …"),
 // refuse a newer schema_version, and ignore members they do not know.

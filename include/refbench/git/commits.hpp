@@ -1,5 +1,5 @@
 #pragma once
-// The commits between two refs, for `refbench bisect` (README: Bisect): the
+// The commits between two refs, for `refbench bisect` (docs/manual/bisect.md): the
 // first-parent path, ancestry and merge bases, and what a commit says about
 // itself.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Git refs as refbench understands them (README: refbench run, refs): running git,
+// Git refs as refbench understands them (docs/manual/commands.md#refbench-run, refs): running git,
 // resolving refs and keywords to commits, and naming the arms' directories.
 // Every git process goes through process::run_process.
 
@@ -42,7 +42,7 @@ struct ResolvedRef {
 // `cancel_fd` fired because of SIGINT/SIGTERM.
 std::string run_git(const std::string& repo, const std::vector<std::string>& args, int cancel_fd = -1);
 
-// The directory name of `ref` at `sha` (README: the commands): '/' → "--", other chars
+// The directory name of `ref` at `sha` (docs/manual/commands.md): '/' → "--", other chars
 // outside [A-Za-z0-9._-] → '_' (one per UTF-8 code point), then "-<sha[:12]>".
 // Never empty, never starts with '.' or '-', never contains "..", ≤ 100 bytes.
 std::string directory_name(std::string_view ref, std::string_view sha);

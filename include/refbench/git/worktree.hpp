@@ -1,5 +1,5 @@
 #pragma once
-// The arms' checkouts (README: refbench run): detached git worktrees with submodules
+// The arms' checkouts (docs/manual/commands.md#refbench-run): detached git worktrees with submodules
 // initialised, removed again at the end unless kept.
 
 #include <cstdint>

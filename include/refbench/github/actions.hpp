@@ -1,5 +1,5 @@
 #pragma once
-// GitHub Actions' side channels (README: GitHub Actions): workflow commands on stdout
+// GitHub Actions' side channels (docs/manual/github-actions.md): workflow commands on stdout
 // (`::error`, `::notice`), step outputs in $GITHUB_OUTPUT and the job
 // summary in $GITHUB_STEP_SUMMARY.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The refs a GitHub Actions event asks for (README: GitHub Actions `--github`): pure
+// The refs a GitHub Actions event asks for (docs/manual/github-actions.md `--github`): pure
 // parsing of the event payload, no git and no network.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The nightly history (README: Nightly history): one JSON line per
+// The nightly history (docs/manual/history.md): one JSON line per
 // (cell, metric) of a run in DIR/history.jsonl, appended atomically under a
 // lock, read back line by line (a bad line is skipped with a warning).
 

@@ -1,5 +1,5 @@
 #pragma once
-// What a history says per (cell, metric) (README: Nightly history): the
+// What a history says per (cell, metric) (docs/manual/history.md): the
 // chain of same-machine links and its cumulative ratio, creep, the EWMA
 // band and change points; rendered as Markdown, JSON and a self-contained
 // HTML page.

@@ -1,5 +1,5 @@
 #pragma once
-// What a cell's command reports about itself (README: Custom metrics):
+// What a cell's command reports about itself (docs/manual/config.md#custom-metrics-windows-and-requirements):
 // custom metric values, the length of its measurement window and the
 // values its requirements test, read from the last line of its stdout or
 // from its {output} file (text that runner reads and hands over). A value
@@ -52,7 +52,7 @@ std::expected<ReportedValues, std::string> read_reported(const CellMeta& meta, s
 std::optional<std::string> window_problem(const CellMeta& meta, const ReportedValues& reported, double wall_seconds);
 
 // Fills `sample`'s custom metric values — a suite cell's benchmarks
-// (README: Suites) — from what its command reported, `text` (its captured
+// (docs/manual/suites.md) — from what its command reported, `text` (its captured
 // stdout, `cut` when that was longer than was kept, or its {output} file,
 // which runner reads), or sets its problem when the report is unusable or
 // its window or requirements fail.

@@ -1,5 +1,5 @@
 #pragma once
-// The instruction counter a run uses, as data (README: Counters): where
+// The instruction counter a run uses, as data (docs/manual/counters.md): where
 // counts come from and the tool that counts, as results.json records it.
 // process/counters.hpp finds the tool and runs commands under it.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Where a cell's change came from (README: Explanations): the functions
+// Where a cell's change came from (docs/manual/explanations.md): the functions
 // and allocation sites that moved most between the arms' counted
 // invocations, which runner measures after the rounds, results.json's
 // "explanations" carries and the report shows under "Where".

@@ -1,5 +1,5 @@
 #pragma once
-// Where a run's processes go, as data (README: What is measured `isolate`):
+// Where a run's processes go, as data (docs/manual/measurement.md `isolate`):
 // CPU lists, a cell's split of the benchmark CPUs, the isolation plan and its
 // words. process/cpus.hpp plans it and makes the affinity calls; the run
 // document records it.
@@ -35,7 +35,7 @@ inline constexpr auto k_isolation_mode_names = util::enum_names<IsolationMode>(
     {{IsolationMode::automatic, "auto"}, {IsolationMode::off, "off"}, {IsolationMode::list, "list"}});
 inline std::string_view isolation_mode_name(IsolationMode mode) { return k_isolation_mode_names.name(mode); }
 
-// Where a run's processes go (README: What is measured).
+// Where a run's processes go (docs/manual/measurement.md).
 struct IsolationPlan {
   IsolationMode mode = IsolationMode::automatic;
   bool pinned = false;
@@ -55,7 +55,7 @@ struct IsolationPlan {
 // "unpinned" when it is not pinned.
 std::string layout_text(const IsolationPlan& plan);
 
-// Whether commands run in the box (README: Security model): `run.sandbox` / `--sandbox`.
+// Whether commands run in the box (docs/manual/security.md): `run.sandbox` / `--sandbox`.
 enum class SandboxMode { automatic, required, off };
 inline constexpr auto k_sandbox_mode_names = util::enum_names<SandboxMode>(
     {{SandboxMode::automatic, "auto"}, {SandboxMode::required, "required"}, {SandboxMode::off, "off"}});

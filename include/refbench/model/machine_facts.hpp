@@ -1,5 +1,5 @@
 #pragma once
-// Facts about the machine a run measures on (README: Output files details): kernel,
+// Facts about the machine a run measures on (docs/manual/output-files.md details): kernel,
 // CPU model, logical CPUs, threads per core, frequency governor. Plain data:
 // process/machine.hpp reads them, the run document records them.
 

@@ -23,7 +23,7 @@ enum class Metric { wall, cpu, user, sys, rss, instructions, allocations, alloca
 inline constexpr std::size_t k_metric_count = 8; // the Metric values, one row each
 
 // The ratio beyond which a change is a regression unless the run says
-// otherwise (README: Statistics), and a counted metric's: counts do not
+// otherwise (docs/manual/statistics.md), and a counted metric's: counts do not
 // drift, so 1 % is a change. Each metric's row names the one it takes.
 inline constexpr double k_default_threshold = 1.15;
 inline constexpr double k_default_count_threshold = 1.01;
@@ -37,7 +37,7 @@ inline std::string_view unit_name(Unit unit) { return k_unit_names.name(unit); }
 
 enum class Direction { lower_is_better, higher_is_better };
 
-// How a metric's arms are compared (README: Metric kinds): "ratio"
+// How a metric's arms are compared (docs/manual/config.md#metric-kinds-ceilings-and-slos): "ratio"
 // (positive readings, candidate / baseline) or "count" (readings ≥ 0, the
 // difference candidate − baseline; a zero is a reading like any other).
 enum class MetricKind { ratio, count };
@@ -46,7 +46,7 @@ inline constexpr auto k_metric_kind_names =
 inline std::string_view metric_kind_name(MetricKind kind) { return k_metric_kind_names.name(kind); }
 inline std::optional<MetricKind> parse_metric_kind(std::string_view word) { return k_metric_kind_names.parse(word); }
 
-// Where a reading stops meaning anything (README: Statistics, censoring):
+// Where a reading stops meaning anything (docs/manual/statistics.md, censoring):
 // timer: wall below 10× the timer or spawn resolution; rusage: a CPU time
 // of 0 (below the rusage resolution); rss: within k_rss_censor_margin of
 // the launcher's own peak RSS, which exec carries into every child; none:
@@ -84,8 +84,8 @@ std::vector<Reading> counted_readings(std::span<const Metric> metrics);
 std::span<const MetricInfo> built_in_metrics();
 const MetricInfo& metric_info(Metric metric);
 
-// What a run shows and gates on when nothing says otherwise (README: What
-// is measured): wall, cpu and rss shown, wall gated.
+// What a run shows and gates on when nothing says otherwise (docs/manual/measurement.md): wall, cpu and rss shown, wall
+// gated.
 inline constexpr std::array k_default_metrics{Metric::wall, Metric::cpu, Metric::rss};
 inline constexpr std::array k_default_gate{Metric::wall};
 std::vector<Metric> default_metrics();

@@ -41,14 +41,15 @@ private:
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, Metric metric,
                             const SampleIndex* index = nullptr);
 
-// A new cell's readings (README: New and removed cells): every usable
+// A new cell's readings (docs/manual/config.md#new-and-removed-cells): every usable
 // measured candidate sample of `cell`, in the candidate fields of the
 // result (its baseline fields stay empty); `custom_metric` "" for `metric`.
 PairedValues candidate_values(const RunRecord& record, std::size_t cell, Metric metric,
                               const std::string& custom_metric = "", const SampleIndex* index = nullptr);
 
 // The complete pairs of `cell` for the custom metric named `custom_metric`
-// (README: Custom metrics): rounds where both arms reported it. No reading is at a floor.
+// (docs/manual/config.md#custom-metrics-windows-and-requirements): rounds where both arms reported it. No reading is at
+// a floor.
 PairedValues complete_pairs(const RunRecord& record, std::size_t cell, const std::string& custom_metric,
                             const SampleIndex* index = nullptr);
 

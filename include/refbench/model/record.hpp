@@ -24,12 +24,12 @@ enum class Arm { baseline, candidate };
 inline constexpr auto k_arm_names = util::enum_names<Arm>({{Arm::baseline, "baseline"}, {Arm::candidate, "candidate"}});
 inline std::string_view arm_name(Arm arm) { return k_arm_names.name(arm); }
 
-// A metric the command reports itself (README: Custom metrics): read after each
+// A metric the command reports itself (docs/manual/config.md#custom-metrics-windows-and-requirements): read after each
 // successful invocation from the last line of its stdout or from its
 // {output} file, as a JSON object (`key` a top-level name) or in Bencher
 // Metric Format (`key` = "<benchmark>/<measure>", its `value`).
 // Where a command reports its custom metrics, and in which format
-// (README: Custom metrics): the last JSON line of stdout or the {output}
+// (docs/manual/config.md#custom-metrics-windows-and-requirements): the last JSON line of stdout or the {output}
 // file; refbench's own JSON or Bencher Metric Format.
 enum class ReportSource { stdout_line, file };
 enum class ReportFormat { json, bmf };
@@ -68,7 +68,7 @@ struct CustomMetric {
   std::optional<double> censor_above; // readings at or above it are censored (a ceiling, e.g. a timeout)
   std::optional<double> censor_below; // readings at or below it are censored
   std::optional<Slo> slo;
-  // what its values are (README: Suites): seconds and bytes are shown as
+  // what its values are (docs/manual/suites.md): seconds and bytes are shown as
   // such; plain values with `unit`
   Unit base = Unit::plain;
   // a count that does not drift and may be 0 (a suite's allocs/op): zero
@@ -76,7 +76,7 @@ struct CustomMetric {
   bool counted = false;
 };
 
-// README: Suites: a cell whose command runs a whole benchmark suite; what
+// docs/manual/suites.md: a cell whose command runs a whole benchmark suite; what
 // its harness reports (stdout, or its {output} file) becomes a row per
 // benchmark (runner/suite_rows.hpp).
 struct SuiteSpec {
@@ -105,17 +105,17 @@ struct CellMeta {
   double min_duration_seconds = 0;                 // an invocation's window must be at least this long
   std::string window_key;                          // reported window length (seconds); "": the wall time
   std::vector<Requirement> require;                // every invocation must meet all of these
-  // README: Parameter sweeps: the [[cell]] name with its {param}s, and this
+  // docs/manual/config.md#parameter-sweeps: the [[cell]] name with its {param}s, and this
   // cell's value of each, in the order written; "" and none outside a sweep
   std::string sweep;
   std::vector<std::pair<std::string, std::string>> params;
-  // README: New and removed cells: absent from the baseline's config, so
+  // docs/manual/config.md#new-and-removed-cells: absent from the baseline's config, so
   // measured on the candidate only and reported as NEW
   bool candidate_only = false;
-  // README: More candidates: which candidate the cell's candidate arm runs,
+  // docs/manual/commands.md#more-candidates: which candidate the cell's candidate arm runs,
   // when a run has several; "" when it has one
   std::string candidate;
-  // README: Suites: the harness of a suite cell, and of each of its rows;
+  // docs/manual/suites.md: the harness of a suite cell, and of each of its rows;
   // a row also names its benchmark as the harness does ("" in the suite
   // cell itself, which the rounds run)
   std::optional<SuiteSpec> suite;
@@ -125,7 +125,7 @@ struct CellMeta {
   std::vector<std::string> rows;
 };
 
-// The commands around a cell's measurements, per arm (README: Hooks): `setup`
+// The commands around a cell's measurements, per arm (docs/manual/config.md#hooks): `setup`
 // once before warm-up, `prepare` before every invocation (untimed),
 // `cleanup` once at the end — also after an error or an interrupt.
 struct HookCommand {
@@ -146,14 +146,14 @@ inline constexpr auto k_hook_names =
 inline std::string_view hook_name(Hook hook) { return k_hook_names.name(hook); }
 
 // The CellFailure::hook of a failure found by the trees' check, not by a
-// command: the arms' trees changed during the rounds (README: Security model).
+// command: the arms' trees changed during the rounds (docs/manual/security.md).
 inline constexpr std::string_view k_tree_check = "tree check";
 // CellFailure::hook of a counted invocation that failed or gave no count:
 // under the instruction counter, with the allocation counter preloaded.
 inline constexpr std::string_view k_counted_run = "count";
 inline constexpr std::string_view k_allocation_run = "allocation count";
 // CellFailure::hook of a suite's row whose benchmark the counted run could
-// not count per iteration (README: Suites, Counts per benchmark).
+// not count per iteration (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark).
 inline constexpr std::string_view k_benchmark_count = "benchmark count";
 
 // One benchmarked cell: the same work done by each arm.
@@ -171,7 +171,7 @@ struct CellSpec {
   // replica of the baseline): a control cell's second arm; none: the
   // control runs `baseline` on both arms.
   std::optional<Invocation> control_twin;
-  // README: refbench run: in round 1 both arms' {output} files must be byte-identical.
+  // docs/manual/commands.md#refbench-run: in round 1 both arms' {output} files must be byte-identical.
   bool check_output = false;
   CellMeta meta;
   // Per arm; the A/A control runs the baseline's on both of its arms, its
@@ -190,11 +190,11 @@ struct CellSpec {
 // The end of every A/A control cell's name; no other cell's name may end in it.
 inline constexpr std::string_view k_control_suffix = "-control";
 
-// The A/A control replica of `cell` (README: What is measured): named "<cell>-control",
+// The A/A control replica of `cell` (docs/manual/measurement.md): named "<cell>-control",
 // baseline on both arms, no output check, outside any payload family.
 CellSpec control_of(const CellSpec& cell);
 
-// The round settings' defaults (README: Flags), written once: the flags'
+// The round settings' defaults (docs/manual/commands.md#refbench-compare), written once: the flags'
 // help, refbench.toml and the readers of a run use these.
 inline constexpr int k_default_max_rounds = 60;
 inline constexpr int k_default_min_rounds = 10;
@@ -214,7 +214,7 @@ struct RoundSettings {
   // directory its counted invocations write their counts in; none: no cell is.
   std::optional<CounterTool> counter;
   std::string counts_dir;
-  // What explanations count under (valgrind; README: Explanations) and, when
+  // What explanations count under (valgrind; docs/manual/explanations.md) and, when
   // there is none, why not; they write in counts_dir too.
   std::optional<CounterTool> explain_tool;
   std::string explain_missing;
@@ -250,9 +250,10 @@ struct Sample {
   std::size_t order = 0;
   Outcome outcome;
   std::map<std::string, double> values; // the custom metrics it reported, by name
-  std::string problem;                  // why what it reported disqualifies it (README: Custom metrics); "" if nothing
-  int replica = 0;                      // which byte-identical copy of its arm ran (0-based)
-  suites::Benchmarks benchmarks;        // a suite cell's: what its harness reported
+  std::string problem;                  // why what it reported disqualifies it
+                       // (docs/manual/config.md#custom-metrics-windows-and-requirements); "" if nothing
+  int replica = 0;               // which byte-identical copy of its arm ran (0-based)
+  suites::Benchmarks benchmarks; // a suite cell's: what its harness reported
 };
 
 // True when `sample` ran to exit 0 and what it reported is fine: only such
@@ -298,7 +299,7 @@ struct CellRecord {
   CellMeta meta;
 };
 
-// README: More candidates: how reports name a cell of a run with several
+// docs/manual/commands.md#more-candidates: how reports name a cell of a run with several
 // candidates, "parse (feat-a)"; just `name` when `candidate` is "".
 std::string cell_title(const std::string& name, const std::string& candidate);
 std::string cell_title(const CellRecord& cell);

@@ -1,5 +1,5 @@
 #pragma once
-// What the rounds tell as they go (README: Output files details): a sample,
+// What the rounds tell as they go (docs/manual/output-files.md details): a sample,
 // a hook's run, the control added, a cell stopped, a tree changed. runner
 // calls it; formats::JournalWriter writes it as journal.jsonl's lines.
 
@@ -34,7 +34,7 @@ public:
   virtual void control_added(const CellRecord& control, const std::string& of) = 0;
   // `cell` stopped, for its `stop` reason after its `rounds`.
   virtual void stopped(const CellRecord& cell) = 0;
-  // The arms' trees changed after `round` (README: Security model).
+  // The arms' trees changed after `round` (docs/manual/security.md).
   virtual void tree_changed(int round, const std::string& change) = 0;
 };
 

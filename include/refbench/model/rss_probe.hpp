@@ -10,7 +10,7 @@
 namespace refbench::model {
 
 // How peak RSS is measured and the floor below which a reading means nothing
-// (README: What is measured): readings within k_rss_censor_margin of `floor_bytes` are censored.
+// (docs/manual/measurement.md): readings within k_rss_censor_margin of `floor_bytes` are censored.
 struct RssProbe {
   std::string method;
   std::int64_t floor_bytes = 0;
@@ -18,7 +18,7 @@ struct RssProbe {
   // the median absolute deviation of its wall over k_spawn_probe_runs runs,
   // the smallest of k_spawn_probe_batches such batches run back to back (a
   // load that starts or stops mid-probe inflates one batch's, not all).
-  // Wall readings below 10x this are censored (README: Statistics). 0 when unknown.
+  // Wall readings below 10x this are censored (docs/manual/statistics.md). 0 when unknown.
   double spawn_resolution_seconds = 0;
 };
 

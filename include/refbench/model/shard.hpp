@@ -1,5 +1,5 @@
 #pragma once
-// Scale-out (README: run --shard): `--shard K/N` splits the planned cells into N
+// Scale-out (docs/manual/commands.md#shards): `--shard K/N` splits the planned cells into N
 // disjoint, cost-balanced sets. The split depends only on the config (the
 // cells and their payload sizes), never on timings, so every runner of a
 // matrix computes the same one; the shards of one run share refs, config and
@@ -39,7 +39,7 @@ std::vector<std::size_t> assign_shards(const std::vector<std::uint64_t>& costs, 
 // The cells of `shard`, in their planned order: the cells that are not
 // suites balanced over the shards (assign_shards of estimated_cost), and
 // every suite cell in every shard, whose benchmarks families_of_shard
-// splits once they are known (README: Suites). Throws UsageError when
+// splits once they are known (docs/manual/suites.md). Throws UsageError when
 // there is no suite and `shard.count` exceeds the number of cells (some
 // shard would get none).
 std::vector<CellSpec> cells_of_shard(const std::vector<CellSpec>& cells, Shard shard);

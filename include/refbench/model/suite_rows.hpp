@@ -1,5 +1,5 @@
 #pragma once
-// README: Suites: a suite cell — one invocation per arm per round runs the
+// docs/manual/suites.md: a suite cell — one invocation per arm per round runs the
 // whole suite — as the rows that the analysis, the reports and results.json
 // see: one cell per benchmark, named CELL/BENCHMARK, its harness's
 // measures as its metrics (suites::measure_info: unit, direction), the
@@ -14,7 +14,7 @@ namespace refbench::model {
 
 struct SuiteRows {
   RunRecord record;
-  // README: New and removed cells: "CELL/BENCHMARK" of each benchmark the
+  // docs/manual/config.md#new-and-removed-cells: "CELL/BENCHMARK" of each benchmark the
   // baseline reported and the candidate, which did report, never did
   std::vector<std::string> removed;
 };

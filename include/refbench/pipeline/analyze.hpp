@@ -1,5 +1,5 @@
 #pragma once
-// `refbench analyze FILE...` (README: the commands, Output files): statistics and the verdict table
+// `refbench analyze FILE...` (docs/manual/commands.md, docs/manual/output-files.md): statistics and the verdict table
 // from samples made elsewhere or by an earlier run.
 
 #include <refbench/pipeline/options.hpp>

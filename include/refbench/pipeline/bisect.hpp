@@ -1,5 +1,5 @@
 #pragma once
-// `refbench bisect` (README: Bisect): the first commit on the first-parent
+// `refbench bisect` (docs/manual/bisect.md): the first commit on the first-parent
 // path from --good to --bad that moved a metric, each midpoint measured
 // with both ends in the same interleaved rounds, merges descended into.
 

@@ -1,5 +1,5 @@
 #pragma once
-// What bisect's confirming and merged-side checks decide (README: Bisect):
+// What bisect's confirming and merged-side checks decide (docs/manual/bisect.md):
 // whether a cell moved from one commit to another beyond the A/A control
 // of the same rounds, measured more while it cannot tell; and how a
 // step's readings are written into the report.

@@ -1,6 +1,6 @@
 #pragma once
 // What `refbench bisect` found, as bisect.json, report.md and the terminal
-// summary (README: Bisect). Written after every step, so a killed bisect
+// summary (docs/manual/bisect.md). Written after every step, so a killed bisect
 // leaves the steps it measured.
 
 #include <refbench/git/commits.hpp>
@@ -41,7 +41,7 @@ struct BisectStep {
 };
 
 // The check that could not decide within the budget and the cap on more
-// rounds (README: Bisect): which, at which commit, and its figures.
+// rounds (docs/manual/bisect.md): which, at which commit, and its figures.
 struct GaveUp {
   std::string check;    // "confirm", "merged-side" or "step"
   std::string commit;   // the commit it measured (the midpoint; the bad end of a confirm)
@@ -61,7 +61,7 @@ struct BisectReport {
   std::optional<double> culprit_ratio; // against its parent, 95 %
   std::optional<double> culprit_ci_low;
   std::optional<double> culprit_ci_high;
-  // where the culprit changed the cell (README: Explanations): its step's
+  // where the culprit changed the cell (docs/manual/explanations.md): its step's
   // explanation, its picture relative to --out
   std::optional<model::Explanation> culprit_where;
   bool ambiguous = false;

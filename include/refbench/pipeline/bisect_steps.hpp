@@ -1,5 +1,5 @@
 #pragma once
-// The commits of `refbench bisect` on disk (README: Bisect): a worktree per
+// The commits of `refbench bisect` on disk (docs/manual/bisect.md): a worktree per
 // commit, built once, and each measured step a run of its own through
 // measure_and_report, its readings analysed again at the step's confidence.
 
@@ -63,8 +63,8 @@ public:
 
   bool budget_left() const;
 
-  // The next step measured is explained as run.explain asks (README:
-  // Explanations: the culprit's step); the others never are.
+  // The next step measured is explained as run.explain asks (docs/manual/explanations.md: the culprit's step); the
+  // others never are.
   void explain_next_step() { m_explain_next = true; }
   const std::filesystem::path& out() const { return m_out; }
 

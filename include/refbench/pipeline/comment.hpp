@@ -1,5 +1,5 @@
 #pragma once
-// `refbench comment` (README: GitHub Actions): creates or updates the sticky PR comment
+// `refbench comment` (docs/manual/github-actions.md): creates or updates the sticky PR comment
 // from a report.md or results.json, or — fork-safe — from the comment.json
 // that `run --github` wrote (`--from-artifact DIR`).
 

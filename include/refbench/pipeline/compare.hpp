@@ -1,5 +1,5 @@
 #pragma once
-// `refbench compare BASELINE_CMD CANDIDATE_CMD...` (README: the commands): options as parsed
+// `refbench compare BASELINE_CMD CANDIDATE_CMD...` (docs/manual/commands.md): options as parsed
 // from the command line, validated into a run, and the run itself.
 
 #include <refbench/config/settings.hpp>

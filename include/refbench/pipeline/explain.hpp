@@ -1,5 +1,5 @@
 #pragma once
-// Explanations in a measured run (README: Explanations): the counter they
+// Explanations in a measured run (docs/manual/explanations.md): the counter they
 // run under, which cells the rounds' verdicts ask to explain, and their
 // pictures written under the output directory.
 

@@ -1,5 +1,5 @@
 #pragma once
-// `refbench run --github` (README: GitHub Actions): the refs the GitHub Actions event asks
+// `refbench run --github` (docs/manual/github-actions.md): the refs the GitHub Actions event asks
 // for, and a finished run handed back to the job (summary, outputs,
 // annotations, comment.json for the fork-safe commenter).
 

@@ -1,5 +1,5 @@
 #pragma once
-// `refbench history DIR` (README: Nightly history) and what `run --history`
+// `refbench history DIR` (docs/manual/history.md) and what `run --history`
 // does with a history: append a run's records, resolve `history-last`.
 
 #include <refbench/history/series.hpp>
@@ -32,7 +32,7 @@ std::string history_last(const std::optional<std::filesystem::path>& dir, const 
 void append_to_history(const std::filesystem::path& dir, const report::RunDocument& document, const std::string& repo,
                        bool quiet);
 
-// README: Nightly history: for a pull request's run, per gated result of
+// docs/manual/history.md: for a pull request's run, per gated result of
 // `document`, where its ratio sits in the band of the history's series of
 // the same cell and metric — its last `window` ratios (0: all) — as notes
 // for the report ("history" facts). Nothing when the history is missing or

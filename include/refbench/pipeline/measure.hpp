@@ -2,7 +2,7 @@
 // The one pipeline behind `run` and `compare`, from planned cells to the
 // exit code: journal header → interleaved rounds through an injected
 // executor → analysis → results.json, report.md, report.csv → the verdict
-// table and summary on stdout → the exit code (README: Exit codes). The
+// table and summary on stdout → the exit code (docs/manual/commands.md#exit-codes). The
 // commands only plan (refs, builds, replicas, cells) and say where things go.
 
 #include <refbench/config/settings.hpp>
@@ -63,7 +63,7 @@ struct MeasurementPlan {
   model::RoundSettings rounds() const;
 };
 
-// Marks the cells of `plan` that show a counted metric (README: Counters)
+// Marks the cells of `plan` that show a counted metric (docs/manual/counters.md)
 // and finds the counter settings.counters asks for, recording it in the
 // header's environment; throws UsageError saying what to install when
 // there is none. Nothing changes when no cell shows a counted metric.
@@ -115,7 +115,7 @@ struct Bench {
   process::Executor& executor;
   pid_t keep = -1; // the process the builds' leftovers are not reaped from (the launcher); -1: none
   std::function<bool(const model::CpuList&)> pin; // pins every benchmarked process; empty: it cannot
-  // puts every benchmarked process from now on in the box (README: Security model); empty: there is none
+  // puts every benchmarked process from now on in the box (docs/manual/security.md); empty: there is none
   std::function<process::SandboxState(const process::BoxPaths&)> box;
   std::ostream* out = &std::cout; // the verdict table and summary
   std::ostream* err = &std::cerr; // progress of the rounds

@@ -31,13 +31,13 @@ struct CommonOptions {
   ColorMode color = ColorMode::automatic;
 };
 
-// `refbench run` (README: the commands, refbench run): unset measurement
+// `refbench run` (docs/manual/commands.md, docs/manual/commands.md#refbench-run): unset measurement
 // settings fall back to refbench.toml's [run], then to k_run_defaults.
 struct RunOptions {
   std::optional<std::string> config;
   std::string repo = ".";
   std::optional<std::string> baseline;
-  std::vector<std::string> candidates; // --candidate, repeatable (README: More candidates)
+  std::vector<std::string> candidates; // --candidate, repeatable (docs/manual/commands.md#more-candidates)
   config::MeasurementFlags measure;
   std::string out = "refbench-out";
   std::optional<std::string> workdir;
@@ -45,11 +45,11 @@ struct RunOptions {
   bool allow_same_commit = false;
   bool github = false;
   bool allow_pull_request_target = false;    // --github on a pull_request_target event
-  std::optional<std::string> shard;          // "K/N" (README: run --shard)
+  std::optional<std::string> shard;          // "K/N" (docs/manual/commands.md#shards)
   std::vector<std::string> cells;            // --cells GLOB[,GLOB…]: only the cells matching one
   std::vector<std::string> scrub_env;        // added to run.scrub_env and the credential variables
-  std::optional<std::string> history;        // --history DIR (README: Nightly history)
-  std::optional<model::SandboxMode> sandbox; // --sandbox, over run.sandbox (README: Security model)
+  std::optional<std::string> history;        // --history DIR (docs/manual/history.md)
+  std::optional<model::SandboxMode> sandbox; // --sandbox, over run.sandbox (docs/manual/security.md)
 };
 
 // `refbench resolve REF...`.
@@ -61,7 +61,7 @@ struct ResolveOptions {
 // The most commits a bisect's range may have without --max-commits.
 inline constexpr std::size_t k_default_max_commits = 10000;
 
-// `refbench bisect` (README: Bisect).
+// `refbench bisect` (docs/manual/bisect.md).
 struct BisectOptions {
   RunOptions run = {.out = "refbench-bisect"}; // repo, config, measurement flags, out, workdir, cells, scrub-env
   std::string good;
@@ -77,7 +77,7 @@ struct BisectOptions {
 // settings resolve over k_compare_defaults.
 struct CompareOptions {
   std::string baseline;
-  std::vector<std::string> candidates; // one or more (README: More candidates)
+  std::vector<std::string> candidates; // one or more (docs/manual/commands.md#more-candidates)
   // -n/--command-name, as hyperfine's: one per command, baseline first; empty: the commands name themselves
   std::vector<std::string> command_names;
   config::MeasurementFlags measure;
@@ -87,8 +87,8 @@ struct CompareOptions {
   std::string metrics = model::metric_list_text(model::k_default_metrics);
   std::string gate = model::metric_list_text(model::k_default_gate);
   std::vector<std::string> scrub_env;        // kept from the commands besides the credential variables
-  std::optional<model::SandboxMode> sandbox; // --sandbox (README: Security model); default auto
-  // README: Hooks, as hyperfine's: run like the commands (words, or /bin/sh -c with --shell); "": none
+  std::optional<model::SandboxMode> sandbox; // --sandbox (docs/manual/security.md); default auto
+  // docs/manual/config.md#hooks, as hyperfine's: run like the commands (words, or /bin/sh -c with --shell); "": none
   std::string setup;
   std::string prepare;
   std::string cleanup;
@@ -118,7 +118,7 @@ struct ReportOptions {
   config::FailOn fail_on = config::k_default_fail_on;
 };
 
-// `refbench comment` (README: GitHub Actions).
+// `refbench comment` (docs/manual/github-actions.md).
 struct CommentOptions {
   std::optional<std::uint64_t> pr;
   std::optional<std::string> repo;
@@ -134,7 +134,7 @@ enum class HistoryFormat { markdown, json, html };
 inline constexpr auto k_history_format_names = util::enum_names<HistoryFormat>(
     {{HistoryFormat::markdown, "markdown"}, {HistoryFormat::json, "json"}, {HistoryFormat::html, "html"}});
 
-// `refbench history DIR` (README: Nightly history); the defaults are
+// `refbench history DIR` (docs/manual/history.md); the defaults are
 // history::SeriesSettings'.
 struct HistoryOptions {
   std::string dir;

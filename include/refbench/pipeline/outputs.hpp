@@ -45,7 +45,7 @@ void print_warnings(const report::RunDocument& document, std::ostream& err);
 // `record`, followed by the last lines of its stderr.
 void print_failures(const model::RunRecord& record, std::ostream& err);
 
-// The exit code (README: Exit codes) of a run whose verdict is `verdict`
+// The exit code (docs/manual/commands.md#exit-codes) of a run whose verdict is `verdict`
 // under `fail_on`: error → 4, regression → 1 (unless never), inconclusive →
 // 1 only with `inconclusive`, else 0.
 int exit_code_for(analysis::RunVerdict verdict, config::FailOn fail_on);

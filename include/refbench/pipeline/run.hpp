@@ -1,6 +1,6 @@
 #pragma once
-// `refbench run` (README: the commands, refbench run) and `refbench resolve`: two refs resolved,
-// built side by side in worktrees, measured in interleaved rounds.
+// `refbench run` (docs/manual/commands.md, docs/manual/commands.md#refbench-run) and `refbench resolve`: two refs
+// resolved, built side by side in worktrees, measured in interleaved rounds.
 
 #include <refbench/config/settings.hpp>
 #include <refbench/pipeline/measure.hpp>

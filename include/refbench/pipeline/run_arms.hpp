@@ -1,5 +1,5 @@
 #pragma once
-// The arms of `refbench run` on disk (README: refbench run, Replicas): the
+// The arms of `refbench run` on disk (docs/manual/commands.md#refbench-run, docs/manual/measurement.md#replicas): the
 // worktrees and the equal-length {arm} links, the replicas of each built
 // arm, and the reaping of what the builds leave running.
 
@@ -35,7 +35,7 @@ struct ReapBuildLeftovers {
   ~ReapBuildLeftovers();
 };
 
-// The most candidates one run compares with its baseline (README: More candidates).
+// The most candidates one run compares with its baseline (docs/manual/commands.md#more-candidates).
 inline constexpr std::size_t k_max_candidates = 8;
 
 // Worktrees of the baseline and every candidate plus the equal-length {arm}
@@ -71,9 +71,8 @@ public:
   // original worktree first); each link is replaced in one rename; throws
   // MeasurementError when it cannot.
   void place(const runner::Placement& placement, const std::array<std::vector<std::string>, 2>& replicas);
-  // How the links differ from where refbench last pointed them (README:
-  // Security model): a link re-pointed, replaced or removed, or <work>
-  // itself replaced; "" when every link holds.
+  // How the links differ from where refbench last pointed them (docs/manual/security.md): a link re-pointed, replaced
+  // or removed, or <work> itself replaced; "" when every link holds.
   std::string moved_links() const;
 
 private:
@@ -101,7 +100,7 @@ struct ArmReplicas {
 ArmReplicas make_replicas(const Arms& arms, const std::filesystem::path& out, const std::filesystem::path& work,
                           int count, const std::vector<std::string>& globs, bool keep);
 
-// The arms' trees as built (README: Security model): every replica of the
+// The arms' trees as built (docs/manual/security.md): every replica of the
 // baseline and of each candidate, and `payloads` when it is a directory,
 // recorded with their files' hashes, less the paths matching `writable`
 // that are not programs.
@@ -109,18 +108,18 @@ std::vector<build::TreeManifest> take_manifests(const Arms& arms, const ArmRepli
                                                 const std::filesystem::path& payloads,
                                                 const std::vector<std::string>& writable);
 
-// The box of a run (README: Security model): `out` (and `work`, when it is
+// The box of a run (docs/manual/security.md): `out` (and `work`, when it is
 // elsewhere) and refbench's own binary read-only but for `out`'s outputs/
 // and counts/ (made here); the arms' trees writable again when `writable`
 // names paths in them (the trees' check watches them then). Canonical paths.
 process::BoxPaths box_paths(const std::filesystem::path& out, const std::filesystem::path& work,
                             const ArmReplicas& replicas, const Arms& arms, const std::vector<std::string>& writable);
 
-// The box of `compare` (README: Security model): `out` and refbench's own
+// The box of `compare` (docs/manual/security.md): `out` and refbench's own
 // binary read-only but for `out`'s outputs/ and counts/ (made here).
 process::BoxPaths box_paths(const std::filesystem::path& out);
 
-// The box of `bisect` (README: Security model), whose steps each write
+// The box of `bisect` (docs/manual/security.md), whose steps each write
 // their own directory under `out`: refbench's own binary, `out`'s
 // payloads/ and, unless `writable` names paths in the trees, `work` (the
 // worktrees of every commit, made as the search goes) read-only.
@@ -140,8 +139,8 @@ report::SandboxInfo box_commands(const std::function<process::SandboxState(const
                                  model::SandboxMode mode, const process::BoxPaths& paths, std::ostream& err,
                                  bool quiet);
 
-// What `writable` left out of `manifests`, for the report (README: Security
-// model): the globs and how many entries they exempted; "" when none.
+// What `writable` left out of `manifests`, for the report (docs/manual/security.md): the globs and how many entries
+// they exempted; "" when none.
 std::string exempt_line(const std::vector<build::TreeManifest>& manifests, const std::vector<std::string>& writable);
 
 // "refbench: the arms' trees are checked after every round: 2 trees, 1 234
@@ -150,7 +149,7 @@ std::string trees_line(const std::vector<build::TreeManifest>& manifests, double
 
 // The share of the measurement's time the checks of the trees may take
 // between the warm-up's and the last, once one check costs more than
-// k_tree_check_free seconds (README: Security model): a tree of thousands
+// k_tree_check_free seconds (docs/manual/security.md): a tree of thousands
 // of files is walked after every round whatever the share.
 inline constexpr double k_tree_check_share = 0.10;
 inline constexpr double k_tree_check_free = 0.05;
@@ -161,7 +160,7 @@ inline constexpr double k_tree_check_free = 0.05;
 // cost more than `free_seconds` and it would take the checks past
 // k_tree_check_share of the time since this was made (a tree of 200 000
 // files); the warm-up's and the last are always made, the last hashing
-// the bytes again when `rehash`. Adds the seconds each check took to `*seconds` (what the README quotes).
+// the bytes again when `rehash`. Adds the seconds each check took to `*seconds` (what docs/manual/security.md quotes).
 runner::TreeCheck tree_check(std::shared_ptr<const std::vector<build::TreeManifest>> manifests,
                              std::shared_ptr<double> seconds, double free_seconds = k_tree_check_free,
                              bool rehash = true);

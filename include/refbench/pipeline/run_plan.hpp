@@ -1,6 +1,6 @@
 #pragma once
-// What `run` and `bisect` plan before they measure (README: refbench run,
-// Bisect): the repository and config read and checked, the output
+// What `run` and `bisect` plan before they measure (docs/manual/commands.md#refbench-run,
+// docs/manual/bisect.md): the repository and config read and checked, the output
 // directories, the payloads, every candidate's cells and the A/A control.
 
 #include <refbench/config/cells.hpp>

@@ -1,7 +1,7 @@
 #pragma once
-// The refs of `refbench run` (README: refbench run, More candidates, Nightly
-// history): what the flags, the GitHub event and the history name, resolved
-// to commits, and how the arms are recorded and announced.
+// The refs of `refbench run` (docs/manual/commands.md#refbench-run, docs/manual/commands.md#more-candidates,
+// docs/manual/history.md): what the flags, the GitHub event and the history name, resolved to commits, and how the arms
+// are recorded and announced.
 
 #include <refbench/build/build.hpp>
 #include <refbench/config/config.hpp>
@@ -28,7 +28,7 @@ struct EventRefs {
 };
 EventRefs refs_from_event(const RunOptions& options);
 
-// README: Nightly history: --history DIR, else [history] dir, absolute; none without either.
+// docs/manual/history.md: --history DIR, else [history] dir, absolute; none without either.
 std::optional<std::filesystem::path> history_dir_of(const RunOptions& o, const config::Config& config);
 
 // A `[history] dir` from the config (the commit's own words) is appended to

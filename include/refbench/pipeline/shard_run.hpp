@@ -1,6 +1,6 @@
 #pragma once
 // The cells one `refbench run` measures: all of the config's, one shard of
-// them (`--shard K/N`, README: run --shard) or those `--cells` selects —
+// them (`--shard K/N`, docs/manual/commands.md#shards) or those `--cells` selects —
 // checked against the config before anything is built — the payloads they
 // need, and a shard's seed and the identity its results carry so that
 // `refbench report` can merge them.
@@ -28,7 +28,7 @@ model::Shard checked_shard(const std::string& flag, const config::Config& config
 std::vector<model::CellSpec> cells_of_run(const config::Config& config, std::optional<model::Shard> shard,
                                           const std::vector<std::string>& globs);
 
-// README: New and removed cells. What the baseline's copy of the config
+// docs/manual/config.md#new-and-removed-cells. What the baseline's copy of the config
 // says: the names of its cells (expanded), read with `git show SHA:PATH`
 // when `config_path` lies inside `repo`'s work tree.
 struct BaselineCells {
@@ -48,7 +48,7 @@ std::vector<std::string> mark_new_cells(std::vector<model::CellSpec>& cells, con
 bool run_uses_payload(const config::Config& config, std::optional<model::Shard> shard,
                       const std::vector<std::string>& globs, std::uint64_t bytes);
 
-// README: Suites, run --shard: the suite cells of `plan` split over the
+// docs/manual/suites.md, docs/manual/commands.md#shards: the suite cells of `plan` split over the
 // shards. Each suite runs whole once per arm, untimed (a warm-up round
 // through `executor`, `place` moving the replicas' links), to list its
 // benchmarks; the shard keeps the families model::families_of_shard gives

@@ -1,5 +1,5 @@
 #pragma once
-// The terminal side of a run (README: common flags): whether the table is
+// The terminal side of a run (docs/manual/commands.md#commands): whether the table is
 // coloured, and the progress on stderr — one line redrawn in place on a
 // terminal, one plain line per round in logs, nothing with -q.
 

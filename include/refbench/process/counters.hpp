@@ -1,5 +1,5 @@
 #pragma once
-// Counted invocations (README: Counters): the instruction counter a run
+// Counted invocations (docs/manual/counters.md): the instruction counter a run
 // uses, the invocation that counts, and reading its count back. A counted
 // invocation is never a timed one: the rounds run it beside the timed ones.
 
@@ -30,7 +30,7 @@ PerfProbe perf_probe();
 // look for valgrind in, or a one-line error saying what to do. `auto`
 // takes valgrind when it is installed; the perf source counts in the
 // launcher, which this release does not do yet, so `perf` is refused with
-// its probe's answer either way (README: Counters).
+// its probe's answer either way (docs/manual/counters.md).
 std::expected<model::CounterTool, std::string> find_counter_tool(model::CounterSource source, const PerfProbe& probe,
                                                                  std::string_view path);
 
@@ -44,7 +44,7 @@ inline constexpr int k_counted_slowdown = 50;
 model::Invocation counted_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
                                      const std::filesystem::path& dir);
 
-// `invocation` run under valgrind's callgrind (README: Explanations): each
+// `invocation` run under valgrind's callgrind (docs/manual/explanations.md): each
 // process of its tree writes its profile as k_profile_prefix + pid in
 // `dir` and valgrind's own messages as logs there; its timeout is
 // `timeout`.
@@ -52,7 +52,7 @@ inline constexpr std::string_view k_profile_prefix = "callgrind.";
 model::Invocation profiled_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
                                       const std::filesystem::path& dir, std::chrono::nanoseconds timeout);
 
-// README: Suites, Counts per benchmark: `invocation` (a suite, its
+// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: `invocation` (a suite, its
 // harness's counted arguments appended) run like profiled_invocation, with
 // a dump before each function matching one of `dumps` (callgrind's
 // patterns), each dump a file per thread, k_profile_prefix + pid + "." +

@@ -1,5 +1,5 @@
 #pragma once
-// CPU isolation (README: What is measured `isolate`): CPU lists, the SMT topology, the pure
+// CPU isolation (docs/manual/measurement.md `isolate`): CPU lists, the SMT topology, the pure
 // planner that picks refbench's own core, the benchmark set and a cell's
 // named split of it, and the affinity system calls (only `process` makes them).
 

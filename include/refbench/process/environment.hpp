@@ -1,7 +1,6 @@
 #pragma once
-// The environments refbench hands to what it spawns (README: Security
-// model): never the credentials of the job, nor its channels into later
-// workflow steps.
+// The environments refbench hands to what it spawns (docs/manual/security.md): never the credentials of the job, nor
+// its channels into later workflow steps.
 
 #include <array>
 #include <string>

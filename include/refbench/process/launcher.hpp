@@ -1,7 +1,7 @@
 #pragma once
 // The real Executor. Invocations are spawned by a tiny long-lived launcher
 // process (this binary re-executed in a hidden mode at start-up), so that
-// refbench's own growing memory never enters a child's peak RSS (README: What is measured).
+// refbench's own growing memory never enters a child's peak RSS (docs/manual/measurement.md).
 
 #include <refbench/process/cpus.hpp>
 #include <refbench/process/executor.hpp>
@@ -35,10 +35,10 @@ public:
   model::Outcome run(const model::Invocation& invocation) override;
   model::RssProbe rss_probe() const override { return m_probe; }
   // Restricts the launcher, and so every command it spawns from now on, to
-  // `cpus` (README: What is measured isolate); false when the kernel refuses.
+  // `cpus` (docs/manual/measurement.md isolate); false when the kernel refuses.
   bool pin(const model::CpuList& cpus) { return set_affinity(m_serving, cpus); }
   // Moves the launcher, and so every command it spawns from now on, into
-  // the box of `paths` (README: Security model); what is in force, with
+  // the box of `paths` (docs/manual/security.md); what is in force, with
   // the reason when no box could be made. Throws MeasurementError when the
   // launcher dies.
   SandboxState box(const BoxPaths& paths);

@@ -1,5 +1,5 @@
 #pragma once
-// The box the benchmarked commands run in (README: Security model): the
+// The box the benchmarked commands run in (docs/manual/security.md): the
 // launcher moves into a PID namespace of its own, where it is process 1
 // and refbench is not there to signal, and a mount namespace where
 // refbench's --out (all but the commands' own outputs), the {arm} links,

@@ -1,7 +1,7 @@
 #pragma once
 // The one place that starts processes: posix_spawn without a shell, stdin
 // /dev/null, its own process group, signals reset, stderr tail kept,
-// timeout → SIGTERM then SIGKILL to the group (README: What is measured).
+// timeout → SIGTERM then SIGKILL to the group (docs/manual/measurement.md).
 
 #include <refbench/model/invocation.hpp>
 

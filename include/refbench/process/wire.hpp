@@ -16,7 +16,7 @@ namespace refbench::process::wire {
 inline constexpr char k_run = 'R';    // a frame with an Invocation follows; with
                                       // capture_stdout, the byte carries the stdout pipe
 inline constexpr char k_cancel = 'C'; // kill the invocation in flight
-inline constexpr char k_box = 'B';    // a frame with BoxPaths follows (README: Security model); the
+inline constexpr char k_box = 'B';    // a frame with BoxPaths follows (docs/manual/security.md); the
                                       // reply frame is "ok\t<mode>\t<pid>" or "no\t<reason>"
 
 // What the launcher measured of itself at start-up, its first frame.

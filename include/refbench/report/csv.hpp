@@ -1,5 +1,5 @@
 #pragma once
-// report.csv (README: Output files): one row per cell × metric, RFC 4180 quoting.
+// report.csv (docs/manual/output-files.md): one row per cell × metric, RFC 4180 quoting.
 
 #include <refbench/analysis/analysis.hpp>
 

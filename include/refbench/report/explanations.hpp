@@ -1,8 +1,7 @@
 #pragma once
-// The "Where" sections of report.md and the PR comment (README:
-// Explanations): per explained cell, a collapsed section with the
-// functions whose instructions moved most and the allocation sites whose
-// allocations moved most; results.json has all of them.
+// The "Where" sections of report.md and the PR comment (docs/manual/explanations.md): per explained cell, a collapsed
+// section with the functions whose instructions moved most and the allocation sites whose allocations moved most;
+// results.json has all of them.
 
 #include <refbench/report/run_document.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// A monospace forest plot (README: Output files): each plotted ratio (●) with its 95 %
+// A monospace forest plot (docs/manual/output-files.md): each plotted ratio (●) with its 95 %
 // interval (├──┤) on a log scale, against marks for 1.0 (│) and the
 // threshold (┆) drawn on every row — the row's own threshold (a counted
 // metric's, a cell's override), the run's on the axis — then an axis with

@@ -1,5 +1,5 @@
 #pragma once
-// report.md (README: Output files), rendered from a results.json document: a hidden
+// report.md (docs/manual/output-files.md), rendered from a results.json document: a hidden
 // marker, the headline, the verdict table, a summary line, the forest plot
 // and a <details> block, kept under a size limit so it fits a GitHub comment.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The <details> block of report.md (README: Output files): environment, build times,
+// The <details> block of report.md (docs/manual/output-files.md): environment, build times,
 // cells with their stop reasons and minimum detectable ratios, sensitivity
 // warnings, censored metrics, failures with stderr tails, the command line
 // that reproduces the run — and what was left out to fit the size limit.

@@ -1,5 +1,5 @@
 #pragma once
-// The overview of a long run (README: Suites, Many rows): every gated row's
+// The overview of a long run (docs/manual/suites.md, Many rows): every gated row's
 // ratio to its baseline, counted in bins on a log scale that the run's
 // threshold T cuts into — below 1/T, seven bins across [1/T, T] with one
 // centred on 1, above T — beside the A/A control's rows in the same bins,

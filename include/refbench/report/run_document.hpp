@@ -1,5 +1,5 @@
 #pragma once
-// The run document: everything results.json holds (README: Output files),
+// The run document: everything results.json holds (docs/manual/output-files.md),
 // typed — how the run was asked for, the machine, every cell and sample,
 // the analysis and its warnings. Built by `make_document` from a measured
 // record or read back by `document_from_json`, and written only by
@@ -40,7 +40,7 @@ struct ArmInfo {
   std::string dir; // its worktree
   std::string command;
   std::optional<double> build_seconds;
-  // [arms.NAME] of refbench.toml (README: Arm settings): "NAME=value" and the
+  // [arms.NAME] of refbench.toml (docs/manual/config.md#arm-settings): "NAME=value" and the
   // words every cell's command gets; empty: none
   std::vector<std::string> env;
   std::vector<std::string> args;
@@ -48,7 +48,7 @@ struct ArmInfo {
   const std::string& label() const { return !name.empty() ? name : !ref.empty() ? ref : command; }
 };
 
-// How the run's processes were placed on CPUs (README: What is measured).
+// How the run's processes were placed on CPUs (docs/manual/measurement.md).
 struct IsolationInfo {
   struct Split {
     std::string cell;
@@ -65,7 +65,7 @@ struct IsolationInfo {
 };
 
 // The machine the run was measured on.
-// The counter a run's counted metrics came from (README: Counters):
+// The counter a run's counted metrics came from (docs/manual/counters.md):
 // "valgrind", what the perf probe answered, the tool's version.
 // What counted (environment.counters): `source` the instruction counter
 // ("valgrind"), or "interposer" when only allocations were counted;
@@ -78,7 +78,7 @@ struct CounterInfo {
   std::string allocations;
 };
 
-// The box the benchmarked commands ran in (README: Security model):
+// The box the benchmarked commands ran in (docs/manual/security.md):
 // `mode` "namespaces", "user+namespaces" or "none"; `reason` why none.
 struct SandboxInfo {
   std::string mode;
@@ -126,13 +126,13 @@ struct RunHeader {
   RecordedSettings settings;
   std::optional<ArmInfo> baseline;
   std::optional<ArmInfo> candidate; // the first candidate when there are several
-  // README: More candidates: every candidate in order, when there are
+  // docs/manual/commands.md#more-candidates: every candidate in order, when there are
   // several (a cell's meta.candidate is its label()); empty: one
   std::vector<ArmInfo> candidates;
   std::optional<EnvironmentInfo> environment;
   std::optional<model::RssProbe> rss;        // none: not measured here (analyze of outside data)
-  std::optional<model::ShardIdentity> shard; // a `run --shard` (README: run --shard)
-  // README: New and removed cells: the baseline config's cells that this
+  std::optional<model::ShardIdentity> shard; // a `run --shard` (docs/manual/commands.md#shards)
+  // docs/manual/config.md#new-and-removed-cells: the baseline config's cells that this
   // run's config lacks (expanded names)
   std::vector<std::string> removed_cells;
 };
@@ -176,7 +176,7 @@ struct RunDocument {
   std::string config;                           // run: the config file
   nlohmann::json payloads;                      // run: the payload files made (null: none)
   bool from_journal = false;                    // read back from a journal: not analysed
-  std::vector<model::Explanation> explanations; // where the changes came from (README: Explanations)
+  std::vector<model::Explanation> explanations; // where the changes came from (docs/manual/explanations.md)
 };
 
 // Which shards a document covers: the one shard's index, or the merged

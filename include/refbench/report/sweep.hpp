@@ -1,5 +1,5 @@
 #pragma once
-// The sweep tables of report.md (README: Parameter sweeps): per sweep — the
+// The sweep tables of report.md (docs/manual/config.md#parameter-sweeps): per sweep — the
 // cells one [[cell]] with params expanded into — a table with one row per
 // level and metric (the parameter values, baseline and candidate medians,
 // ratio or difference with its interval, verdict), and per gated metric a

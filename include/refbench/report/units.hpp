@@ -1,5 +1,5 @@
 #pragma once
-// Human-readable values for reports (README: Output files: ns/µs/ms/s; KiB/MiB/GiB).
+// Human-readable values for reports (docs/manual/output-files.md: ns/µs/ms/s; KiB/MiB/GiB).
 
 #include <string>
 

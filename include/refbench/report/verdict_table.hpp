@@ -1,5 +1,5 @@
 #pragma once
-// The verdict table of README: Output files in GitHub-flavoured Markdown:
+// The verdict table of docs/manual/output-files.md in GitHub-flavoured Markdown:
 // cell | metric | baseline | candidate | ratio (95% CI) | p (BH) | n | verdict
 // (with a candidate column after the cell when a run has several candidates)
 
@@ -37,8 +37,8 @@ std::string format_p(const analysis::MetricResult& result);
 // The verdict column, with " (info)" for metrics that are shown, not gated.
 std::string format_verdict(const analysis::MetricResult& result);
 
-// True when `results` come from a run of several candidates (README: More
-// candidates): the tables then name each row's candidate.
+// True when `results` come from a run of several candidates (docs/manual/commands.md#more-candidates): the tables then
+// name each row's candidate.
 bool several_candidates(const std::vector<analysis::MetricResult>& results);
 
 // The header, the separator and one row per result, each ending in '\n';
@@ -65,7 +65,7 @@ std::string render_verdict_table(const std::vector<analysis::MetricResult>& resu
 std::string render_verdict_table(const std::vector<analysis::MetricResult>& results, VerdictColour colour,
                                  bool several);
 
-// From how many results report.md leads with what moved (README: Suites):
+// From how many results report.md leads with what moved (docs/manual/suites.md):
 // a suite of many benchmarks is hundreds of rows, most of them PASS.
 inline constexpr std::size_t k_lead_from_results = 60;
 

@@ -22,8 +22,8 @@
 namespace refbench::runner {
 
 // One counted pass of an arm: each counted reading it took; a suite's per
-// benchmark and iteration of its loop (README: Suites, Counts per
-// benchmark), and why a benchmark it reported has none.
+// benchmark and iteration of its loop (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark), and why a
+// benchmark it reported has none.
 struct Counts {
   std::map<model::Reading, double> readings;
   std::map<std::string, std::map<model::Reading, double>> benchmarks;

@@ -1,5 +1,5 @@
 #pragma once
-// Generated, seeded payloads (README: refbench run): written in bounded chunks, hashed
+// Generated, seeded payloads (docs/manual/commands.md#refbench-run): written in bounded chunks, hashed
 // while written, cached under `<out>/payloads/` between runs.
 
 #include <refbench/util/error.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// Disk preflight (README: refbench run): what a run will write, where, and whether the
+// Disk preflight (docs/manual/commands.md#refbench-run): what a run will write, where, and whether the
 // filesystems it lands on have room for it.
 
 #include <cstdint>
@@ -37,7 +37,7 @@ struct DiskCheck {
   std::uint64_t needed() const;
 };
 
-// The components of README: refbench run, in report order: the two checkouts,
+// The components of docs/manual/commands.md#refbench-run, in report order: the two checkouts,
 // `build_disk` (counted once for the whole run) and, with `replicas` > 1,
 // `replicas` - 1 copies of both checkouts in work; each distinct
 // payload size and 2 × the largest one (outputs) in out; then per place

@@ -1,5 +1,5 @@
 #pragma once
-// Placement (README: What is measured, "Replicas"): where a file's pages land
+// Placement (docs/manual/measurement.md, "Replicas"): where a file's pages land
 // in memory biases its speed, so each arm runs from byte-identical replicas
 // and every round draws which replica each {arm} link points to. Pure: the
 // schedule only; the links are moved by whoever owns them.

@@ -1,5 +1,5 @@
 #pragma once
-// Warm-up and interleaved rounds (README: What is measured): every active cell once per arm
+// Warm-up and interleaved rounds (docs/manual/measurement.md): every active cell once per arm
 // per round in a seeded shuffled order, a fresh REFBENCH_PAD per round,
 // cheapest-first, budget-aware, every measurement journaled as taken.
 
@@ -34,7 +34,7 @@ using Clock = std::function<double()>;
 inline double monotonic_now() { return util::monotonic_seconds(); }
 
 // Whether `cell` of the run so far is measured precisely enough to stop
-// (README: Statistics); asked after each round once the cell has min_rounds rounds.
+// (docs/manual/statistics.md); asked after each round once the cell has min_rounds rounds.
 using PrecisionCheck = std::function<bool(const model::RunRecord& record, std::size_t cell)>;
 
 // Called before the warm-up (round 0) and before each round with the
@@ -45,7 +45,7 @@ using PlacementHook = std::function<void(int round, const Placement& placement)>
 // Called after the warm-up (round 0) and after each round with what changed
 // in the arms' trees since they were built ("": nothing), and once more
 // after the last round with `last` (a slower, thorough look). A change
-// stops the run: every cell becomes an ERROR naming it (README: Security model).
+// stops the run: every cell becomes an ERROR naming it (docs/manual/security.md).
 using TreeCheck = std::function<std::string(int round, bool last)>;
 
 // Called right before every invocation (timed or counted, warm-up included)
@@ -54,7 +54,7 @@ using TreeCheck = std::function<std::string(int round, bool last)>;
 // change does: the invocation would run another tree than its arm's.
 using LinkCheck = std::function<std::string()>;
 
-// Which cells to explain once the rounds are over (README: Explanations),
+// Which cells to explain once the rounds are over (docs/manual/explanations.md),
 // given the record as it stands; asked once, after the last round.
 using ExplainChoice = std::function<std::vector<model::ExplainTarget>(const model::RunRecord& record)>;
 

@@ -1,6 +1,6 @@
 #pragma once
 // Pure scheduling decisions: the shuffled order of a round, the per-round
-// pad, which cells fit the remaining budget (README: What is measured).
+// pad, which cells fit the remaining budget (docs/manual/measurement.md).
 
 #include <refbench/model/record.hpp>
 #include <refbench/util/rng.hpp>

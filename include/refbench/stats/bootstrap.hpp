@@ -1,5 +1,5 @@
 #pragma once
-// The alternative interval of `--interval bootstrap` (README: Statistics): a seeded
+// The alternative interval of `--interval bootstrap` (docs/manual/statistics.md): a seeded
 // bias-corrected and accelerated (BCa) bootstrap of the Hodges–Lehmann
 // pseudo-median. Pure: the same seed and data give the same interval.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Multiple comparisons across the gated cells of a run (README: Statistics).
+// Multiple comparisons across the gated cells of a run (docs/manual/statistics.md).
 
 #include <span>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Paired analysis on log-ratios d (README: Statistics): the Hodges–Lehmann
+// Paired analysis on log-ratios d (docs/manual/statistics.md): the Hodges–Lehmann
 // pseudo-median, the Wilcoxon signed-rank confidence interval and the
 // one-sided signed-rank test. Pure functions, no I/O.
 
@@ -15,7 +15,7 @@ struct Interval {
   // False when there were too few values to reach the asked confidence, and
   // [lo, hi] is only the widest interval the data allow.
   bool reaches_confidence = true;
-  // Half the width: the precision of README: Statistics.
+  // Half the width: the precision of docs/manual/statistics.md.
   double half_width() const { return (hi - lo) / 2.0; }
 };
 
@@ -80,7 +80,7 @@ double signed_rank_p_greater(std::span<const double> d, double shift);
 // signed_rank_p_greater of values already sorted ascending: the order of
 // |v − shift| is merged from the two sides of `shift` in O(n) instead of
 // sorted, so one sort of d serves the estimate, the interval and both
-// one-sided tests (README: Statistics, speed).
+// one-sided tests (docs/manual/statistics.md, speed).
 double signed_rank_p_greater_of_sorted(std::span<const double> sorted, double shift);
 
 } // namespace refbench::stats

@@ -1,5 +1,5 @@
 #pragma once
-// Series over time (README: Nightly history): chained links, the EWMA band
+// Series over time (docs/manual/history.md): chained links, the EWMA band
 // and E-divisive change points. Pure functions on log-ratios.
 
 #include <cstddef>

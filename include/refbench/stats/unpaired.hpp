@@ -1,5 +1,5 @@
 #pragma once
-// Two-sample analysis for outside data that was not interleaved (README: Statistics):
+// Two-sample analysis for outside data that was not interleaved (docs/manual/statistics.md):
 // the Hodges–Lehmann shift and the Mann–Whitney interval and test. Pure.
 
 #include <refbench/stats/signed_rank.hpp>

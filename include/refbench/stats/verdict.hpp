@@ -1,5 +1,5 @@
 #pragma once
-// The verdict rules of README: Statistics for one cell × metric, in order:
+// The verdict rules of docs/manual/statistics.md, in order:
 // ERROR, CENSORED, REGRESSION, IMPROVED, PASS, INCONCLUSIVE — on a ratio or,
 // for count metrics, on a difference.
 
@@ -12,10 +12,10 @@
 namespace refbench::stats {
 
 // new_cell: a cell the baseline's config does not have, measured on the
-// candidate only (README: New and removed cells); never decided by `decide`.
+// candidate only (docs/manual/config.md#new-and-removed-cells); never decided by `decide`.
 enum class Verdict { error, censored, regression, improved, pass, inconclusive, new_cell };
 
-// Upper-case name as in README: Statistics, e.g. "REGRESSION".
+// Upper-case name as in docs/manual/statistics.md, e.g. "REGRESSION".
 inline constexpr auto k_verdict_names = util::enum_names<Verdict>({{Verdict::inconclusive, "INCONCLUSIVE"},
                                                                    {Verdict::error, "ERROR"},
                                                                    {Verdict::censored, "CENSORED"},
@@ -27,13 +27,13 @@ inline std::string_view verdict_name(Verdict verdict) { return k_verdict_names.n
 
 // What an interval measures: a ratio candidate / baseline (no change = 1,
 // the threshold a ratio above 1) or a difference candidate − baseline (no
-// change = 0, the threshold the largest tolerated increase, README: Metric kinds).
+// change = 0, the threshold the largest tolerated increase, docs/manual/config.md#metric-kinds-ceilings-and-slos).
 enum class Scale { ratio, difference };
 
 struct VerdictInput {
   bool error = false;      // an invocation failed, a metric was missing, outputs differed
   bool slo_broken = false; // the candidate's median breaks an SLO the baseline's met
-  bool censored = false;   // README: Statistics, censoring
+  bool censored = false;   // docs/manual/statistics.md, censoring
   Scale scale = Scale::ratio;
   std::size_t n = 0; // complete pairs
   std::size_t min_rounds = 2;
@@ -70,7 +70,7 @@ Verdict decide(const VerdictInput& input);
 double better_threshold(Scale scale, double threshold);
 
 // The run's noise floor from the A/A control's ratio interval:
-// max(hi, 1 / lo) (README: Statistics).
+// max(hi, 1 / lo) (docs/manual/statistics.md).
 double noise_floor(double control_ci_low, double control_ci_high);
 
 } // namespace refbench::stats

@@ -1,5 +1,5 @@
 #pragma once
-// What a benchmark harness reports (README: Suites): the output of one
+// What a benchmark harness reports (docs/manual/suites.md): the output of one
 // invocation of a whole suite — Google Benchmark's JSON, `go test -bench`'s
 // lines, Criterion's, pytest-benchmark's and hyperfine's JSON exports,
 // Catch2's XML, a Bencher Metric Format document, the `cargo bench` lines of
@@ -44,7 +44,7 @@ struct Benchmark {
   // how many runs of `iterations` each its figure is of (Catch2's samples);
   // 0 when the harness does not say
   double runs = 0;
-  // README: Suites, Counts per benchmark: why its counts per iteration are
+  // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: why its counts per iteration are
   // missing from `values` when the cell counts them; "" when they are not
   std::string uncounted;
 };
@@ -97,7 +97,7 @@ struct HarnessFilter {
 // naming it), or why it cannot be read; read_suite adds the checks all share.
 using SuiteReader = std::expected<Benchmarks, std::string> (*)(std::string_view text, std::string_view source);
 
-// README: Suites, Counts per benchmark (docs/design.md, Counts per
+// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark (docs/design.md, Counts per
 // benchmark): one dump of a suite's counted run under callgrind — the
 // function whose entry made it (`trigger`: the function as callgrind names
 // it) and what ran since the dump before it.
@@ -160,7 +160,7 @@ MeasureInfo measure_info(Harness harness, std::string_view measure);
 bool primary_measure(Harness harness, std::string_view measure);
 
 // The most benchmarks of one invocation of a suite a run judges, after
-// --cells picked them (README: Suites, Many rows): every benchmark is a row
+// --cells picked them (docs/manual/suites.md, Many rows): every benchmark is a row
 // of results.json, report.csv and the analysis, about 57 KB of refbench's
 // memory each over a run, and far past what a report or a comment can show
 // (its table is cut at 64 KiB). More is the suite's ERROR after its warm-up,
@@ -185,7 +185,7 @@ std::expected<Benchmarks, std::string> read_suite(Harness harness, std::string_v
 std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::string_view pattern);
 
 // The arguments that ask `harness` to run only the benchmarks of
-// `families` (names up to their first '/', README: run --shard), appended
+// `families` (names up to their first '/', docs/manual/commands.md#shards), appended
 // to its command: Google Benchmark's --benchmark_filter and Criterion's
 // FILTER match a family and whatever follows its '/', Go's -bench its top
 // level; nullopt for the harnesses with no filter (all run whole, and the
@@ -193,7 +193,7 @@ std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::s
 std::optional<std::vector<std::string>> family_filter_arguments(Harness harness,
                                                                 const std::vector<std::string>& families);
 
-// README: Suites, Counts per benchmark: the counted measures a suite row
+// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: the counted measures a suite row
 // can carry beside its harness's ("instructions", "allocations"), per
 // iteration of the benchmark's loop; and whether `measure` is one of them.
 inline constexpr std::string_view k_counted_measures[] = {"instructions", "allocations"};

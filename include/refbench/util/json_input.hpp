@@ -23,7 +23,7 @@ inline constexpr std::size_t k_max_json_bytes = std::size_t{1} << 30;
 // The document in `text` (a UTF-8 BOM skipped), or why it is none: longer
 // than `max_bytes`, a syntax error with its byte, a number beyond a double,
 // nesting deeper than `k_max_json_depth`. The one parser of every document
-// that comes from outside (README: Security model): the depth bound keeps
+// that comes from outside (docs/manual/security.md): the depth bound keeps
 // every later copy, comparison and dump of the document off a deep stack.
 std::expected<nlohmann::json, std::string> parse_json(std::string_view text, std::size_t max_bytes = k_max_json_bytes);
 

@@ -1,5 +1,5 @@
 #pragma once
-// Parsing of the human-written quantities of README: the commands: durations and sizes.
+// Parsing of the human-written quantities of docs/manual/commands.md: durations and sizes.
 
 #include <chrono>
 #include <cstdint>

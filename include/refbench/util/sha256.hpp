@@ -1,6 +1,6 @@
 #pragma once
-// SHA-256 through OpenSSL's EVP interface: payload hashes (README: refbench run) and
-// output comparison (README: refbench run).
+// SHA-256 through OpenSSL's EVP interface: payload hashes (docs/manual/commands.md#refbench-run) and
+// output comparison (docs/manual/commands.md#refbench-run).
 
 #include <cstddef>
 #include <expected>

@@ -1,6 +1,6 @@
 #pragma once
 // Splitting a command string into argv with POSIX shell-word rules, so a
-// command runs without a shell (README: the commands, `compare`).
+// command runs without a shell (docs/manual/commands.md, `compare`).
 
 #include <expected>
 #include <string>
