@@ -16,6 +16,7 @@ if [ "${1:-}" != "--build-only" ]; then
   packages+=(
     doctest-dev hyperfine python3 python3-scipy python3-yaml cmark-gfm
     util-linux procps openssl wrk
+    groff-base # renders docs/refbench.1 (tests/integration/docs_man_page.sh)
     chromium # the history's HTML page is looked at in a real browser
     valgrind # instruction counts (docs/manual/counters.md)
     libbenchmark-dev golang-go python3-pytest-benchmark catch2 # the harnesses of examples/suites (docs/manual/suites.md)

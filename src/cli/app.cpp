@@ -44,20 +44,34 @@ int json_error_exit(const nlohmann::json::exception& error, bool from_files) {
   return static_cast<int>(ExitCode::usage);
 }
 
+// The footer of `refbench --help`: every exit code and its meaning.
+std::string exit_codes_footer() {
+  std::string footer = "Exit codes:";
+  for (const auto& [code, meaning] : k_exit_code_meanings) {
+    footer += fmt::format("\n  {:<5}{}", static_cast<int>(code), meaning);
+  }
+  return footer;
+}
+
 } // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"refbench: did the candidate get slower or fatter than the baseline, and can this run tell?",
-               "refbench"};
+CommandLine::CommandLine()
+    : app("refbench: did the candidate get slower or fatter than the baseline, and can this run tell?", "refbench") {
   app.set_version_flag("--version", std::string("refbench ") + k_version);
   app.require_subcommand(1);
   app.fallthrough(); // common flags may follow the subcommand
-  pipeline::CommonOptions common;
   app.add_flag("-q,--quiet", common.quiet, "Print only the final table");
   app.add_flag("-v,--verbose", common.verbose, "Print one line per invocation");
   add_choice_option(app, "--color", common.color, pipeline::k_color_mode_names, "Colour (default auto)");
-  SubcommandOptions options;
-  const std::vector<Subcommand> subcommands = add_subcommands(app, options);
+  subcommands = add_subcommands(app, options);
+  app.footer(exit_codes_footer()); // after the subcommands, which would inherit it
+}
+
+int main(int argc, char** argv) {
+  CommandLine command_line;
+  CLI::App& app = command_line.app;
+  const pipeline::CommonOptions& common = command_line.common;
+  const std::vector<Subcommand>& subcommands = command_line.subcommands;
   const auto parsed = [&subcommands]() -> const Subcommand* {
     for (const auto& subcommand : subcommands) {
       if (subcommand.command->parsed()) {

@@ -2,8 +2,11 @@
 // Typed errors of the orchestration layer; each maps to an exit code of
 // README: Exit codes. The message says what went wrong, the hint what to do next.
 
+#include <array>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace refbench {
 
@@ -16,6 +19,40 @@ enum class ExitCode : int {
   interrupted_int = 130,
   interrupted_term = 143,
 };
+
+// An exit code and what it means, in one line.
+struct ExitCodeMeaning {
+  ExitCode code;
+  std::string_view meaning;
+};
+
+// Every exit code, one row per value of ExitCode in its order: the footer of
+// `refbench --help` and the man page's EXIT STATUS are made from it.
+inline constexpr std::array k_exit_code_meanings{
+    ExitCodeMeaning{ExitCode::ok, "no failing verdict (bisect: it names the culprit)"},
+    ExitCodeMeaning{ExitCode::regression,
+                    "a gated REGRESSION, or INCONCLUSIVE with --fail-on inconclusive (bisect: ambiguous, or a range)"},
+    ExitCodeMeaning{ExitCode::usage, "usage error: bad flags or values, a bad config or input file"},
+    ExitCodeMeaning{ExitCode::refused,
+                    "refused before measuring: bad refs, a failed build or preflight, a command that cannot start"},
+    ExitCodeMeaning{
+        ExitCode::measurement,
+        "a benchmarked command failed, crashed or timed out, or an internal error; the journal keeps the samples"},
+    ExitCodeMeaning{ExitCode::interrupted_int,
+                    "interrupted by SIGINT; the journal and partial results are kept if anything was measured"},
+    ExitCodeMeaning{ExitCode::interrupted_term,
+                    "interrupted by SIGTERM; the journal and partial results are kept if anything was measured"},
+};
+// ExitCode has seven values: seven rows, each code above the one before, so
+// none is missing or there twice.
+static_assert(k_exit_code_meanings.size() == 7 && [] {
+  for (std::size_t i = 1; i < k_exit_code_meanings.size(); ++i) {
+    if (k_exit_code_meanings[i - 1].code >= k_exit_code_meanings[i].code) {
+      return false;
+    }
+  }
+  return true;
+}());
 
 // Base of every error that ends a command; `what()` is the problem, `hint()`
 // the next step for the user (may be empty).
