@@ -220,8 +220,10 @@ std::string man_page(const CLI::App& app) {
     out += command_section(*command, app.get_name() + " " + command->get_name());
   }
   out += exit_status();
-  out += ".SH SEE ALSO\n" + italic("README.md") + " (examples, every flag in prose) and the manual, " +
-         italic("docs/manual/index.md") + ", in refbench's source.\n";
+  out += std::string(".SH SEE ALSO\n") +
+         "The manual, one page per topic (the commands and their flags in prose, refbench.toml, " +
+         "suites, counters, statistics, GitHub Actions, the security model): " + italic("docs/manual/index.md") +
+         " in refbench's source; " + italic("README.md") + " for a first run.\n";
   return out;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The command line: subcommands, flags and the one catch that turns typed
-// errors into the exit codes of README: Exit codes.
+// errors into the exit codes of docs/manual/commands.md#exit-codes.
 
 #include <refbench/cli/commands.hpp>
 #include <refbench/pipeline/options.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 // Typed errors of the orchestration layer; each maps to an exit code of
-// README: Exit codes. The message says what went wrong, the hint what to do next.
+// docs/manual/commands.md#exit-codes. The message says what went wrong, the hint what to do next.
 
 #include <array>
 #include <cstddef>
