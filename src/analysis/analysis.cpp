@@ -425,6 +425,9 @@ RunVerdict overall_verdict(const std::vector<MetricResult>& results) {
   if (any([](const MetricResult& r) { return r.verdict == stats::Verdict::error; })) {
     return RunVerdict::error;
   }
+  if (!any([](const MetricResult& r) { return !r.control && r.verdict != stats::Verdict::new_cell; })) {
+    return RunVerdict::inconclusive; // every cell NEW: nothing was compared, so nothing can pass
+  }
   if (any([](const MetricResult& r) { return r.gated && r.verdict == stats::Verdict::regression; })) {
     return RunVerdict::regression;
   }

@@ -92,8 +92,9 @@ void publish_to_github(const fs::path& out, const report::RunDocument& document,
     github::append_to_file(summary, github::summary_text(report, file_size_or_zero(summary)));
   }
   if (const char* output = std::getenv("GITHUB_OUTPUT"); output && *output) {
-    const auto regressions = std::count_if(document.results.begin(), document.results.end(),
-                                           [](const auto& r) { return r.verdict == stats::Verdict::regression; });
+    const auto regressions = std::count_if(document.results.begin(), document.results.end(), [](const auto& r) {
+      return r.gated && !r.control && r.verdict == stats::Verdict::regression;
+    });
     const std::string delimiter = fmt::format("refbench_{:016x}", util::random_seed());
     github::append_to_file(
         output, github::output_entry("verdict", std::string(analysis::run_verdict_name(document.verdict)), delimiter) +
@@ -107,7 +108,7 @@ void publish_to_github(const fs::path& out, const report::RunDocument& document,
   }
   std::vector<github::Regression> regressions;
   for (const auto& r : document.results) {
-    if (r.verdict == stats::Verdict::regression) {
+    if (r.gated && !r.control && r.verdict == stats::Verdict::regression) {
       regressions.push_back({model::cell_title(r.cell, r.candidate), r.metric, r.ratio, r.ci_low, r.ci_high,
                              r.threshold, report::regression_reason(r)});
     }

@@ -190,14 +190,9 @@ void check_run_disk(const Inputs& in, const fs::path& out, const fs::path& work,
 
 // The cells to measure: every candidate's, NEW ones marked, the A/A control added.
 std::vector<model::CellSpec> run_cells(std::vector<model::CellSpec> planned, const Inputs& in,
-                                       const BaselineCells& lifecycle, MeasurementPlan& plan, bool quiet) {
+                                       const BaselineCells& lifecycle, MeasurementPlan& plan) {
   plan.header.removed_cells = mark_new_cells(planned, in.config, lifecycle);
-  if (!quiet && !planned.empty() &&
-      std::all_of(planned.begin(), planned.end(), [](const auto& c) { return c.meta.candidate_only; })) {
-    std::cerr << fmt::format("refbench: warning: the baseline's copy of {} names none of these cells, so every cell "
-                             "is NEW and nothing is compared (a config moved or cells renamed since the baseline?)\n",
-                             util::printable(in.config_path));
-  }
+  // every cell NEW: the run's verdict is inconclusive and its warning says why (report::run_warnings)
   return with_control(std::move(planned), in, plan.auto_control);
 }
 
@@ -375,8 +370,8 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
   for (const auto& arm : plan.header.candidates) {
     labels.push_back(arm.label());
   }
-  plan.cells = run_cells(plan_candidates(in, arms, replicas, payload_files, env, isolation, labels), in, lifecycle,
-                         plan, common.quiet);
+  plan.cells =
+      run_cells(plan_candidates(in, arms, replicas, payload_files, env, isolation, labels), in, lifecycle, plan);
   plan.header.command = "run";
   plan.header.reproduce = reproduce_line(o, in.config_path, in.settings, baseline, candidates) +
                           (in.shard ? fmt::format(" --shard {}/{}", in.shard->index, in.shard->count) : "");

@@ -68,6 +68,11 @@ std::string verdict_words(const RunDocument& document) {
     return "✅ no regression";
   }
   const std::size_t undecided = count(stats::Verdict::inconclusive);
+  const bool any_new = std::any_of(document.results.begin(), document.results.end(),
+                                   [](const MetricResult& r) { return r.verdict == stats::Verdict::new_cell; });
+  if (undecided == 0 && any_new) {
+    return "⚠️ inconclusive: nothing compared, every cell is NEW";
+  }
   return undecided == 0 ? "⚠️ inconclusive: no results"
                         : "⚠️ inconclusive: " + counted(undecided, "metric", "metrics") + " undecided";
 }

@@ -80,6 +80,22 @@ std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settin
 
 // The run's warnings: payload-family sensitivity, the RSS floor, placement,
 // rounds the budget had room for.
+// When every cell is NEW (docs/manual/config.md#new-and-removed-cells):
+// nothing was compared, and the usual cause and way out.
+std::optional<DocumentWarning> nothing_compared_warning(const std::vector<analysis::MetricResult>& results) {
+  const bool compared = std::any_of(results.begin(), results.end(), [](const analysis::MetricResult& r) {
+    return !r.control && r.verdict != stats::Verdict::new_cell;
+  });
+  if (compared || results.empty()) {
+    return std::nullopt;
+  }
+  return DocumentWarning{"",
+                         "every cell is NEW, so nothing was compared: the baseline commit's copy of the config names "
+                         "none of these cells (it has no copy, or the cells were renamed); to compare every cell, "
+                         "pass -c with a copy of the config outside the repository",
+                         {}};
+}
+
 std::vector<DocumentWarning> run_warnings(const RecordedSettings& settings, const model::RunRecord& record,
                                           const std::vector<analysis::MetricResult>& results) {
   std::vector<DocumentWarning> warnings;
@@ -100,6 +116,9 @@ std::vector<DocumentWarning> run_warnings(const RecordedSettings& settings, cons
                         {{"arm", w.arm}, {"replica", w.replica}, {"ratio", w.ratio}, {"noise_floor", w.noise_floor}}});
   }
   if (auto warning = max_rounds_warning(settings, record, results)) {
+    warnings.push_back(std::move(*warning));
+  }
+  if (auto warning = nothing_compared_warning(results)) {
     warnings.push_back(std::move(*warning));
   }
   return warnings;

@@ -21,21 +21,22 @@ expect_in "$WORK/pr/report.md" "baseline \`release\` (${fork_sha:0:7}) vs candid
 [ "$(output_of "$WORK/pr.gh/output" verdict)" = regression ] || fail "verdict output: $(cat "$WORK/pr.gh/output")"
 [ "$(output_of "$WORK/pr.gh/output" baseline-sha)" = "$fork_sha" ] && [ "$(output_of "$WORK/pr.gh/output" candidate-sha)" = "$head_sha" ] ||
   fail "the SHA outputs: $(cat "$WORK/pr.gh/output")"
-regressions=$(json_eval "$r" "sum(a['verdict'] == 'REGRESSION' for a in r['analysis'])")
+# the gated metrics that regressed, as the title counts them (not the "(info)" rows)
+regressions=$(json_eval "$r" "sum(a['verdict'] == 'REGRESSION' and a['gated'] and not a['control'] for a in r['analysis'])")
 [ "$regressions" -ge 1 ] || fail "the slower PR has no regression"
 [ "$(output_of "$WORK/pr.gh/output" regressions)" = "$regressions" ] || fail "regressions output"
 [ "$(output_of "$WORK/pr.gh/output" report)" = "$WORK/pr/report.md" ] || fail "report output"
 [ "$(output_of "$WORK/pr.gh/output" results)" = "$r" ] || fail "results output"
 # the step summary is the report
 cmp -s <(cat "$WORK/pr/report.md" && echo) "$WORK/pr.gh/summary" || fail "step summary is not report.md"
-# one ::error per regression, worst first
+# one ::error per gated regression, worst first
 grep '^::error ' "$WORK/out" >"$WORK/annotations" || fail "no ::error annotation: $(cat "$WORK/out")"
 [ "$(wc -l <"$WORK/annotations")" -eq "$regressions" ] || fail "annotations: $(cat "$WORK/annotations")"
 "$PY" - "$WORK/annotations" "$r" <<'PY' || fail "annotations not worst first"
 import json, math, re, sys
 lines = open(sys.argv[1]).read().splitlines()
 r = json.load(open(sys.argv[2]))
-want = sorted((a for a in r["analysis"] if a["verdict"] == "REGRESSION"), key=lambda a: -abs(math.log(a["ratio"])))
+want = sorted((a for a in r["analysis"] if a["verdict"] == "REGRESSION" and a["gated"] and not a["control"]), key=lambda a: -abs(math.log(a["ratio"])))
 for line, a in zip(lines, want):
     assert line.startswith("::error title=refbench%3A " + a["cell"] + " " + a["metric"] + "::"), line
     assert "%.3fx" % a["ratio"] in line, line

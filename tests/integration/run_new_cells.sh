@@ -66,4 +66,7 @@ git_in "$repo2" commit -q -m "the first benchmark"
 run_refbench run -q --repo "$repo2" --baseline main~1 --candidate main --seed 4 --out "$WORK/o2"
 expect_rc 0
 expect_json "$WORK/o2/results.json" "[c['name'] for c in r['cells']] == ['added'] and all(a['verdict'] == 'NEW' for a in r['analysis'])"
+# nothing was compared, so the run cannot pass: inconclusive, and the report says why
+expect_json "$WORK/o2/results.json" "r['verdict'] == 'inconclusive' and any('every cell is NEW' in w['message'] for w in r['warnings'])"
+expect_in "$WORK/o2/report.md" "inconclusive: nothing compared, every cell is NEW"
 echo "ok: a new cell is measured on the candidate only and NEW; a removed cell is listed; exit 0"

@@ -116,6 +116,20 @@ TEST_CASE("analysis::analyze") {
     CHECK(results.front().verdict == stats::Verdict::inconclusive);
     CHECK(overall_verdict(results) == RunVerdict::inconclusive);
     CHECK(overall_verdict({}) == RunVerdict::inconclusive);
+    // every cell NEW (a baseline without the config): nothing was compared, so the run cannot pass
+    MetricResult added;
+    added.cell = "added";
+    added.verdict = stats::Verdict::new_cell;
+    MetricResult control;
+    control.cell = "added-control";
+    control.control = true;
+    control.verdict = stats::Verdict::pass;
+    CHECK(overall_verdict({added, control}) == RunVerdict::inconclusive);
+    MetricResult compared;
+    compared.cell = "kept";
+    compared.gated = true;
+    compared.verdict = stats::Verdict::pass;
+    CHECK(overall_verdict({added, control, compared}) == RunVerdict::pass); // one compared cell can pass
     auto j = formats::to_json(results.front());
     CHECK(j["ratio"].is_null());
     CHECK(j["p"].is_null());

@@ -309,7 +309,7 @@ TEST_CASE("a new cell: the candidate's median and count, NEW, never gated; ERROR
   CHECK(std::isnan(r.ratio));
   CHECK_FALSE(r.p);
   CHECK(report::format_verdict(r) == "NEW");
-  CHECK(overall_verdict({r}) == RunVerdict::pass);
+  CHECK(overall_verdict({r}) == RunVerdict::inconclusive); // a NEW cell alone: nothing compared, nothing passes
   cell.error = "the candidate command exited with code 1 in round 2";
   auto failed = analyze({cell}, {}).front();
   CHECK(failed.verdict == stats::Verdict::error);
