@@ -379,7 +379,7 @@ template <typename Known> void read_metric_lists(TableReader& r, CellConfig& cel
                fmt::format("cell.{}: unknown metric '{}' (use {} or a [[cell.metric]] of this cell)", key, metric,
                            model::metric_choices()));
       }
-      // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: a suite's counts are per benchmark and
+      // docs/manual/suites.md#counts-per-benchmark: a suite's counts are per benchmark and
       // iteration, where its harness has a way to count them; elsewhere refused rather than leave a gate that names
       // nothing
       const auto built_in = model::parse_metric(metric);

@@ -169,7 +169,7 @@ void fail_reported_failure(CellRecord& row, const Seen& seen, const std::string&
   }
 }
 
-// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: a row that lacks a counted measure
+// docs/manual/suites.md#counts-per-benchmark: a row that lacks a counted measure
 // (instructions, allocations) its suite's metrics or gate names would gate
 // nothing on it: its ERROR, saying why it has no count.
 void fail_uncounted(CellRecord& row, const Seen& seen, const CellRecord& cell, const std::string& benchmark) {

@@ -170,7 +170,7 @@ private:
   // environment's size changes the instructions the dynamic loader runs.
   std::optional<Counts> count_under(Slot slot, int round, Counter counter);
 
-  // --- suite_counts.cpp: counts per benchmark (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark)
+  // --- suite_counts.cpp: counts per benchmark (docs/manual/suites.md#counts-per-benchmark)
 
   // The counts of suite cell `slot` in `round`: its harness's whole suite
   // run once under callgrind (HarnessCounting), each benchmark's counts per

@@ -1,4 +1,4 @@
-// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark (docs/design.md): each harness's
+// docs/manual/suites.md#counts-per-benchmark (docs/design.md): each harness's
 // counted run's dumps attributed to its benchmarks, counts per iteration of
 // each one's loop. Pure: the dumps are handed in.
 #include "readers.hpp"

@@ -57,7 +57,7 @@ private:
   std::vector<std::pair<double, double>> m_iterations; // and runs
 };
 
-// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark (counting.cpp): the functions at
+// docs/manual/suites.md#counts-per-benchmark (counting.cpp): the functions at
 // each harness's loop boundaries, as callgrind names them in a dump's
 // trigger, and each harness's attribution of its counted run's dumps
 // (HarnessCounting::attribute).

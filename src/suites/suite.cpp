@@ -41,7 +41,7 @@ constexpr HarnessMeasure k_hyperfine_measures[] = {
     {.name = "system", .quantity = Quantity::time, .zero_is_a_reading = true}};
 constexpr HarnessMeasure k_cargo_bench_measures[] = {{.name = "ns_per_iter", .quantity = Quantity::time}};
 
-// --- counts per benchmark (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark; docs/design.md)
+// --- counts per benchmark (docs/manual/suites.md#counts-per-benchmark; docs/design.md)
 
 // Google Benchmark's counted run: each benchmark alone in order (no
 // interleaving, one repetition), a warm-up run of one iteration before its
@@ -296,7 +296,7 @@ std::string why_not_counted(Harness harness, std::string_view measure) {
 
 MeasureInfo measure_info(Harness harness, std::string_view measure) {
   const auto& row = harness_info(harness);
-  if (counted_measure(measure)) { // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: per iteration,
+  if (counted_measure(measure)) { // docs/manual/suites.md#counts-per-benchmark: per iteration,
                                   // whatever the harness
     return {Quantity::plain, false, std::string(measure), true};
   }

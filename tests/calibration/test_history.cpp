@@ -1,5 +1,5 @@
-// Calibration of `refbench history` on chained nights (docs/manual/history.md): every night a link of 20 paired log-ratios analysed as a run
-// would, chained through its commits, read by history::build_series.
+// Calibration of `refbench history` on chained nights (docs/manual/history.md): every night a link of 20 paired
+// log-ratios analysed as a run would, chained through its commits, read by history::build_series.
 
 #include "simulate.hpp"
 

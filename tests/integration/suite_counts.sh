@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Counts per benchmark (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark) with the real
+# Counts per benchmark (docs/manual/suites.md#counts-per-benchmark) with the real
 # Google Benchmark under valgrind. The example counted (refbench-counts.toml):
 # BM_hash, made 1.4x slower, reads instructions 1.40x REGRESSION on its row
 # alone, every other row 1.000 on instructions and allocations, bisect on

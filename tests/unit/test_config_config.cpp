@@ -154,8 +154,8 @@ TEST_CASE("config::parse_config errors name file:line:column") {
           "would mean two things in the report");
     CHECK(error_of(suite + "[[cell]]\nname = \"s-control/BM_x\"\ncommand = \"true\"\n")
               .find("is the name of a row of suite 's'") != std::string::npos);
-    // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: counted per benchmark where the harness has a way (Google
-    // Benchmark); elsewhere, and allocated_bytes anywhere, refused at the key with what to gate on instead
+    // docs/manual/suites.md#counts-per-benchmark: counted per benchmark where the harness has a
+    // way (Google Benchmark); elsewhere, and allocated_bytes anywhere, refused at the key with what to gate on instead
     CHECK(
         error_of(suite + "metrics = [\"cpu_time\", \"instructions\", \"allocations\"]\ngate = [\"instructions\"]\n") ==
         "<no error>");
@@ -639,7 +639,8 @@ TEST_CASE("config::parse_config: characters toml++ cannot classify never reach i
 }
 
 TEST_CASE("config: the examples' counted suites parse, their counts named") {
-  // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: the configs a user copies are never ones refbench refuses
+  // docs/manual/suites.md#counts-per-benchmark: the configs a user copies are never ones
+  // refbench refuses
   for (const char* example : {"google-benchmark", "catch2", "criterion"}) {
     CAPTURE(example);
     const std::string path =

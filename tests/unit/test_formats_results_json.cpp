@@ -218,7 +218,8 @@ TEST_CASE("results.json: golden document, written and read back") {
   record.elapsed_seconds = 31.5;
   record.cells[0].failure = model::CellFailure{model::Arm::candidate, 3, "exited with code 2", "boom\n", false};
   record.samples[5].values = {{"requests", 1200.0}};
-  // the large cell also reports an error count with an SLO and a p99 with a ceiling (docs/manual/config.md#metric-kinds-ceilings-and-slos)
+  // the large cell also reports an error count with an SLO and a p99 with a ceiling
+  // (docs/manual/config.md#metric-kinds-ceilings-and-slos)
   auto& large = record.cells[1].meta;
   model::CustomMetric errors{.name = "errors", .key = "errors", .kind = model::MetricKind::count, .max_increase = 1};
   errors.slo = model::Slo{"<=", 2};

@@ -54,7 +54,8 @@ TEST_CASE("model::to_rows: a suite's gate that names a measure no benchmark repo
 }
 
 TEST_CASE("model::to_rows: a row without the count its suite gates on is its ERROR, saying why it has none") {
-  // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: BM_a counted in every round, BM_b never (its loop on two threads)
+  // docs/manual/suites.md#counts-per-benchmark: BM_a counted in every round, BM_b never (its
+  // loop on two threads)
   auto record = suite_rows_record({"instructions"});
   record.cells[0].meta.metrics = std::vector<std::string>{"cpu_time", "instructions"};
   for (auto& sample : record.samples) {

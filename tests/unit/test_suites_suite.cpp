@@ -376,7 +376,7 @@ TEST_CASE("k_harness_table: a measure a row does not list is a time, a counter o
                   .error.empty());
 }
 
-// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: Google Benchmark's runs of each
+// docs/manual/suites.md#counts-per-benchmark: Google Benchmark's runs of each
 // benchmark's loop, as callgrind dumps them before FinishKeepRunning, split
 // at each ComputeStats; one iteration's count is (last − the first run after
 // the warm-up) / (N − 1). The dumps here are made by hand from a loop of

@@ -153,7 +153,7 @@ inline constexpr std::string_view k_tree_check = "tree check";
 inline constexpr std::string_view k_counted_run = "count";
 inline constexpr std::string_view k_allocation_run = "allocation count";
 // CellFailure::hook of a suite's row whose benchmark the counted run could
-// not count per iteration (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark).
+// not count per iteration (docs/manual/suites.md#counts-per-benchmark).
 inline constexpr std::string_view k_benchmark_count = "benchmark count";
 
 // One benchmarked cell: the same work done by each arm.

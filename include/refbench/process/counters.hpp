@@ -52,7 +52,7 @@ inline constexpr std::string_view k_profile_prefix = "callgrind.";
 model::Invocation profiled_invocation(const model::Invocation& invocation, const model::CounterTool& tool,
                                       const std::filesystem::path& dir, std::chrono::nanoseconds timeout);
 
-// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: `invocation` (a suite, its
+// docs/manual/suites.md#counts-per-benchmark: `invocation` (a suite, its
 // harness's counted arguments appended) run like profiled_invocation, with
 // a dump before each function matching one of `dumps` (callgrind's
 // patterns), each dump a file per thread, k_profile_prefix + pid + "." +

@@ -22,7 +22,7 @@
 namespace refbench::runner {
 
 // One counted pass of an arm: each counted reading it took; a suite's per
-// benchmark and iteration of its loop (docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark), and why a
+// benchmark and iteration of its loop (docs/manual/suites.md#counts-per-benchmark), and why a
 // benchmark it reported has none.
 struct Counts {
   std::map<model::Reading, double> readings;

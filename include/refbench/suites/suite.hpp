@@ -44,7 +44,7 @@ struct Benchmark {
   // how many runs of `iterations` each its figure is of (Catch2's samples);
   // 0 when the harness does not say
   double runs = 0;
-  // docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: why its counts per iteration are
+  // docs/manual/suites.md#counts-per-benchmark: why its counts per iteration are
   // missing from `values` when the cell counts them; "" when they are not
   std::string uncounted;
 };
@@ -97,7 +97,7 @@ struct HarnessFilter {
 // naming it), or why it cannot be read; read_suite adds the checks all share.
 using SuiteReader = std::expected<Benchmarks, std::string> (*)(std::string_view text, std::string_view source);
 
-// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark (docs/design.md, Counts per
+// docs/manual/suites.md#counts-per-benchmark (docs/design.md, Counts per
 // benchmark): one dump of a suite's counted run under callgrind — the
 // function whose entry made it (`trigger`: the function as callgrind names
 // it) and what ran since the dump before it.
@@ -193,7 +193,7 @@ std::optional<std::vector<std::string>> filter_arguments(Harness harness, std::s
 std::optional<std::vector<std::string>> family_filter_arguments(Harness harness,
                                                                 const std::vector<std::string>& families);
 
-// docs/manual/suites.md, docs/manual/suites.md#counts-per-benchmark: the counted measures a suite row
+// docs/manual/suites.md#counts-per-benchmark: the counted measures a suite row
 // can carry beside its harness's ("instructions", "allocations"), per
 // iteration of the benchmark's loop; and whether `measure` is one of them.
 inline constexpr std::string_view k_counted_measures[] = {"instructions", "allocations"};
