@@ -417,6 +417,12 @@ stats::Verdict decide_result(const MetricResult& r, const Settings& settings) {
   return stats::decide(verdict_input(r, settings));
 }
 
+bool every_cell_new(const std::vector<MetricResult>& results) {
+  auto any = [&](auto predicate) { return std::any_of(results.begin(), results.end(), predicate); };
+  return any([](const MetricResult& r) { return r.verdict == stats::Verdict::new_cell; }) &&
+         !any([](const MetricResult& r) { return !r.control && r.verdict != stats::Verdict::new_cell; });
+}
+
 RunVerdict overall_verdict(const std::vector<MetricResult>& results) {
   if (results.empty()) {
     return RunVerdict::inconclusive; // nothing was measured, so nothing can pass
@@ -425,8 +431,8 @@ RunVerdict overall_verdict(const std::vector<MetricResult>& results) {
   if (any([](const MetricResult& r) { return r.verdict == stats::Verdict::error; })) {
     return RunVerdict::error;
   }
-  if (!any([](const MetricResult& r) { return !r.control && r.verdict != stats::Verdict::new_cell; })) {
-    return RunVerdict::inconclusive; // every cell NEW: nothing was compared, so nothing can pass
+  if (every_cell_new(results)) {
+    return RunVerdict::inconclusive; // nothing was compared, so nothing can pass
   }
   if (any([](const MetricResult& r) { return r.gated && r.verdict == stats::Verdict::regression; })) {
     return RunVerdict::regression;

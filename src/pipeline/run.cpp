@@ -333,8 +333,8 @@ int run_on(const Bench& bench, const RunOptions& options, const CommonOptions& c
     name_pull_request_arms(*event, baseline, candidates, options.candidates.empty());
   }
   const auto [out, work] = out_and_work(o);
-  const auto lifecycle =
-      baseline_cells(in.repo, baseline.sha, in.config_path); // docs/manual/config.md#new-and-removed-cells
+  // docs/manual/config.md#new-and-removed-cells
+  const auto lifecycle = baseline_cells(in.repo, baseline.sha, in.config_path);
   if (!lifecycle.warning.empty() && !common.quiet) {
     std::cerr << "refbench: warning: " << util::printable(lifecycle.warning) << "\n";
   }

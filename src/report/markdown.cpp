@@ -67,12 +67,10 @@ std::string verdict_words(const RunDocument& document) {
   if (document.verdict == analysis::RunVerdict::pass) {
     return "✅ no regression";
   }
-  const std::size_t undecided = count(stats::Verdict::inconclusive);
-  const bool any_new = std::any_of(document.results.begin(), document.results.end(),
-                                   [](const MetricResult& r) { return r.verdict == stats::Verdict::new_cell; });
-  if (undecided == 0 && any_new) {
+  if (analysis::every_cell_new(document.results)) {
     return "⚠️ inconclusive: nothing compared, every cell is NEW";
   }
+  const std::size_t undecided = count(stats::Verdict::inconclusive);
   return undecided == 0 ? "⚠️ inconclusive: no results"
                         : "⚠️ inconclusive: " + counted(undecided, "metric", "metrics") + " undecided";
 }
@@ -219,8 +217,8 @@ std::string arm_name_text(const ArmInfo& arm) {
 
 std::string render_arm(const ArmInfo& arm) {
   std::string text = arm_name_text(arm);
-  if (!arm.args.empty() ||
-      !arm.env.empty()) { // docs/manual/config.md#arm-settings: what tells two arms of one build apart
+  // docs/manual/config.md#arm-settings: what tells two arms of one build apart
+  if (!arm.args.empty() || !arm.env.empty()) {
     std::vector<std::string> added = arm.env;
     added.push_back(util::join_shell_words(arm.args));
     if (arm.args.empty()) {

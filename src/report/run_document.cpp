@@ -83,10 +83,7 @@ std::optional<DocumentWarning> max_rounds_warning(const RecordedSettings& settin
 // When every cell is NEW (docs/manual/config.md#new-and-removed-cells):
 // nothing was compared, and the usual cause and way out.
 std::optional<DocumentWarning> nothing_compared_warning(const std::vector<analysis::MetricResult>& results) {
-  const bool compared = std::any_of(results.begin(), results.end(), [](const analysis::MetricResult& r) {
-    return !r.control && r.verdict != stats::Verdict::new_cell;
-  });
-  if (compared || results.empty()) {
+  if (!analysis::every_cell_new(results)) {
     return std::nullopt;
   }
   return DocumentWarning{"",

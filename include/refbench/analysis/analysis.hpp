@@ -162,9 +162,14 @@ stats::Verdict decide_result(const MetricResult& result, const Settings& setting
 // The verdict of a whole run (docs/manual/output-files.md, `verdict`).
 enum class RunVerdict { pass, regression, inconclusive, error };
 
-// The run's verdict: error if any ERROR, else regression if a gated metric
-// regressed, else inconclusive if a gated non-control metric is
-// INCONCLUSIVE or there are no results, else pass.
+// Whether every cell of `results` is NEW (docs/manual/config.md#new-and-removed-cells):
+// there are NEW rows and no row but the control's compared two arms.
+bool every_cell_new(const std::vector<MetricResult>& results);
+
+// The run's verdict: error if any ERROR, else inconclusive if every cell is
+// NEW (nothing was compared), else regression if a gated metric regressed,
+// else inconclusive if a gated non-control metric is INCONCLUSIVE or there
+// are no results, else pass.
 RunVerdict overall_verdict(const std::vector<MetricResult>& results);
 
 // The word results.json writes for `verdict`: "pass", "regression", … ;
