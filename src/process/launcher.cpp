@@ -27,7 +27,6 @@
 #include <spawn.h>
 #include <string>
 #include <string_view>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -87,8 +86,6 @@ double median_absolute_deviation(std::vector<double> walls) {
   return deviations[deviations.size() / 2];
 }
 
-void before_spawn();
-
 // The spawn probe (RssProbe): the median absolute deviation of the wall
 // of spawning `true`, the smallest of k_spawn_probe_batches batches, and
 // the largest peak RSS `true` read (the floor of every reading); it also
@@ -110,7 +107,6 @@ SpawnProbe spawn_probe() {
   for (int batch = 0; batch < model::k_spawn_probe_batches; ++batch) {
     std::vector<double> walls;
     for (int i = 0; i < model::k_spawn_probe_runs; ++i) {
-      before_spawn();
       auto outcome = run_process({{*no_op}, {}, "", std::chrono::seconds(10), "", false, false});
       kill_all_children(); // as after each invocation, so its pages count in the floor
       if (!succeeded(outcome)) {
@@ -125,58 +121,6 @@ SpawnProbe spawn_probe() {
   }
   g_probed_floor = probe.floor_bytes;
   return probe;
-}
-
-// Resets the calling process's peak RSS (VmHWM) to what it holds now.
-void reset_peak_rss() {
-  if (int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
-    [[maybe_unused]] auto n = ::write(fd, "5", 1);
-    ::close(fd);
-  }
-}
-
-// Drops the launcher's executable pages from its page tables: start-up ran
-// code (static initialisers, the loader) that the spawn loop never runs
-// again, and every page mapped counts in each reading. Text pages are never
-// written, so the kernel maps them back from the file when the loop needs
-// them. Writable and relocated read-only mappings are left alone.
-void release_startup_code() {
-  // the executable's and libraries' text, read from /proc/self/maps once: the loop calls this before each spawn
-  static std::vector<std::pair<unsigned long, unsigned long>> text = [] {
-    std::vector<std::pair<unsigned long, unsigned long>> ranges;
-    std::FILE* maps = std::fopen("/proc/self/maps", "re");
-    if (maps == nullptr) {
-      return ranges;
-    }
-    std::array<char, 512> line{};
-    while (std::fgets(line.data(), static_cast<int>(line.size()), maps) != nullptr) {
-      unsigned long start = 0;
-      unsigned long end = 0;
-      std::array<char, 5> perms{};
-      int path_at = 0;
-      if (std::sscanf(line.data(), "%lx-%lx %4s %*s %*s %*s %n", &start, &end, perms.data(), &path_at) < 3) {
-        continue;
-      }
-      if (std::string_view(perms.data()) == "r-xp" && line[static_cast<std::size_t>(path_at)] == '/') {
-        ranges.emplace_back(start, end);
-      }
-    }
-    std::fclose(maps);
-    return ranges;
-  }();
-  for (const auto& [start, end] : text) {
-    ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
-  }
-}
-
-// Before each spawn: the text the loop ran since the last one leaves the
-// page tables (the kernel maps it back, 16 pages a fault, when it runs
-// again) and the high-water mark starts from what is left, so that what a
-// spawned command shares until its exec is what the spawn itself needs
-// (docs/manual/measurement.md; docs/design.md, Peak RSS and its floor).
-void before_spawn() {
-  release_startup_code();
-  reset_peak_rss();
 }
 
 // The launcher outside the box once its copy inside serves: it leaves the
@@ -210,6 +154,7 @@ bool serve_box(int socket_fd, const std::string& body, pid_t refbench, int& exit
   // in the box, the copy's memory is measured anew: forked, it is the
   // floor of every reading from now on
   const auto entry = enter_box(paths, [] {
+    make_spawns_lean(); // again: making the box touched much that serving does not
     const auto probe = spawn_probe();
     return fmt::format("{}\t{}", probe.floor_bytes, probe.resolution);
   });
@@ -257,6 +202,7 @@ int launcher_main(int socket_fd) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  make_spawns_lean();
   ::fcntl(socket_fd, F_SETFD, FD_CLOEXEC);
   const auto probe = spawn_probe(); // the dynamic loader's high-water mark is not the floor
   if (!wire::write_frame(socket_fd, wire::encode(wire::Startup{probe.floor_bytes, probe.resolution}))) {
@@ -291,7 +237,6 @@ int launcher_main(int socket_fd) {
     if (invocation && invocation->capture_stdout == stdout_pipe.valid()) {
       invocation->stdout_fd = stdout_pipe.get();
       try {
-        before_spawn();
         outcome = run_process(*invocation, socket_fd);
       } catch (const std::system_error& error) {
         outcome.termination = model::Termination::spawn_failed;

@@ -8,8 +8,11 @@
 #include <csignal>
 #include <ctime>
 #include <fcntl.h>
+#include <optional>
 #include <poll.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -24,9 +27,6 @@ namespace {
 using util::Fd;
 
 [[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
-
-// glibc 2.36's <sys/pidfd.h> lacks C linkage for C++, so call the kernel directly.
-int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
 double seconds_of(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
@@ -46,40 +46,204 @@ Pipe make_pipe() {
   return pipe;
 }
 
-// posix_spawn attributes: own process group, default dispositions, empty mask.
-class SpawnAttributes {
-public:
-  SpawnAttributes() {
-    posix_spawnattr_init(&m_attr);
-    sigset_t all;
-    sigfillset(&all);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&m_attr, &all);
-    posix_spawnattr_setsigmask(&m_attr, &none);
-    posix_spawnattr_setpgroup(&m_attr, 0);
-    posix_spawnattr_setflags(&m_attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+// The signals whose disposition is not SIG_DFL here, which the child resets
+// before it unblocks any: an ignored one would stay ignored across the
+// exec, and a handler would run in the child, on this process's memory.
+// Read once by make_spawns_lean; anywhere else before each spawn, outside
+// the timed window.
+std::optional<std::vector<int>> g_frozen_dispositions;
+
+std::vector<int> signals_not_default() {
+  std::vector<int> signals;
+  for (int sig = 1; sig <= SIGRTMAX; ++sig) {
+    struct sigaction action {};
+    if (sig == SIGKILL || sig == SIGSTOP || ::sigaction(sig, nullptr, &action) != 0) {
+      continue;
+    }
+    if ((action.sa_flags & SA_SIGINFO) != 0 || action.sa_handler != SIG_DFL) {
+      signals.push_back(sig);
+    }
   }
-  ~SpawnAttributes() { posix_spawnattr_destroy(&m_attr); }
-  SpawnAttributes(const SpawnAttributes&) = delete;
-  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
-  const posix_spawnattr_t* get() const { return &m_attr; }
+  return signals;
+}
 
-private:
-  posix_spawnattr_t m_attr{};
+// Lean spawns (make_spawns_lean): whether, and the address ranges to drop:
+// the text before each clone, read-only data once.
+bool g_lean = false;
+struct Releasable {
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> text;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> data;
+};
+Releasable g_releasable;
+
+// Drops `ranges` from this process's page tables.
+void release(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& ranges) {
+  for (const auto& [start, end] : ranges) {
+    ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
+  }
+}
+
+// Whether the /proc/self/pagemap entry `entry` is a page this process
+// wrote, its own copy and not the file's: swapped out (bit 62), or present
+// (bit 63) and not a page of the file (bit 61).
+bool private_copy(std::uint64_t entry) {
+  const bool present = (entry >> 63 & 1) != 0;
+  const bool swapped = (entry >> 62 & 1) != 0;
+  const bool of_the_file = (entry >> 61 & 1) != 0;
+  return swapped || (present && !of_the_file);
+}
+
+// The ranges of this process's private read-only file mappings (the
+// executable's text, its read-only and relocated read-only data; a
+// library's) without the pages it wrote: those are its own copies
+// (relocations), not the file's. The pages left are never written, so the
+// kernel maps them back from the file when they are used again. Read from
+// /proc/self/maps and /proc/self/pagemap: a read-only mapping gains no
+// written page, so the ranges hold for good.
+Releasable releasable_ranges() {
+  Releasable ranges;
+  std::FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) {
+    return ranges;
+  }
+  const Fd pagemap(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  std::array<char, 512> line{};
+  std::vector<std::uint64_t> entries;
+  while (std::fgets(line.data(), static_cast<int>(line.size()), maps) != nullptr) {
+    unsigned long start = 0;
+    unsigned long end = 0;
+    std::array<char, 5> perms{};
+    int path_at = 0;
+    if (std::sscanf(line.data(), "%lx-%lx %4s %*s %*s %*s %n", &start, &end, perms.data(), &path_at) < 3 ||
+        (std::string_view(perms.data()) != "r-xp" && std::string_view(perms.data()) != "r--p") ||
+        line[static_cast<std::size_t>(path_at)] != '/') {
+      continue;
+    }
+    auto& into = std::string_view(perms.data()) == "r-xp" ? ranges.text : ranges.data;
+    entries.assign((end - start) / page, 0);
+    const auto bytes = static_cast<long>(entries.size() * sizeof(std::uint64_t));
+    if (!pagemap.valid() || ::pread(pagemap.get(), entries.data(), static_cast<std::size_t>(bytes),
+                                    static_cast<off_t>(start / page * sizeof(std::uint64_t))) != bytes) {
+      continue; // which pages are copies is unknown: none is dropped
+    }
+    std::uintptr_t from = start;
+    for (std::size_t i = 0; i <= entries.size(); ++i) {
+      const std::uintptr_t at = start + i * page;
+      if (i == entries.size() || private_copy(entries[i])) {
+        if (at > from) {
+          into.emplace_back(from, at);
+        }
+        from = at + page;
+      }
+    }
+  }
+  std::fclose(maps);
+  return ranges;
+}
+
+// Right before a lean spawn's clone: drops the text (start-up and the
+// request's handling ran code the spawn does not; the kernel maps back 16
+// pages a fault) and resets the high-water mark (VmHWM) to what is left,
+// so that what the command shares until its exec is what the spawn itself
+// touches.
+void release_before_clone() {
+  release(g_releasable.text);
+  if (const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
+    [[maybe_unused]] const auto written = ::write(fd, "5", 1);
+    ::close(fd);
+  }
+}
+
+// /dev/null, opened once for reading (every child's stdin) and once for
+// writing (a stdout nobody reads); -1 when it cannot be opened.
+int dev_null(int flags) {
+  static const int read_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  static const int write_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  return flags == O_RDONLY ? read_fd : write_fd;
+}
+
+// What the child does between its clone and its exec, prepared by the
+// parent: until its exec the child shares the parent's memory (CLONE_VM),
+// so it allocates nothing and writes back only `error` and `resident_pages`.
+struct ChildPlan {
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  std::array<int, 3> fds{-1, -1, -1}; // what become its descriptors 0, 1 and 2
+  const char* cwd = nullptr;          // nullptr: the parent's
+  const int* reset_signals = nullptr;
+  std::size_t reset_count = 0;
+  int error = 0;           // errno of the step that failed; 0 when it exec'd
+  long resident_pages = 0; // the shared memory's resident set right before the exec; 0 when unread
 };
 
-class FileActions {
-public:
-  FileActions() { posix_spawn_file_actions_init(&m_actions); }
-  ~FileActions() { posix_spawn_file_actions_destroy(&m_actions); }
-  FileActions(const FileActions&) = delete;
-  FileActions& operator=(const FileActions&) = delete;
-  posix_spawn_file_actions_t* get() { return &m_actions; }
+// The calling process's resident set in pages, from /proc/self/statm by
+// system calls alone (the child calls nothing that allocates, locks or
+// maps more code); 0 when it cannot be read.
+[[gnu::no_sanitize("address", "undefined")]] long child_resident_pages() {
+  const long fd = ::syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return 0;
+  }
+  std::array<char, 96> text;
+  const long size = ::syscall(SYS_read, fd, text.data(), text.size());
+  ::syscall(SYS_close, fd);
+  long at = 0;
+  while (at < size && text[static_cast<std::size_t>(at)] != ' ') { // the size; the resident set comes second
+    ++at;
+  }
+  long pages = 0;
+  for (++at; at < size && text[static_cast<std::size_t>(at)] >= '0' && text[static_cast<std::size_t>(at)] <= '9';
+       ++at) {
+    pages = pages * 10 + (text[static_cast<std::size_t>(at)] - '0');
+  }
+  return pages;
+}
 
-private:
-  posix_spawn_file_actions_t m_actions{};
-};
+// The kernel's signal set: 64 signals, a bit each (glibc's sigset_t is larger).
+constexpr std::size_t k_kernel_sigset_bytes = 8;
+
+// The child of a spawn, on its own stack with every signal blocked: a
+// process group of its own, default dispositions, its descriptors and
+// directory, an empty mask, then the exec. System calls only: every page it
+// maps is in the command's peak RSS, and each call costs ~1 µs of its wall
+// (docs/design.md, Processes).
+[[gnu::no_sanitize("address", "undefined")]] int child_main(void* argument) {
+  auto& plan = *static_cast<ChildPlan*>(argument);
+  auto failed = [&plan] {
+    plan.error = errno;
+    return 127;
+  };
+  if (::syscall(SYS_setpgid, 0, 0) != 0) {
+    return failed();
+  }
+  // the kernel's struct sigaction, all zeros: SIG_DFL, no flags, an empty mask (whatever the architecture's layout)
+  const std::array<std::uint64_t, 4> default_action{};
+  for (std::size_t i = 0; i < plan.reset_count; ++i) {
+    ::syscall(SYS_rt_sigaction, plan.reset_signals[i], default_action.data(), nullptr, k_kernel_sigset_bytes);
+  }
+  for (int target = 0; target < 3; ++target) {
+    const int from = plan.fds[static_cast<std::size_t>(target)];
+    // dup3 refuses to copy a descriptor onto itself, which only needs its close-on-exec cleared
+    const long done = from == target ? ::syscall(SYS_fcntl, target, F_SETFD, 0) : ::syscall(SYS_dup3, from, target, 0);
+    if (done < 0) {
+      return failed();
+    }
+  }
+  if (plan.cwd != nullptr && ::syscall(SYS_chdir, plan.cwd) != 0) {
+    return failed();
+  }
+  const std::uint64_t none = 0;
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, k_kernel_sigset_bytes);
+  plan.resident_pages = child_resident_pages();
+  ::syscall(SYS_execve, plan.program, plan.argv, plan.envp);
+  return failed();
+}
+
+// The child's stack, in the parent's frame: CLONE_VFORK keeps the parent
+// asleep until the child has exec'd or exited.
+constexpr std::size_t k_child_stack_bytes = 16 * 1024;
 
 std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<char*> pointers;
@@ -89,32 +253,6 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   }
   pointers.push_back(nullptr);
   return pointers;
-}
-
-// The child's descriptors and directory: stdin /dev/null; stdout to
-// `invocation.stdout_fd`, to the pipe `out` (capture), to /dev/null or to a
-// new file; stderr to the pipe `err`, or where stdout goes.
-void add_file_actions(FileActions& actions, const model::Invocation& invocation, const Pipe& err, const Pipe& out) {
-  posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
-  if (invocation.stdout_fd >= 0) {
-    posix_spawn_file_actions_adddup2(actions.get(), invocation.stdout_fd, 1);
-  } else if (invocation.capture_stdout) {
-    posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), 1);
-  } else if (invocation.stdout_path.empty()) {
-    posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
-  } else { // a new file: whatever was there (a planted link) was removed, and is never written through
-    ::unlink(invocation.stdout_path.c_str());
-    posix_spawn_file_actions_addopen(actions.get(), 1, invocation.stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
-  }
-  if (invocation.stderr_to_stdout) {
-    posix_spawn_file_actions_adddup2(actions.get(), 1, 2);
-  } else {
-    posix_spawn_file_actions_adddup2(actions.get(), err.write.get(), 2);
-  }
-  if (!invocation.cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(actions.get(), invocation.cwd.c_str());
-  }
 }
 
 // A started child: its process (and group) id, a pidfd that becomes readable
@@ -128,6 +266,60 @@ struct Child {
   bool err_open = false; // its stderr pipe may still bring bytes
   bool out_open = false; // its captured stdout pipe may still bring bytes
 };
+
+// The new file `invocation` sends stdout to, if any: whatever was there (a
+// planted link) is removed, and never written through. Sets `error` when it
+// cannot be created.
+Fd open_stdout_file(const model::Invocation& invocation, int& error) {
+  if (invocation.stdout_fd >= 0 || invocation.capture_stdout || invocation.stdout_path.empty()) {
+    return {};
+  }
+  ::unlink(invocation.stdout_path.c_str());
+  Fd file(::open(invocation.stdout_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  error = file.valid() ? 0 : errno;
+  return file;
+}
+
+// What becomes the child's stdout: the caller's descriptor, the capture
+// pipe, the new file or /dev/null.
+int stdout_target(const model::Invocation& invocation, const Child& child, const Fd& stdout_file) {
+  if (invocation.stdout_fd >= 0) {
+    return invocation.stdout_fd;
+  }
+  if (invocation.capture_stdout) {
+    return child.out.write.get();
+  }
+  return stdout_file.valid() ? stdout_file.get() : dev_null(O_WRONLY);
+}
+
+// Starts `child` by `plan`: the clock, then the clone, which returns once
+// the child has exec'd or exited (`plan.error` says which). Returns the
+// clone's errno, 0 when it cloned. Throws when the kernel has no pidfds.
+int start_child(Child& child, ChildPlan& plan) {
+  alignas(16) std::array<char, k_child_stack_bytes> child_stack;
+  sigset_t all;
+  sigset_t previous;
+  sigfillset(&all);
+  int pidfd = -1;
+  if (g_lean) {
+    release_before_clone();
+  }
+  child.start = util::monotonic_seconds();
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous); // no handler of ours may run in the child, on our memory
+  child.pid = ::clone(child_main, child_stack.data() + child_stack.size(),
+                      CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan, &pidfd);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (child.pid >= 0) {
+    child.pidfd = Fd(pidfd);
+    return 0;
+  }
+  if (clone_errno == EINVAL) {
+    errno = clone_errno;
+    throw_errno("clone with CLONE_PIDFD (Linux 5.3 or newer is required)");
+  }
+  return clone_errno;
+}
 
 // How the wait for a child's leader ended.
 struct LeaderExit {
@@ -229,6 +421,15 @@ model::Outcome spawn_failure(int error_number) {
 
 } // namespace
 
+void make_spawns_lean() {
+  g_frozen_dispositions = signals_not_default();
+  g_releasable = releasable_ranges();
+  // the data once: what the spawns read of it stays mapped, since each page the timed window faults back costs
+  // ~10 µs of a command's wall here, and the text the window runs is faulted back anyway
+  release(g_releasable.data);
+  g_lean = true;
+}
+
 std::optional<std::string_view> env_value(const std::vector<std::string>& env, std::string_view name) {
   for (const auto& entry : env) {
     if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 && entry[name.size()] == '=') {
@@ -266,18 +467,6 @@ std::optional<std::string> find_executable(std::string_view name, std::string_vi
   return std::nullopt;
 }
 
-std::int64_t resident_bytes() {
-  std::FILE* statm = std::fopen("/proc/self/statm", "re");
-  if (statm == nullptr) {
-    return 0;
-  }
-  long long size = 0;
-  long long resident = 0;
-  const int read = std::fscanf(statm, "%lld %lld", &size, &resident);
-  std::fclose(statm);
-  return read == 2 ? static_cast<std::int64_t>(resident) * ::sysconf(_SC_PAGESIZE) : 0;
-}
-
 model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   if (invocation.argv.empty()) {
     return spawn_failure(EINVAL);
@@ -295,30 +484,33 @@ model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   if (child.out_open) {
     child.out = make_pipe();
   }
-  FileActions actions;
-  add_file_actions(actions, invocation, child.err, child.out);
-  SpawnAttributes attributes;
+  int error = 0;
+  const Fd stdout_file = open_stdout_file(invocation, error);
+  if (error != 0) {
+    return spawn_failure(error);
+  }
   auto argv = c_strings(invocation.argv);
   auto envp = c_strings(invocation.env);
-
-  child.start = util::monotonic_seconds();
-  int rc = ::posix_spawn(&child.pid, program->c_str(), actions.get(), attributes.get(), argv.data(), envp.data());
-  if (rc != 0) {
-    return spawn_failure(rc);
+  std::vector<int> read_now;
+  const std::vector<int>& reset = g_frozen_dispositions ? *g_frozen_dispositions : (read_now = signals_not_default());
+  ChildPlan plan;
+  plan.program = program->c_str();
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.fds = {dev_null(O_RDONLY), stdout_target(invocation, child, stdout_file),
+              invocation.stderr_to_stdout ? 1 : child.err.write.get()};
+  plan.cwd = invocation.cwd.empty() ? nullptr : invocation.cwd.c_str();
+  plan.reset_signals = reset.data();
+  plan.reset_count = reset.size();
+  if (const int clone_errno = start_child(child, plan); clone_errno != 0) {
+    return spawn_failure(clone_errno);
   }
-  // posix_spawn returns once the command has exec'd: what this process holds now bounds what the command
-  // shared with it until then, its reading's floor (the launcher resets its high-water mark before each spawn)
-  const std::int64_t resident_at_spawn = resident_bytes();
+  if (plan.error != 0) { // it exited without its exec
+    ::waitpid(child.pid, nullptr, 0);
+    return spawn_failure(plan.error);
+  }
   child.err.write.reset();
   child.out.write.reset();
-  child.pidfd = Fd(open_pidfd(child.pid));
-  if (!child.pidfd.valid()) {
-    int saved = errno;
-    ::kill(-child.pid, SIGKILL);
-    ::waitpid(child.pid, nullptr, 0);
-    errno = saved;
-    throw_errno("pidfd_open (Linux 5.3 or newer is required)");
-  }
 
   OutputBuffer tail(model::k_stderr_tail_bytes, true);
   OutputBuffer captured(model::k_stdout_capture_bytes, false);
@@ -340,7 +532,9 @@ model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   outcome.stdout_bytes = captured.total();
   outcome.stdout_text = captured.take();
   set_termination(outcome, leader, status);
-  outcome.rss_floor_bytes = resident_at_spawn;
+  // read by the child right before its exec, when its resident set was the one it shared with us: the floor
+  // of its reading (the launcher resets its high-water mark before each spawn)
+  outcome.rss_floor_bytes = static_cast<std::int64_t>(plan.resident_pages) * ::sysconf(_SC_PAGESIZE);
   return outcome;
 }
 

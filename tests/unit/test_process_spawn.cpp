@@ -6,8 +6,12 @@
 
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <pthread.h>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -111,6 +115,100 @@ TEST_CASE("process::run_process environment, stdin, stdout, cwd") {
     CHECK(pgid == pid);
   }
   std::filesystem::remove(out);
+}
+
+TEST_CASE("process::run_process gives the child default signals, an empty mask and its own descriptors") {
+  SUBCASE("a signal ignored here, one handled here and one blocked here are all default there") {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    struct sigaction handle {};
+    handle.sa_handler = [](int) {};
+    struct sigaction old_usr1 {};
+    struct sigaction old_usr2 {};
+    ::sigaction(SIGUSR1, &ignore, &old_usr1);
+    ::sigaction(SIGUSR2, &handle, &old_usr2);
+    sigset_t block;
+    sigset_t previous;
+    sigemptyset(&block);
+    sigaddset(&block, SIGWINCH);
+    ::pthread_sigmask(SIG_BLOCK, &block, &previous);
+    Invocation invocation{{"cat", "/proc/self/status"}, {"PATH=/usr/bin:/bin"}, "", {}, ""};
+    invocation.capture_stdout = true;
+    auto outcome = run_process(invocation);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    ::sigaction(SIGUSR1, &old_usr1, nullptr);
+    ::sigaction(SIGUSR2, &old_usr2, nullptr);
+    REQUIRE(succeeded(outcome));
+    CHECK(outcome.stdout_text.find("SigBlk:\t0000000000000000\n") != std::string::npos);
+    CHECK(outcome.stdout_text.find("SigIgn:\t0000000000000000\n") != std::string::npos);
+    CHECK(outcome.stdout_text.find("SigCgt:\t0000000000000000\n") != std::string::npos);
+  }
+  SUBCASE("it holds 0, 1 and 2, and no descriptor of the spawn's (pipes, /dev/null) besides") {
+    // what this process holds without close-on-exec, which every child inherits (other tests' threads open and
+    // close descriptors meanwhile: read before and after)
+    auto inherited = [](std::set<int>& into) {
+      for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        const int fd = std::stoi(entry.path().filename().string());
+        if (const int flags = ::fcntl(fd, F_GETFD); flags >= 0 && (flags & FD_CLOEXEC) == 0) {
+          into.insert(fd);
+        }
+      }
+    };
+    std::set<int> allowed{0, 1, 2};
+    inherited(allowed);
+    Invocation invocation{{"ls", "-l", "/proc/self/fd"}, {"PATH=/usr/bin:/bin"}, "", {}, ""};
+    invocation.capture_stdout = true;
+    auto outcome = run_process(invocation);
+    REQUIRE(succeeded(outcome));
+    inherited(allowed);
+    std::set<int> held;
+    std::istringstream lines(outcome.stdout_text);
+    for (std::string line; std::getline(lines, line);) { // "lrwx------ 1 root root 64 Dec  7 01:50 4 -> pipe:[…]"
+      const auto arrow = line.find(" -> ");
+      if (arrow == std::string::npos) {
+        continue; // "total 0"
+      }
+      const auto target = line.substr(arrow + 4);
+      if (target.starts_with("/proc/") && target.ends_with("/fd")) {
+        continue; // the directory ls reads
+      }
+      const int fd = std::stoi(line.substr(line.rfind(' ', arrow - 1) + 1));
+      held.insert(fd);
+      CHECK_MESSAGE(allowed.contains(fd), "the child holds descriptor " << fd << ", " << target);
+    }
+    CHECK((held.contains(0) && held.contains(1) && held.contains(2)));
+  }
+  SUBCASE("a directory that cannot be entered is a spawn failure with its errno") {
+    Invocation invocation = sh("exit 0");
+    invocation.cwd = "/nonexistent-refbench-directory";
+    auto outcome = run_process(invocation);
+    CHECK(outcome.termination == Termination::spawn_failed);
+    CHECK(outcome.spawn_errno == ENOENT);
+  }
+  SUBCASE("a stdout file is created anew, never written through a planted link") {
+    auto target = temp_file("target");
+    auto link = temp_file("link");
+    { std::ofstream(target) << "keep"; }
+    std::filesystem::create_symlink(target, link);
+    Invocation invocation = sh("echo new");
+    invocation.stdout_path = link.string();
+    CHECK(succeeded(run_process(invocation)));
+    std::ifstream kept(target);
+    std::string text;
+    std::getline(kept, text);
+    CHECK(text == "keep");
+    CHECK(!std::filesystem::is_symlink(link));
+    std::ifstream written(link);
+    std::getline(written, text);
+    CHECK(text == "new");
+    std::filesystem::remove(target);
+    std::filesystem::remove(link);
+  }
+  SUBCASE("the launcher's floor: the resident set the child read right before its exec") {
+    auto outcome = run_process({{"true"}, {"PATH=/usr/bin:/bin"}, "", {}, ""});
+    REQUIRE(succeeded(outcome));
+    CHECK(outcome.rss_floor_bytes > 0);
+  }
 }
 
 TEST_CASE("process::run_process stdout capture and merged stderr") {

@@ -1,7 +1,8 @@
 #pragma once
-// The one place that starts processes: posix_spawn without a shell, stdin
-// /dev/null, its own process group, signals reset, stderr tail kept,
-// timeout → SIGTERM then SIGKILL to the group (docs/manual/measurement.md).
+// The one place that starts commands: a vfork-like clone and exec without a
+// shell, stdin /dev/null, its own process group, signals reset, stderr tail
+// kept, timeout → SIGTERM then SIGKILL to the group
+// (docs/manual/measurement.md; docs/design.md, Processes).
 
 #include <refbench/model/invocation.hpp>
 
@@ -20,9 +21,14 @@ inline constexpr std::chrono::seconds k_kill_grace{5};
 // Throws std::system_error only when the machine refuses pipes or pidfds.
 model::Outcome run_process(const model::Invocation& invocation, int cancel_fd = -1);
 
-// The calling process's resident set now (/proc/self/statm), in bytes; 0
-// when it cannot be read.
-std::int64_t resident_bytes();
+// Makes every later spawn of this process lean, for the launcher, whose
+// memory each command shares until its exec (docs/design.md, Peak RSS and
+// its floor): the pages of its read-only file mappings that it did not
+// write leave its page tables, the data now and the text right before each
+// clone, and its high-water mark is reset then; its signal dispositions are
+// read now, once, instead of before each spawn (they must not change from
+// now on). Called again, it drops the data again.
+void make_spawns_lean();
 
 // The executable `name` would run: `name` itself when it contains '/', else
 // the first executable regular file in the ':'-separated `path`.
