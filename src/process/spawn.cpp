@@ -1,3 +1,4 @@
+#include <refbench/process/footprint.hpp>
 #include <refbench/process/output_buffer.hpp>
 #include <refbench/process/spawn.hpp>
 #include <refbench/util/clock.hpp>
@@ -12,7 +13,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -67,80 +67,10 @@ std::vector<int> signals_not_default() {
   return signals;
 }
 
-// Lean spawns (make_spawns_lean): whether, and the address ranges to drop:
-// the text before each clone, read-only data once.
+// Lean spawns (make_spawns_lean): whether, and the pages to drop: the
+// text before each clone, read-only data once.
 bool g_lean = false;
-struct Releasable {
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> text;
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> data;
-};
-Releasable g_releasable;
-
-// Drops `ranges` from this process's page tables.
-void release(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& ranges) {
-  for (const auto& [start, end] : ranges) {
-    ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
-  }
-}
-
-// Whether the /proc/self/pagemap entry `entry` is a page this process
-// wrote, its own copy and not the file's: swapped out (bit 62), or present
-// (bit 63) and not a page of the file (bit 61).
-bool private_copy(std::uint64_t entry) {
-  const bool present = (entry >> 63 & 1) != 0;
-  const bool swapped = (entry >> 62 & 1) != 0;
-  const bool of_the_file = (entry >> 61 & 1) != 0;
-  return swapped || (present && !of_the_file);
-}
-
-// The ranges of this process's private read-only file mappings (the
-// executable's text, its read-only and relocated read-only data; a
-// library's) without the pages it wrote: those are its own copies
-// (relocations), not the file's. The pages left are never written, so the
-// kernel maps them back from the file when they are used again. Read from
-// /proc/self/maps and /proc/self/pagemap: a read-only mapping gains no
-// written page, so the ranges hold for good.
-Releasable releasable_ranges() {
-  Releasable ranges;
-  std::FILE* maps = std::fopen("/proc/self/maps", "re");
-  if (maps == nullptr) {
-    return ranges;
-  }
-  const Fd pagemap(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  std::array<char, 512> line{};
-  std::vector<std::uint64_t> entries;
-  while (std::fgets(line.data(), static_cast<int>(line.size()), maps) != nullptr) {
-    unsigned long start = 0;
-    unsigned long end = 0;
-    std::array<char, 5> perms{};
-    int path_at = 0;
-    if (std::sscanf(line.data(), "%lx-%lx %4s %*s %*s %*s %n", &start, &end, perms.data(), &path_at) < 3 ||
-        (std::string_view(perms.data()) != "r-xp" && std::string_view(perms.data()) != "r--p") ||
-        line[static_cast<std::size_t>(path_at)] != '/') {
-      continue;
-    }
-    auto& into = std::string_view(perms.data()) == "r-xp" ? ranges.text : ranges.data;
-    entries.assign((end - start) / page, 0);
-    const auto bytes = static_cast<long>(entries.size() * sizeof(std::uint64_t));
-    if (!pagemap.valid() || ::pread(pagemap.get(), entries.data(), static_cast<std::size_t>(bytes),
-                                    static_cast<off_t>(start / page * sizeof(std::uint64_t))) != bytes) {
-      continue; // which pages are copies is unknown: none is dropped
-    }
-    std::uintptr_t from = start;
-    for (std::size_t i = 0; i <= entries.size(); ++i) {
-      const std::uintptr_t at = start + i * page;
-      if (i == entries.size() || private_copy(entries[i])) {
-        if (at > from) {
-          into.emplace_back(from, at);
-        }
-        from = at + page;
-      }
-    }
-  }
-  std::fclose(maps);
-  return ranges;
-}
+ReleasablePages g_releasable;
 
 // Right before a lean spawn's clone: drops the text (start-up and the
 // request's handling ran code the spawn does not; the kernel maps back 16
@@ -149,10 +79,7 @@ Releasable releasable_ranges() {
 // touches.
 void release_before_clone() {
   release(g_releasable.text);
-  if (const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC); fd >= 0) {
-    [[maybe_unused]] const auto written = ::write(fd, "5", 1);
-    ::close(fd);
-  }
+  reset_peak_rss();
 }
 
 // /dev/null, opened once for reading (every child's stdin) and once for
@@ -423,7 +350,7 @@ model::Outcome spawn_failure(int error_number) {
 
 void make_spawns_lean() {
   g_frozen_dispositions = signals_not_default();
-  g_releasable = releasable_ranges();
+  g_releasable = releasable_pages();
   // the data once: what the spawns read of it stays mapped, since each page the timed window faults back costs
   // ~10 µs of a command's wall here, and the text the window runs is faulted back anyway
   release(g_releasable.data);

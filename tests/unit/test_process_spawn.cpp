@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <refbench/process/footprint.hpp>
 #include <refbench/process/spawn.hpp>
 
 #include "shell_invocation.hpp"
@@ -40,6 +41,14 @@ bool gone_soon(pid_t pid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return !alive(pid);
+}
+
+// The first line of the file at `path`; "" when it has none.
+std::string first_line(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
 }
 
 std::filesystem::path temp_file(const std::string& name) {
@@ -98,10 +107,7 @@ TEST_CASE("process::run_process environment, stdin, stdout, cwd") {
     invocation.cwd = "/usr";
     invocation.stdout_path = out.string();
     CHECK(succeeded(run_process(invocation)));
-    std::ifstream in(out);
-    std::string line;
-    std::getline(in, line);
-    CHECK(line == "/usr");
+    CHECK(first_line(out) == "/usr");
   }
   SUBCASE("its own process group") {
     Invocation invocation = sh("ps -o pgid= -p $$ | tr -d ' '; echo $$");
@@ -193,14 +199,9 @@ TEST_CASE("process::run_process gives the child default signals, an empty mask a
     Invocation invocation = sh("echo new");
     invocation.stdout_path = link.string();
     CHECK(succeeded(run_process(invocation)));
-    std::ifstream kept(target);
-    std::string text;
-    std::getline(kept, text);
-    CHECK(text == "keep");
+    CHECK(first_line(target) == "keep");
     CHECK(!std::filesystem::is_symlink(link));
-    std::ifstream written(link);
-    std::getline(written, text);
-    CHECK(text == "new");
+    CHECK(first_line(link) == "new");
     std::filesystem::remove(target);
     std::filesystem::remove(link);
   }
@@ -307,6 +308,28 @@ TEST_CASE("process::run_process cancel") {
   CHECK(outcome.readings[Reading::wall] < 5.0);
   ::close(fds[0]);
   ::close(fds[1]);
+}
+
+TEST_CASE(
+    "process::releasable_pages are this process's unwritten read-only file pages, and dropping them loses nothing") {
+  const auto pages = releasable_pages();
+  REQUIRE(!pages.text.empty());
+  const auto resident_kib = [] {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.starts_with("RssFile:")) {
+        return std::stol(line.substr(8));
+      }
+    }
+    return -1L;
+  };
+  const long before = resident_kib();
+  release(pages.text);
+  release(pages.data);
+  CHECK(resident_kib() < before);
+  // the code and data came back from the file: what runs after reads as before
+  CHECK(find_executable("sh", "/usr/bin:/bin").has_value());
+  CHECK(succeeded(run_process(sh("exit 0"))));
 }
 
 TEST_CASE("process::find_executable") {
