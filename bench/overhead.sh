@@ -3,8 +3,9 @@
 # machine: the median wall refbench reports for /bin/true, spawned in its
 # box (docs/manual/security.md; where the machine makes one) and unboxed
 # (--sandbox off), next to the median of `hyperfine -N` and of a bare
-# posix_spawn + wait4 loop, as ratios; and what entering the box costs a
-# whole `compare` once.
+# posix_spawn + wait4 loop, as ratios; what entering the box costs a whole
+# `compare` once; and, where the build has bench/refbench_spawn_ab, the
+# launcher's spawn against posix_spawn in one process, interleaved.
 # Usage: bench/overhead.sh [RUNS]   (default 300; needs a built refbench)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -31,9 +32,10 @@ for c in r["cells"]:
 }
 json_mode() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["environment"]["sandbox"]["mode"])' "$1"; }
 
-# Interleave the three tools in blocks so machine drift hits all of them.
+# Interleave the tools in blocks of about 50 so machine drift (here ±10 %
+# from one minute to the next) hits all of them alike.
 : >"$work/bare" ; : >"$work/refbench" ; : >"$work/unboxed" ; : >"$work/hyperfine" ; : >"$work/whole"
-blocks=5
+blocks=$(( runs / 50 > 5 ? runs / 50 : 5 ))
 per=$(( (runs + blocks - 1) / blocks ))
 for _ in $(seq "$blocks"); do
   "$work/spawn_loop" "$per" "$true_bin" >>"$work/bare"
@@ -72,3 +74,8 @@ awk -v b="$bare" -v r="$rb" -v u="$unboxed" -v h="$hf" -v n="$(wc -l <"$work/bar
   printf "refbench / hyperfine: %.3fx (target <= 1.0), refbench / bare: %.3fx (target <= 1.10), boxed / unboxed: %.3fx\n", r / h, r / b, r / u
   printf "a whole one-round compare: %.1f ms boxed, %.1f ms unboxed (entering the box: %+.1f ms)\n", wb * 1e3, wo * 1e3, (wb - wo) * 1e3
 }'
+# the spawn alone: no second process, no box, the same process for both
+if [ -x "$build/bench/refbench_spawn_ab" ]; then
+  "$build/bench/refbench_spawn_ab" "$runs" "$true_bin" | awk '{
+    printf "the launcher'"'"'s spawn in one process, interleaved with posix_spawn: %.1f us against %.1f us, %.3fx\n", $1 * 1e6, $2 * 1e6, $1 / $2 }'
+fi

@@ -15,26 +15,40 @@ namespace {
 // wrote, its own copy and not the file's: swapped out (bit 62), or present
 // (bit 63) and not a page of the file (bit 61).
 bool private_copy(std::uint64_t entry) {
-  const bool present = (entry >> 63 & 1) != 0;
+  const bool is_present = (entry >> 63 & 1) != 0;
   const bool swapped = (entry >> 62 & 1) != 0;
-  const bool of_the_file = (entry >> 61 & 1) != 0;
-  return swapped || (present && !of_the_file);
+  const bool file_page = (entry >> 61 & 1) != 0;
+  return swapped || (is_present && !file_page);
 }
 
-// Adds to `into` the pages of the mapping [start, end) that this process did
-// not write; none when `pagemap` cannot tell which it wrote.
-void add_unwritten(int pagemap, unsigned long start, unsigned long end, PageRanges& into) {
+// Whether the pagemap entry `entry` is a page this process has mapped (bit 63).
+bool present(std::uint64_t entry) { return (entry >> 63 & 1) != 0; }
+
+// Whether the pagemap entry `entry` is the file's page, not one this process wrote.
+bool of_the_file(std::uint64_t entry) { return !private_copy(entry); }
+
+// The /proc/self/pagemap entries of the pages [start, end) in `pagemap`;
+// empty when it cannot be read.
+std::vector<std::uint64_t> pagemap_entries(int pagemap, std::uintptr_t start, std::uintptr_t end) {
   const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
   std::vector<std::uint64_t> entries((end - start) / page, 0);
   const auto bytes = static_cast<long>(entries.size() * sizeof(std::uint64_t));
   if (pagemap < 0 || ::pread(pagemap, entries.data(), static_cast<std::size_t>(bytes),
                              static_cast<off_t>(start / page * sizeof(std::uint64_t))) != bytes) {
-    return;
+    entries.clear();
   }
+  return entries;
+}
+
+// Adds to `into` the pages of [start, end) whose pagemap entry `keep`
+// accepts, as ranges; none when `pagemap` cannot be read.
+void add_pages(int pagemap, std::uintptr_t start, std::uintptr_t end, bool (*keep)(std::uint64_t), PageRanges& into) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto entries = pagemap_entries(pagemap, start, end);
   std::uintptr_t from = start;
   for (std::size_t i = 0; i <= entries.size(); ++i) {
     const std::uintptr_t at = start + i * page;
-    if (i == entries.size() || private_copy(entries[i])) {
+    if (i == entries.size() || !keep(entries[i])) {
       if (at > from) {
         into.emplace_back(from, at);
       }
@@ -64,7 +78,7 @@ ReleasablePages releasable_pages() {
     }
     const std::string_view mode(perms.data());
     if (mode == "r-xp" || mode == "r--p") {
-      add_unwritten(pagemap.get(), start, end, mode == "r-xp" ? pages.text : pages.data);
+      add_pages(pagemap.get(), start, end, of_the_file, mode == "r-xp" ? pages.text : pages.data);
     }
   }
   std::fclose(maps);
@@ -74,6 +88,24 @@ ReleasablePages releasable_pages() {
 void release(const PageRanges& ranges) {
   for (const auto& [start, end] : ranges) {
     ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
+  }
+}
+
+PageRanges mapped_pages(const PageRanges& ranges) {
+  PageRanges mapped;
+  const util::Fd pagemap(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+  for (const auto& [start, end] : ranges) {
+    add_pages(pagemap.get(), start, end, present, mapped);
+  }
+  return mapped;
+}
+
+void map_back(const PageRanges& ranges) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  for (const auto& [start, end] : ranges) {
+    for (std::uintptr_t at = start; at < end; at += page) {
+      static_cast<void>(*reinterpret_cast<const volatile char*>(at));
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -330,6 +333,54 @@ TEST_CASE(
   // the code and data came back from the file: what runs after reads as before
   CHECK(find_executable("sh", "/usr/bin:/bin").has_value());
   CHECK(succeeded(run_process(sh("exit 0"))));
+}
+
+TEST_CASE("process::mapped_pages and map_back") {
+  const auto text = releasable_pages().text;
+  REQUIRE(!text.empty());
+  const auto pages = [](const PageRanges& r) {
+    std::size_t bytes = 0;
+    for (const auto& [start, end] : r) {
+      bytes += end - start;
+    }
+    return bytes / static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  };
+  map_back(text);
+  CHECK(pages(mapped_pages(text)) == pages(text));
+  release(text);
+  const std::size_t after_release = pages(mapped_pages(text));
+  CHECK(after_release < pages(text) / 2); // only what ran since is back
+  const auto ran = mapped_pages(text);    // what ran since the release
+  release(text);
+  map_back(ran);
+  CHECK(mapped_pages(ran) == ran); // every page of it is back
+}
+
+TEST_CASE("process::run_process in a forked copy reads the copy's resident set as its floor") {
+  CHECK(succeeded(run_process(sh("exit 0")))); // the parent has read its own
+  constexpr std::size_t k_ballast = 64 << 20;
+  void* ballast = ::mmap(nullptr, k_ballast, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(ballast != MAP_FAILED);
+  std::memset(ballast, 1, k_ballast);
+  const pid_t copy = ::fork();
+  REQUIRE(copy >= 0);
+  if (copy == 0) { // the copy drops the ballast the parent keeps: its floor must not include it
+    ::munmap(ballast, k_ballast);
+    std::istringstream statm(first_line("/proc/self/statm"));
+    long size_pages = 0;
+    long resident_pages = 0;
+    statm >> size_pages >> resident_pages;
+    const long resident = resident_pages * ::sysconf(_SC_PAGESIZE);
+    const auto outcome = run_process(sh("exit 0"));
+    // the parent's reading would be the copy's and the 64 MiB more it still holds
+    const bool own = outcome.rss_floor_bytes > 0 && outcome.rss_floor_bytes < resident + (32 << 20);
+    ::_exit(succeeded(outcome) && own ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(copy, &status, 0) == copy);
+  ::munmap(ballast, k_ballast);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("process::find_executable") {

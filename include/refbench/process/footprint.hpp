@@ -30,6 +30,13 @@ ReleasablePages releasable_pages();
 // pages of releasable_pages, which the kernel maps back unchanged.
 void release(const PageRanges& ranges);
 
+// The pages of `ranges` this process has mapped now (/proc/self/pagemap);
+// none when it cannot tell.
+PageRanges mapped_pages(const PageRanges& ranges);
+
+// Maps `ranges`, pages of releasable_pages, back by reading a byte of each.
+void map_back(const PageRanges& ranges);
+
 // Resets this process's high-water mark (VmHWM) to what it holds now
 // (/proc/self/clear_refs); nothing when the kernel refuses.
 void reset_peak_rss();
