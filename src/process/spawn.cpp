@@ -382,7 +382,7 @@ void make_spawns_lean() {
   g_kept_text.clear();
   g_kept_learned = false;
   // the data once: what the spawns read of it stays mapped, since each page the timed window faults back costs
-  // ~10 µs of a command's wall here, and the text the window runs is faulted back anyway
+  // ~10 µs of a command's wall here, and the text the window runs is mapped back anyway
   release(g_releasable.data);
   g_lean = true;
 }
