@@ -1,3 +1,5 @@
+#include "child.hpp"
+
 #include <refbench/process/footprint.hpp>
 #include <refbench/process/output_buffer.hpp>
 #include <refbench/process/spawn.hpp>
@@ -106,96 +108,6 @@ int dev_null(int flags) {
   return flags == O_RDONLY ? read_fd : write_fd;
 }
 
-// What the child does between its clone and its exec, prepared by the
-// parent: until its exec the child shares the parent's memory (CLONE_VM),
-// so it allocates nothing and writes back only `error` and `resident_pages`.
-struct ChildPlan {
-  const char* program = nullptr;
-  char* const* argv = nullptr;
-  char* const* envp = nullptr;
-  std::array<int, 3> fds{-1, -1, -1}; // what become its descriptors 0, 1 and 2
-  const char* cwd = nullptr;          // nullptr: the parent's
-  const int* reset_signals = nullptr;
-  std::size_t reset_count = 0;
-  int statm = -1;          // the parent's /proc/self/statm
-  int error = 0;           // errno of the step that failed; 0 when it exec'd
-  long resident_pages = 0; // the shared memory's resident set right before the exec; 0 when unread
-};
-
-// This process's /proc/self/statm, opened once per process (a copy made
-// by fork or clone opens its own); -1 when it cannot be opened.
-int own_statm() {
-  static pid_t opened_by = 0;
-  static int fd = -1;
-  if (const pid_t self = ::getpid(); self != opened_by) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    opened_by = self;
-  }
-  return fd;
-}
-
-// The resident set in pages of the memory the child shares with the
-// parent, read from the parent's statm descriptor `statm` (the same memory)
-// by system calls alone (the child calls nothing that allocates, locks or
-// maps more code); 0 when it cannot be read.
-[[gnu::no_sanitize("address", "undefined")]] long child_resident_pages(int statm) {
-  std::array<char, 96> text;
-  const long size = statm < 0 ? -1 : ::syscall(SYS_pread64, statm, text.data(), text.size(), 0);
-  long at = 0;
-  while (at < size && text[static_cast<std::size_t>(at)] != ' ') { // the size; the resident set comes second
-    ++at;
-  }
-  long pages = 0;
-  for (++at; at < size && text[static_cast<std::size_t>(at)] >= '0' && text[static_cast<std::size_t>(at)] <= '9';
-       ++at) {
-    pages = pages * 10 + (text[static_cast<std::size_t>(at)] - '0');
-  }
-  return pages;
-}
-
-// The kernel's signal set: 64 signals, a bit each (glibc's sigset_t is larger).
-constexpr std::size_t k_kernel_sigset_bytes = 8;
-
-// The child of a spawn, on its own stack with every signal blocked: a
-// process group of its own, default dispositions, its descriptors and
-// directory, an empty mask, then the exec. System calls only: every page it
-// maps is in the command's peak RSS, and each call costs ~1 µs of its wall
-// (docs/design.md, Processes).
-[[gnu::no_sanitize("address", "undefined")]] int child_main(void* argument) {
-  auto& plan = *static_cast<ChildPlan*>(argument);
-  auto failed = [&plan] {
-    plan.error = errno;
-    return 127;
-  };
-  if (::syscall(SYS_setpgid, 0, 0) != 0) {
-    return failed();
-  }
-  // the kernel's struct sigaction, all zeros: SIG_DFL, no flags, an empty mask (whatever the architecture's layout)
-  const std::array<std::uint64_t, 4> default_action{};
-  for (std::size_t i = 0; i < plan.reset_count; ++i) {
-    ::syscall(SYS_rt_sigaction, plan.reset_signals[i], default_action.data(), nullptr, k_kernel_sigset_bytes);
-  }
-  for (int target = 0; target < 3; ++target) {
-    const int from = plan.fds[static_cast<std::size_t>(target)];
-    // dup3 refuses to copy a descriptor onto itself, which only needs its close-on-exec cleared
-    const long done = from == target ? ::syscall(SYS_fcntl, target, F_SETFD, 0) : ::syscall(SYS_dup3, from, target, 0);
-    if (done < 0) {
-      return failed();
-    }
-  }
-  if (plan.cwd != nullptr && ::syscall(SYS_chdir, plan.cwd) != 0) {
-    return failed();
-  }
-  const std::uint64_t none = 0;
-  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, k_kernel_sigset_bytes);
-  plan.resident_pages = child_resident_pages(plan.statm);
-  ::syscall(SYS_execve, plan.program, plan.argv, plan.envp);
-  return failed();
-}
-
 // The child's stack, in the parent's frame: CLONE_VFORK keeps the parent
 // asleep until the child has exec'd or exited.
 constexpr std::size_t k_child_stack_bytes = 16 * 1024;
@@ -250,7 +162,7 @@ int stdout_target(const model::Invocation& invocation, const Child& child, const
 // Starts `child` by `plan`: the clock, then the clone, which returns once
 // the child has exec'd or exited (`plan.error` says which). Returns the
 // clone's errno, 0 when it cloned. Throws when the kernel has no pidfds.
-int start_child(Child& child, ChildPlan& plan) {
+int start_child(Child& child, child::ChildPlan& plan) {
   alignas(16) std::array<char, k_child_stack_bytes> child_stack;
   sigset_t all;
   sigset_t previous;
@@ -261,7 +173,7 @@ int start_child(Child& child, ChildPlan& plan) {
   }
   child.start = util::monotonic_seconds();
   ::pthread_sigmask(SIG_BLOCK, &all, &previous); // no handler of ours may run in the child, on our memory
-  child.pid = ::clone(child_main, child_stack.data() + child_stack.size(),
+  child.pid = ::clone(child::child_main, child_stack.data() + child_stack.size(),
                       CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &plan, &pidfd);
   const int clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -450,7 +362,7 @@ model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   auto envp = c_strings(invocation.env);
   std::vector<int> read_now;
   const std::vector<int>& reset = g_frozen_dispositions ? *g_frozen_dispositions : (read_now = signals_not_default());
-  ChildPlan plan;
+  child::ChildPlan plan;
   plan.program = program->c_str();
   plan.argv = argv.data();
   plan.envp = envp.data();
@@ -459,7 +371,7 @@ model::Outcome run_process(const model::Invocation& invocation, int cancel_fd) {
   plan.cwd = invocation.cwd.empty() ? nullptr : invocation.cwd.c_str();
   plan.reset_signals = reset.data();
   plan.reset_count = reset.size();
-  plan.statm = own_statm();
+  plan.statm = child::own_statm();
   if (const int clone_errno = start_child(child, plan); clone_errno != 0) {
     return spawn_failure(clone_errno);
   }
